@@ -1,0 +1,1 @@
+"""Realtime model providers that a voice-hitl channel drives."""
