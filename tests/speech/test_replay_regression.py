@@ -1,0 +1,54 @@
+"""Regression: the committed fixtures, replayed through PocketSphinx, meet the baseline.
+
+Needs the ``speech`` extra (skipped without it). Runs a stratified third of the fixtures
+(every answer, every voice x condition cell) to stay well under a minute on two cores; run
+``voice-hitl replay audio_fixtures`` for the full set.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from voice_hitl._cli import main
+
+FIXTURES = Path(__file__).resolve().parents[2] / "audio_fixtures"
+
+pytest.importorskip("pocketsphinx")
+pytest.importorskip("soundfile")
+pytest.importorskip("soxr")
+
+
+@pytest.mark.timeout(240)
+def test_replay_meets_baseline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = tmp_path / "report.json"
+    code = main(["replay", str(FIXTURES), "--sample", "3", "--report", str(report)])
+    out = capsys.readouterr()
+    assert code == 0, out.out[-2000:] + out.err[-2000:]
+    summary = json.loads(report.read_text())["summary"]
+    assert summary["fixtures"] >= 120
+    assert summary["false_yes"] == 0
+    assert summary["negated_false_yes"] == 0
+    assert set(summary["voice_condition"]) == {
+        f"{v}/{c}" for v in ("piper", "flite", "espeak") for c in ("clean", "noisy", "telephone")
+    }
+    assert "expected" in out.out and "accuracy" in out.out
+
+
+def test_replay_exit_codes(tmp_path: Path) -> None:
+    assert main(["replay", str(tmp_path / "missing")]) == 2
+    bad = tmp_path / "manifest.json"
+    bad.write_text(json.dumps({"fixtures": [{"file": "x.wav"}]}))
+    assert main(["replay", str(bad), "--report", str(tmp_path / "r.json")]) == 2
+
+
+def test_replay_fails_below_baseline(tmp_path: Path) -> None:
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(json.dumps({"min_accuracy": 1.01}))
+    code = main(
+        ["replay", str(FIXTURES), "--limit", "3", "--quiet", "--baseline", str(baseline),
+         "--report", str(tmp_path / "r.json")]
+    )  # fmt: skip
+    assert code == 1

@@ -1,0 +1,180 @@
+"""``voice-hitl replay PATH``: run recorded fixtures through a recogniser and `understand`.
+
+Prints a table (expected, got, confidence, latency) after a progress bar, writes a JSON
+report, and exits 1 when accuracy falls below the committed baseline (``baseline.json``
+beside the manifest, or ``--baseline``). Exit codes: 0 pass, 1 below baseline, 2 bad input.
+
+Baseline format: ``{"min_accuracy": float, "min_accuracy_by_condition": {cond: float},
+"max_false_yes": int}`` (missing keys are not checked).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from ._fixtures import FixtureResult, load_manifest, report_json, run_fixtures, summarise
+from ._spec import AnswerSpec
+
+__all__ = ["add_replay_command", "check_baseline", "replay"]
+
+
+def add_replay_command(subparsers: Any) -> None:
+    """Register ``replay`` on the CLI's sub-parsers."""
+    p = subparsers.add_parser(
+        "replay",
+        help="run recorded answer fixtures through a recogniser and check the baseline",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("path", type=Path, help="fixture directory or manifest.json")
+    p.add_argument("--report", type=Path, default=Path("replay-report.json"))
+    p.add_argument("--baseline", type=Path, default=None)
+    p.add_argument("--verify", choices=["yes", "all", "off"], default="yes")
+    p.add_argument("--voice", action="append", help="only these voices (repeatable)")
+    p.add_argument("--condition", action="append", help="only these conditions (repeatable)")
+    p.add_argument("--limit", type=int, default=None, help="first N fixtures only")
+    p.add_argument(
+        "--sample",
+        type=int,
+        default=1,
+        help="run a stratified 1/K sample (rotates voice and condition across answers)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no table, only the summary")
+    p.set_defaults(handler=_main)
+
+
+def check_baseline(summary: dict[str, Any], baseline: dict[str, Any]) -> list[str]:
+    """Failures of ``summary`` against ``baseline`` (empty: passed)."""
+    failures: list[str] = []
+    minimum = baseline.get("min_accuracy")
+    if minimum is not None and summary["accuracy"] < minimum:
+        failures.append(f"accuracy {summary['accuracy']:.3f} < baseline {minimum:.3f}")
+    for cond, floor in baseline.get("min_accuracy_by_condition", {}).items():
+        got = summary.get("condition", {}).get(cond)
+        if got is not None and got < floor:
+            failures.append(f"{cond} accuracy {got:.3f} < baseline {floor:.3f}")
+    max_yes = baseline.get("max_false_yes")
+    if max_yes is not None and summary["false_yes"] > max_yes:
+        failures.append(f"false yes {summary['false_yes']} > baseline {max_yes}")
+    return failures
+
+
+def _progress(out: TextIO) -> Any:
+    last = [-1]
+
+    def show(done: int, total: int) -> None:
+        width = 30
+        filled = width * done // total
+        if filled == last[0] and done != total:
+            return
+        last[0] = filled
+        out.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        if done == total:
+            out.write("\n")
+        out.flush()
+
+    return show
+
+
+def _table(results: list[FixtureResult], out: TextIO) -> None:
+    out.write(f"{'file':44} {'expected':16} {'got':22} {'conf':>5} {'ms':>6}  ok\n")
+    for r in results:
+        mark = "ok" if r.correct else "XX"
+        out.write(
+            f"{r.file[:44]:44} {r.expected[:16]:16} {r.got[:22]:22} {r.confidence:5.2f} "
+            f"{r.latency_s * 1000:6.0f}  {mark}\n"
+        )
+
+
+def _print_summary(summary: dict[str, Any], out: TextIO) -> None:
+    out.write(
+        f"accuracy {summary['accuracy']:.1%} over {summary['fixtures']} fixtures; "
+        f"false yes {summary['false_yes']}; out-of-set accepted "
+        f"{summary['out_of_set_false_accepts']}/{summary['out_of_set']}; "
+        f"RTF {summary['rtf']:.3f}\n"
+    )
+    for cell, acc in summary["voice_condition"].items():
+        out.write(f"  {cell:20} {acc:.1%}\n")
+
+
+async def replay(
+    path: Path,
+    *,
+    verify: str = "yes",
+    voices: list[str] | None = None,
+    conditions: list[str] | None = None,
+    limit: int | None = None,
+    sample: int = 1,
+    progress_out: TextIO | None = None,
+) -> list[FixtureResult]:
+    """Run the fixtures at ``path`` through PocketSphinx and `understand`.
+
+    Raises:
+        FileNotFoundError: no manifest or audio file.
+        ValueError: malformed manifest or audio.
+        ModuleNotFoundError: the ``speech`` extra is not installed.
+
+    Cancellation:
+        Safe: stops after the fixture in flight.
+    """
+    from .asr import PocketsphinxRecognizer, load_wav
+
+    audio_dir, entries = load_manifest(path)
+    entries = [
+        e
+        for e in entries
+        if (not voices or e.get("voice") in voices)
+        and (not conditions or e.get("condition") in conditions)
+    ][:limit]
+    if sample > 1:
+        k = sample
+        entries = [e for i, e in enumerate(entries) if (i + i // k + i // (k * k)) % k == 0]
+    recognizer = await asyncio.to_thread(PocketsphinxRecognizer, verify=verify)  # type: ignore[arg-type]
+
+    async def recognise(wav: Path, spec: AnswerSpec) -> tuple[str, float, float]:
+        pcm, rate = await load_wav(wav)
+        hyps = await recognizer.recognize(pcm, rate, spec)
+        best = hyps[0] if hyps else None
+        return (best.text if best else ""), (best.score if best else 0.0), len(pcm) / rate
+
+    show = _progress(progress_out) if progress_out is not None else None
+    return await run_fixtures(audio_dir, entries, recognise, show)
+
+
+def _main(args: argparse.Namespace) -> int:
+    try:
+        results = asyncio.run(
+            replay(
+                args.path,
+                verify=args.verify,
+                voices=args.voice,
+                conditions=args.condition,
+                limit=args.limit,
+                sample=args.sample,
+                progress_out=sys.stderr,
+            )
+        )
+    except (FileNotFoundError, ValueError, ModuleNotFoundError) as exc:
+        print(f"replay: {exc}", file=sys.stderr)
+        return 2
+    summary = summarise(results)
+    if not args.quiet:
+        _table(results, sys.stdout)
+    _print_summary(summary, sys.stdout)
+    args.report.write_text(report_json(results, summary) + "\n")
+    print(f"report written to {args.report}")
+    baseline_path = args.baseline
+    if baseline_path is None:
+        candidate = (args.path if args.path.is_dir() else args.path.parent) / "baseline.json"
+        baseline_path = candidate if candidate.is_file() else None
+    if baseline_path is None:
+        return 0
+    failures = check_baseline(summary, json.loads(baseline_path.read_text()))
+    for failure in failures:
+        print(f"BELOW BASELINE: {failure}", file=sys.stderr)
+    return 1 if failures else 0
