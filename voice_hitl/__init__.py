@@ -1,0 +1,85 @@
+"""voice-hitl: human-in-the-loop tools for realtime voice agents and conference bots.
+
+A tool call such as ``AskUserQuestion`` pauses, a person is asked, and the call resumes with
+the answer, a refusal or a timeout the model can read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from ._exceptions import (
+    ChannelClosedError,
+    HumanInputRejectedError,
+    ProviderError,
+    ToolArgumentsError,
+    ToolError,
+    ToolFailedError,
+    ToolRefusedError,
+    ToolTimeoutError,
+    UnservedToolCallError,
+    VoiceHitlError,
+)
+from ._gate import Door, ToolCall, ToolCallReport, ToolGate, ToolResult, ToolUseEvent
+from ._hooks import HookContext, HookExecution, HookResult, HookTrigger
+from ._human_input import HumanInputHandler
+from ._human_input_tools import HumanInputToolHandler
+from ._kit import VoiceKit
+from ._pending import PendingInput, PendingInputEvent, PendingInputStatus
+from ._tools import (
+    AITool,
+    ToolCallContext,
+    ToolHandler,
+    compose_tool_handlers,
+    current_tool_context,
+    tool_context,
+)
+from ._types import ChannelType
+
+__all__ = [
+    "AITool",
+    "ChannelClosedError",
+    "ChannelType",
+    "Door",
+    "HookContext",
+    "HookExecution",
+    "HookResult",
+    "HookTrigger",
+    "HumanInputHandler",
+    "HumanInputRejectedError",
+    "HumanInputToolHandler",
+    "PendingInput",
+    "PendingInputEvent",
+    "PendingInputStatus",
+    "ProviderError",
+    "ToolArgumentsError",
+    "ToolCall",
+    "ToolCallContext",
+    "ToolCallReport",
+    "ToolError",
+    "ToolFailedError",
+    "ToolGate",
+    "ToolHandler",
+    "ToolRefusedError",
+    "ToolResult",
+    "ToolTimeoutError",
+    "ToolUseEvent",
+    "UnservedToolCallError",
+    "VoiceHitlError",
+    "VoiceKit",
+    "compose_tool_handlers",
+    "current_tool_context",
+    "tool_context",
+]
+
+
+def _publish() -> None:
+    """Show the public package, not the private module, in reprs and tracebacks."""
+    for name in __all__:
+        obj = globals()[name]
+        if getattr(obj, "__module__", "").startswith(f"{__name__}._"):
+            with contextlib.suppress(AttributeError, TypeError):
+                obj.__module__ = __name__
+
+
+_publish()

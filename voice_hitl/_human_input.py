@@ -1,0 +1,334 @@
+"""``HumanInputHandler``: the primitive that pauses one call until a person answers.
+
+A request is answerable as soon as :meth:`HumanInputHandler.create` returns. Its notification
+(the ``ON_USER_INPUT_REQUIRED`` callback of its channel) runs in a task alongside the wait, so a
+slow broadcast never delays an answer. :meth:`HumanInputHandler.wait` owns the cleanup: it
+retires the request when the outcome arrives, and the outcome stays replayable in a bounded
+retention.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import secrets
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+from ._pending import Outcome, OutcomeKind, PendingInput, PendingInputEvent, PendingInputStatus
+from ._types import ChannelType
+
+__all__ = ["DENIED_BY_HOOK", "HumanInputHandler", "InputRequiredCallback"]
+
+logger = logging.getLogger("voice_hitl.human_input")
+
+InputRequiredCallback = Callable[[PendingInputEvent], Awaitable[str | None]]
+"""Notifies that a request needs an answer; returns a denial reason, or None to allow."""
+
+DENIED_BY_HOOK = "Denied by ON_USER_INPUT_REQUIRED hook"
+
+_STATUS_OF = {
+    OutcomeKind.ANSWERED: PendingInputStatus.RESOLVED,
+    OutcomeKind.REJECTED: PendingInputStatus.REJECTED,
+    OutcomeKind.TIMED_OUT: PendingInputStatus.TIMED_OUT,
+    OutcomeKind.GIVEN_UP: PendingInputStatus.REJECTED,
+}
+
+
+class _Slot:
+    """An active request with its outcome (once settled) and its waiter (while waited on)."""
+
+    __slots__ = ("outcome", "pending", "waiter")
+
+    def __init__(self, pending: PendingInput) -> None:
+        self.pending = pending
+        self.outcome: Outcome | None = None
+        self.waiter: asyncio.Future[None] | None = None
+
+
+class HumanInputHandler:
+    """Creates, waits on and settles requests for human input.
+
+    One handler may serve several channels: notification callbacks are registered per
+    ``channel_id`` and :meth:`close` can close a single channel's scope.
+
+    Args:
+        retention: How many settled outcomes stay replayable by :meth:`wait` (an LRU);
+            ``0`` switches retention off.
+    """
+
+    def __init__(self, retention: int = 128) -> None:
+        if retention < 0:
+            raise ValueError(f"retention must be >= 0, got {retention}")
+        self._retention = retention
+        self._active: dict[str, _Slot] = {}
+        self._retained: OrderedDict[str, Outcome] = OrderedDict()
+        self._notifiers: dict[str, InputRequiredCallback] = {}
+        self._notify_tasks: dict[str, set[asyncio.Task[None]]] = {}
+        self._closed = False
+        self._closed_channels: set[str] = set()
+        self._id_prefix = f"hi_{secrets.token_hex(4)}_"
+        self._ids = itertools.count(1)
+
+    # -- notification routing ------------------------------------------------------------
+
+    def set_notifier(self, channel_id: str, callback: InputRequiredCallback | None) -> None:
+        """Route ``ON_USER_INPUT_REQUIRED`` for ``channel_id`` to ``callback`` (None removes)."""
+        if callback is None:
+            self._notifiers.pop(channel_id, None)
+        else:
+            self._notifiers[channel_id] = callback
+
+    # -- creating ------------------------------------------------------------------------
+
+    async def create(
+        self,
+        tool_name: str,
+        arguments: dict[str, Any],
+        *,
+        room_id: str = "",
+        tool_call_id: str = "",
+        channel_id: str = "",
+        channel_type: ChannelType = ChannelType.AI,
+        actor_id: str | None = None,
+    ) -> PendingInput:
+        """Register a request; it is answerable as soon as this returns.
+
+        The channel's notification callback is scheduled in a task that runs alongside the
+        wait. Call :meth:`wait` next: it owns the cleanup.
+
+        Raises:
+            RuntimeError: The handler, or this channel's scope, is closed.
+
+        Cancellation: safe; nothing is registered unless this returns.
+        """
+        return self._create(
+            tool_name, arguments, room_id, tool_call_id, channel_id, channel_type, actor_id, False
+        )
+
+    async def create_detached(
+        self,
+        tool_name: str,
+        arguments: dict[str, Any],
+        *,
+        room_id: str = "",
+        tool_call_id: str = "",
+        channel_id: str = "",
+        channel_type: ChannelType = ChannelType.AI,
+        actor_id: str | None = None,
+    ) -> PendingInput:
+        """Register a request nobody will :meth:`wait` on; the caller must :meth:`release` it.
+
+        Cancellation: safe; nothing is registered unless this returns.
+        """
+        return self._create(
+            tool_name, arguments, room_id, tool_call_id, channel_id, channel_type, actor_id, True
+        )
+
+    def _create(
+        self,
+        tool_name: str,
+        arguments: dict[str, Any],
+        room_id: str,
+        tool_call_id: str,
+        channel_id: str,
+        channel_type: ChannelType,
+        actor_id: str | None,
+        detached: bool,
+    ) -> PendingInput:
+        if self._closed:
+            raise RuntimeError("HumanInputHandler is closed")
+        if channel_id in self._closed_channels:
+            raise RuntimeError(f"HumanInputHandler is closed for channel {channel_id!r}")
+        pending_id = f"{self._id_prefix}{next(self._ids):x}"
+        pending = PendingInput(
+            pending_id,
+            tool_name,
+            arguments,
+            room_id,
+            tool_call_id,
+            channel_id,
+            channel_type,
+            detached=detached,
+            actor_id=actor_id,
+        )
+        slot = _Slot(pending)
+        self._active[pending_id] = slot
+        notifier = self._notifiers.get(channel_id)
+        if notifier is not None:
+            task = asyncio.create_task(
+                self._notify(slot, notifier), name=f"notify-input-required-{pending_id}"
+            )
+            tasks = self._notify_tasks.setdefault(channel_id, set())
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+        return pending
+
+    async def _notify(self, slot: _Slot, notifier: InputRequiredCallback) -> None:
+        try:
+            denial = await notifier(slot.pending.to_event())
+        except Exception:
+            logger.exception(
+                "ON_USER_INPUT_REQUIRED notification failed for %s; the request stays open",
+                slot.pending.pending_id,
+            )
+            return
+        if denial is not None:
+            reason = f"{DENIED_BY_HOOK}: {denial}" if denial else DENIED_BY_HOOK
+            self._settle(slot, OutcomeKind.REJECTED, reason)
+
+    # -- waiting -------------------------------------------------------------------------
+
+    async def wait(self, pending_id: str, *, timeout: float | None = 300.0) -> str:
+        """Wait for the request's outcome and retire it.
+
+        An id that already left the active set replays its retained outcome.
+
+        Returns:
+            The answer.
+
+        Raises:
+            TimeoutError: Nobody answered within ``timeout`` seconds (status ``TIMED_OUT``).
+            HumanInputRejectedError: The request was rejected; carries the reason.
+            RuntimeError: The handler gave the request up (closed, released, withdrawn).
+            ValueError: The id was never seen, or was evicted from the retention.
+
+        Cancellation: withdraws the request: it is given up and a later ``resolve()``
+        returns False.
+        """
+        slot = self._active.get(pending_id)
+        if slot is None:
+            outcome = self._retained.get(pending_id)
+            if outcome is None:
+                raise ValueError(f"unknown pending id {pending_id!r} (never created, or evicted)")
+            self._retained.move_to_end(pending_id)
+            return outcome.unwrap()
+        if slot.outcome is None:
+            if slot.waiter is not None:
+                raise RuntimeError(f"request {pending_id!r} is already being waited on")
+            loop = asyncio.get_running_loop()
+            waiter = slot.waiter = loop.create_future()
+            timer = (
+                loop.call_later(timeout, self._time_out, slot, timeout)
+                if timeout is not None
+                else None
+            )
+            try:
+                await waiter
+            except asyncio.CancelledError:
+                self._settle(slot, OutcomeKind.GIVEN_UP, "Human input request withdrawn")
+                self._retire(slot)
+                raise
+            finally:
+                slot.waiter = None
+                if timer is not None:
+                    timer.cancel()
+        self._retire(slot)
+        outcome = slot.outcome
+        assert outcome is not None
+        return outcome.unwrap()
+
+    def _time_out(self, slot: _Slot, timeout: float) -> None:
+        self._settle(slot, OutcomeKind.TIMED_OUT, f"Human input timed out after {timeout:g}s")
+
+    def _retire(self, slot: _Slot) -> None:
+        if not slot.pending.detached:
+            self._active.pop(slot.pending.pending_id, None)
+
+    # -- settling ------------------------------------------------------------------------
+
+    def _settle(self, slot: _Slot, kind: OutcomeKind, text: str) -> bool:
+        if slot.outcome is not None:
+            return False
+        outcome = slot.outcome = Outcome(kind, text)
+        pending = slot.pending
+        pending.status = _STATUS_OF[kind]
+        if kind is OutcomeKind.ANSWERED:
+            pending.result = text
+        if self._retention:
+            retained = self._retained
+            retained[pending.pending_id] = outcome
+            if len(retained) > self._retention:
+                retained.popitem(last=False)
+        waiter = slot.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+        return True
+
+    def resolve(self, pending_id: str, result: str) -> bool:
+        """Answer a request. True only if it was still pending (the first settle wins)."""
+        slot = self._active.get(pending_id)
+        return slot is not None and self._settle(slot, OutcomeKind.ANSWERED, result)
+
+    def reject(self, pending_id: str, reason: str = "") -> bool:
+        """Refuse a request with a reason the model reads. True only if it was still pending."""
+        slot = self._active.get(pending_id)
+        return slot is not None and self._settle(slot, OutcomeKind.REJECTED, reason)
+
+    def release(self, pending_id: str) -> bool:
+        """Drop a request its caller owns, giving it up if still unanswered.
+
+        Returns:
+            True if an active request was dropped.
+        """
+        slot = self._active.pop(pending_id, None)
+        if slot is None:
+            return False
+        self._settle(slot, OutcomeKind.GIVEN_UP, "Human input request released")
+        return True
+
+    async def close(self, *, channel_id: str | None = None) -> None:
+        """Give up active requests and refuse later creates: all, or one channel's.
+
+        Notification tasks of the closed scope are cancelled and awaited. Idempotent.
+
+        Cancellation: the requests are given up before the first await; cancelling only stops
+        the wait for notification tasks to finish (they were already cancelled).
+        """
+        if channel_id is None:
+            self._closed = True
+            slots: Iterable[_Slot] = list(self._active.values())
+            tasks = [t for group in self._notify_tasks.values() for t in group]
+        else:
+            self._closed_channels.add(channel_id)
+            slots = [s for s in self._active.values() if s.pending.channel_id == channel_id]
+            tasks = list(self._notify_tasks.get(channel_id, ()))
+        reason = "Human input handler closed"
+        for slot in slots:
+            self._settle(slot, OutcomeKind.GIVEN_UP, reason)
+            self._active.pop(slot.pending.pending_id, None)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    def reopen(self, channel_id: str) -> None:
+        """Accept creates for a channel whose scope was closed (a global close is final)."""
+        self._closed_channels.discard(channel_id)
+
+    # -- inspection ----------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` ran without a ``channel_id``."""
+        return self._closed
+
+    def is_open_for(self, channel_id: str) -> bool:
+        """True when creates for ``channel_id`` are accepted."""
+        return not self._closed and channel_id not in self._closed_channels
+
+    @property
+    def pending(self) -> dict[str, PendingInput]:
+        """A snapshot of the requests still waiting for an outcome."""
+        return {
+            pid: slot.pending
+            for pid, slot in self._active.items()
+            if slot.pending.status is PendingInputStatus.PENDING
+        }
+
+    def get(self, pending_id: str) -> PendingInput | None:
+        """The active request with that id, if any."""
+        slot = self._active.get(pending_id)
+        return None if slot is None else slot.pending
