@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 
+from ._driver import EventListener, SessionDriver
 from ._exceptions import (
     ChannelClosedError,
     HumanInputRejectedError,
@@ -26,6 +27,16 @@ from ._human_input import HumanInputHandler
 from ._human_input_tools import HumanInputToolHandler
 from ._kit import VoiceKit
 from ._pending import PendingInput, PendingInputEvent, PendingInputStatus
+from ._reasoning import (
+    ReasoningBackend,
+    ReasoningReply,
+    ReasoningTurn,
+    ScriptedReasoningBackend,
+    ScriptedTurn,
+    ToolCaller,
+    TranscriptEntry,
+)
+from ._recovery import RecoveredCall, recover_tool_call
 from ._tools import (
     AITool,
     ToolCallContext,
@@ -34,9 +45,26 @@ from ._tools import (
     current_tool_context,
     tool_context,
 )
+from ._transport import LocalTransport, Transport
 from ._types import ChannelType
+from ._voice_channel import RealtimeVoiceChannel, VoiceSession
 
 __all__ = [
+    "EventListener",
+    "SessionDriver",
+    "ReasoningBackend",
+    "ReasoningReply",
+    "ReasoningTurn",
+    "ScriptedReasoningBackend",
+    "ScriptedTurn",
+    "ToolCaller",
+    "TranscriptEntry",
+    "RecoveredCall",
+    "recover_tool_call",
+    "LocalTransport",
+    "Transport",
+    "RealtimeVoiceChannel",
+    "VoiceSession",
     "AITool",
     "ChannelClosedError",
     "ChannelType",
