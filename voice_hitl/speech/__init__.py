@@ -1,0 +1,48 @@
+"""Spoken answers: turn what a caller said (or keyed) into a typed, trustworthy answer.
+
+The core (this package and `voice_hitl.speech.dtmf`) needs only numpy. Recognisers live in
+`voice_hitl.speech.asr` and need the ``speech`` extra (``whisper`` for `WhisperRecognizer`).
+
+Result types: `understand` returns an `Answer`, a `MetaAnswer` (cancel / repeat / operator,
+a separate type so it can never be mistaken for an answer) or a `NoMatch` with a reason.
+
+Errors: `AnswerSpecError` (a ``ValueError``) for a bad spec or tool arguments.
+"""
+
+from __future__ import annotations
+
+from ._answer import (
+    Answer,
+    AnswerValue,
+    MetaAnswer,
+    MetaIntent,
+    NoMatch,
+    NoMatchReason,
+    Understood,
+    Via,
+)
+from ._spec import AnswerKind, AnswerSpec, AnswerSpecError, Choice
+from ._understand import understand
+
+__all__ = [
+    "Answer",
+    "AnswerKind",
+    "AnswerSpec",
+    "AnswerSpecError",
+    "AnswerValue",
+    "Choice",
+    "MetaAnswer",
+    "MetaIntent",
+    "NoMatch",
+    "NoMatchReason",
+    "Understood",
+    "Via",
+    "understand",
+]
+
+for _name in (
+    Answer, AnswerKind, AnswerSpec, AnswerSpecError, Choice, MetaAnswer, MetaIntent, NoMatch,
+    NoMatchReason, understand,
+):  # fmt: skip
+    _name.__module__ = __name__
+del _name

@@ -1,0 +1,95 @@
+"""Yes/no understanding with a conservative safety rule.
+
+Safety rule: a transcript is read as *yes* only if it contains an affirmative phrase and no
+word of `NEGATION_WORDS`, no hesitation ("wait", "hold on") and no hedge ("maybe"). A
+transcript that mixes yes and no words is *no* only when every affirmative is itself negated
+("absolutely not", "don't go ahead") or the caller corrected themselves to a no ("yes, I mean
+no"); otherwise it is a `NoMatch` (contradictory). Getting a "no" wrong costs a re-ask;
+getting a "yes" wrong can move money.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ._answer import Answer, NoMatch, NoMatchReason, Via
+from ._text import CORRECTION_MARKERS, find_phrase, split_corrections
+from ._vocab import (
+    AFFIRMATIVE_PHRASES,
+    AMBIGUOUS_IDIOMS,
+    HESITATIONS,
+    INTENSIFIERS,
+    NEGATION_WORDS,
+    NEGATIVE_PHRASES,
+    POLITE_WORDS,
+    UNCERTAIN_PHRASES,
+)
+
+__all__ = ["CONFIRM_MARKERS", "understand_confirm"]
+
+CONFIRM_MARKERS = tuple(m for m in CORRECTION_MARKERS if m not in (("no",), ("no", "wait")))
+"""Correction markers for yes/no questions (a bare "no" is an answer there, not a marker)."""
+
+
+def _spans(toks: Sequence[str], phrases: Sequence[tuple[str, ...]]) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    for phrase in phrases:
+        i = find_phrase(toks, phrase)
+        while i >= 0:
+            spans.append((i, i + len(phrase)))
+            i = find_phrase(toks, phrase, i + 1)
+    return spans
+
+
+def _has_any(toks: Sequence[str], phrases: Sequence[tuple[str, ...]]) -> bool:
+    return any(find_phrase(toks, p) >= 0 for p in phrases)
+
+
+def _negated(toks: Sequence[str], span: tuple[int, int]) -> bool:
+    """Whether the affirmative at ``span`` is negated ("not okay", "absolutely not")."""
+    start, end = span
+    if any(t in ("not", "never") for t in toks[max(0, start - 2) : start]):
+        return True
+    return end < len(toks) and toks[end] == "not" and toks[end - 1] in INTENSIFIERS
+
+
+def _polarity(toks: Sequence[str]) -> str:
+    """``"yes"``, ``"no"``, ``"mixed"`` or ``"none"`` for one stretch of tokens."""
+    has_neg = any(t in NEGATION_WORDS for t in toks)
+    aff = _spans(toks, AFFIRMATIVE_PHRASES)
+    if not has_neg:
+        return "yes" if aff else "none"
+    if all(_negated(toks, s) for s in aff):
+        return "no"
+    return "mixed"
+
+
+def _clean(toks: Sequence[str], spans: list[tuple[int, int]]) -> bool:
+    covered = {i for s, e in spans for i in range(s, e)}
+    return all(i in covered or t in POLITE_WORDS for i, t in enumerate(toks))
+
+
+def understand_confirm(toks: list[str], transcript: str, via: Via) -> Answer | NoMatch:
+    """Read a yes/no answer from filler-free tokens (see the module docstring)."""
+    if _has_any(toks, AMBIGUOUS_IDIOMS):
+        return NoMatch(NoMatchReason.UNCERTAIN, transcript, "idiom mixes yes and no words")
+    if _has_any(toks, UNCERTAIN_PHRASES):
+        return NoMatch(NoMatchReason.UNCERTAIN, transcript, "the caller hedged")
+    polarity = _polarity(toks)
+    if polarity == "yes":
+        if _has_any(toks, HESITATIONS):
+            return NoMatch(NoMatchReason.CONTRADICTORY, transcript, "yes with a hesitation")
+        spans = _spans(toks, AFFIRMATIVE_PHRASES)
+        confidence = 0.95 if _clean(toks, spans) else 0.8
+        return Answer(True, "yes", confidence, transcript, via)
+    if polarity == "no":
+        spans = _spans(toks, NEGATIVE_PHRASES)
+        aff = _spans(toks, AFFIRMATIVE_PHRASES)
+        confidence = 0.95 if not aff and _clean(toks, spans) else 0.85
+        return Answer(False, "no", confidence, transcript, via)
+    if polarity == "mixed":
+        segments = split_corrections(toks, CONFIRM_MARKERS)
+        if len(segments) > 1 and _polarity(segments[-1]) == "no":
+            return Answer(False, "no", 0.7, transcript, via)
+        return NoMatch(NoMatchReason.CONTRADICTORY, transcript, "both yes and no were heard")
+    return NoMatch(NoMatchReason.NOT_UNDERSTOOD, transcript, "no yes or no word was heard")
