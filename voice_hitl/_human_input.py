@@ -13,11 +13,18 @@ import asyncio
 import itertools
 import logging
 import secrets
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from ._pending import Outcome, OutcomeKind, PendingInput, PendingInputEvent, PendingInputStatus
+from ._pending import (
+    OutcomeKind,
+    PendingInput,
+    PendingInputEvent,
+    PendingInputStatus,
+    unwrap,
+    utc_now,
+)
 from ._types import ChannelType
 
 __all__ = ["DENIED_BY_HOOK", "HumanInputHandler", "InputRequiredCallback"]
@@ -37,15 +44,109 @@ _STATUS_OF = {
 }
 
 
+_ANSWERED = OutcomeKind.ANSWERED
+_PENDING = PendingInputStatus.PENDING
+_RESOLVED = PendingInputStatus.RESOLVED
+
+# An outcome as the retention keeps it: (kind, text).
+_Outcome = tuple[OutcomeKind, str]
+
+
 class _Slot:
     """An active request with its outcome (once settled) and its waiter (while waited on)."""
 
-    __slots__ = ("outcome", "pending", "waiter")
+    __slots__ = ("kind", "pending", "text", "waiter")
 
     def __init__(self, pending: PendingInput) -> None:
         self.pending = pending
-        self.outcome: Outcome | None = None
+        self.kind: OutcomeKind | None = None  # None until settled
+        self.text = ""
         self.waiter: asyncio.Future[None] | None = None
+
+
+class _Deadlines:
+    """The waits of one loop that share one timeout value, served by a single loop timer.
+
+    Their deadlines arrive in order (the loop clock is monotonic), so a FIFO holds them sorted
+    and one timer, armed for the oldest live deadline, replaces a timer per wait. A wait that
+    ends marks its entry dead; dead entries are dropped when they reach the head, or all at
+    once when they outnumber the live ones (as asyncio does with cancelled timers).
+    """
+
+    __slots__ = ("dead", "entries", "handle", "loop", "owner", "timeout")
+
+    _COMPACT_AT = 64  # dead entries tolerated before a compaction is considered
+
+    def __init__(
+        self, owner: HumanInputHandler, loop: asyncio.AbstractEventLoop, timeout: float
+    ) -> None:
+        self.owner = owner
+        self.loop = loop
+        self.timeout = timeout
+        # Each entry is [deadline, slot]; the slot is None once the entry is dead.
+        self.entries: deque[list[Any]] = deque()
+        self.dead = 0
+        self.handle: asyncio.TimerHandle | None = None
+
+    def add(self, slot: _Slot) -> list[Any]:
+        loop = self.loop
+        deadline = loop.time() + self.timeout
+        entry: list[Any] = [deadline, slot]
+        self.entries.append(entry)
+        if self.handle is None:
+            self.handle = loop.call_at(deadline, self._expire)
+        return entry
+
+    @property
+    def idle(self) -> bool:
+        """True when no live wait is left (only dead entries, if any)."""
+        return self.dead == len(self.entries)
+
+    def discard(self, entry: list[Any]) -> None:
+        """The wait of ``entry`` ended; it no longer needs its deadline."""
+        if entry[1] is None:
+            return  # already taken off by _expire
+        entry[1] = None
+        self.dead = dead = self.dead + 1
+        if dead > self._COMPACT_AT and dead * 2 > len(self.entries):
+            self.entries = deque(e for e in self.entries if e[1] is not None)
+            self.dead = 0
+            if not self.entries:
+                self.drop()
+
+    def _expire(self) -> None:
+        # The loop judged the armed deadline reached: what is due by then is due now.
+        now = self.loop.time()
+        if self.handle is not None:
+            now = max(now, self.handle.when())
+            self.handle = None
+        entries = self.entries
+        due: list[_Slot] = []
+        while entries:
+            entry = entries[0]
+            slot = entry[1]
+            if slot is None:
+                entries.popleft()
+                self.dead -= 1
+            elif entry[0] <= now:
+                entries.popleft()
+                entry[1] = None
+                due.append(slot)
+            else:
+                self.handle = self.loop.call_at(entry[0], self._expire)
+                break
+        else:
+            self.drop()
+        for slot in due:
+            self.owner._time_out(slot, self.timeout)
+
+    def drop(self) -> None:
+        """Stop the timer and unregister from the handler."""
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
+        if self.owner._deadlines.get(self.timeout) is self:
+            del self.owner._deadlines[self.timeout]
 
 
 class HumanInputHandler:
@@ -64,7 +165,8 @@ class HumanInputHandler:
             raise ValueError(f"retention must be >= 0, got {retention}")
         self._retention = retention
         self._active: dict[str, _Slot] = {}
-        self._retained: OrderedDict[str, Outcome] = OrderedDict()
+        self._retained: OrderedDict[str, _Outcome] = OrderedDict()
+        self._deadlines: dict[float, _Deadlines] = {}
         self._notifiers: dict[str, InputRequiredCallback] = {}
         self._notify_tasks: dict[str, set[asyncio.Task[None]]] = {}
         self._closed = False
@@ -140,9 +242,10 @@ class HumanInputHandler:
     ) -> PendingInput:
         if self._closed:
             raise RuntimeError("HumanInputHandler is closed")
-        if channel_id in self._closed_channels:
+        if self._closed_channels and channel_id in self._closed_channels:
             raise RuntimeError(f"HumanInputHandler is closed for channel {channel_id!r}")
         pending_id = f"{self._id_prefix}{next(self._ids):x}"
+        # Every field positionally: much cheaper than keywords and default factories.
         pending = PendingInput(
             pending_id,
             tool_name,
@@ -151,12 +254,15 @@ class HumanInputHandler:
             tool_call_id,
             channel_id,
             channel_type,
-            detached=detached,
-            actor_id=actor_id,
+            _PENDING,
+            None,
+            detached,
+            utc_now(),
+            actor_id,
         )
         slot = _Slot(pending)
         self._active[pending_id] = slot
-        notifier = self._notifiers.get(channel_id)
+        notifier = self._notifiers.get(channel_id) if self._notifiers else None
         if notifier is not None:
             task = asyncio.create_task(
                 self._notify(slot, notifier), name=f"notify-input-required-{pending_id}"
@@ -204,17 +310,27 @@ class HumanInputHandler:
             if outcome is None:
                 raise ValueError(f"unknown pending id {pending_id!r} (never created, or evicted)")
             self._retained.move_to_end(pending_id)
-            return outcome.unwrap()
-        if slot.outcome is None:
+            return unwrap(*outcome)
+        if slot.kind is None:
             if slot.waiter is not None:
                 raise RuntimeError(f"request {pending_id!r} is already being waited on")
             loop = asyncio.get_running_loop()
             waiter = slot.waiter = loop.create_future()
-            timer = (
-                loop.call_later(timeout, self._time_out, slot, timeout)
-                if timeout is not None
-                else None
-            )
+            deadlines: _Deadlines | None = None
+            entry: list[Any] = []
+            timer: asyncio.TimerHandle | None = None
+            if timeout is not None:
+                deadlines = self._deadlines.get(timeout)
+                if deadlines is not None and deadlines.loop is not loop and deadlines.idle:
+                    deadlines.drop()  # left behind by a loop with no live wait: start afresh
+                    deadlines = None
+                if deadlines is None:
+                    deadlines = self._deadlines[timeout] = _Deadlines(self, loop, timeout)
+                if deadlines.loop is loop:
+                    entry = deadlines.add(slot)
+                else:  # another loop still has live waits of this timeout: rare, time it alone
+                    deadlines = None
+                    timer = loop.call_later(timeout, self._time_out, slot, timeout)
             try:
                 await waiter
             except asyncio.CancelledError:
@@ -223,12 +339,15 @@ class HumanInputHandler:
                 raise
             finally:
                 slot.waiter = None
-                if timer is not None:
+                if deadlines is not None:
+                    deadlines.discard(entry)
+                elif timer is not None:
                     timer.cancel()
-        self._retire(slot)
-        outcome = slot.outcome
-        assert outcome is not None
-        return outcome.unwrap()
+        if not slot.pending.detached:
+            self._active.pop(pending_id, None)
+        kind = slot.kind
+        assert kind is not None
+        return slot.text if kind is _ANSWERED else unwrap(kind, slot.text)
 
     def _time_out(self, slot: _Slot, timeout: float) -> None:
         self._settle(slot, OutcomeKind.TIMED_OUT, f"Human input timed out after {timeout:g}s")
@@ -240,16 +359,19 @@ class HumanInputHandler:
     # -- settling ------------------------------------------------------------------------
 
     def _settle(self, slot: _Slot, kind: OutcomeKind, text: str) -> bool:
-        if slot.outcome is not None:
+        if slot.kind is not None:
             return False
-        outcome = slot.outcome = Outcome(kind, text)
+        slot.kind = kind
+        slot.text = text
         pending = slot.pending
-        pending.status = _STATUS_OF[kind]
-        if kind is OutcomeKind.ANSWERED:
+        if kind is _ANSWERED:
+            pending.status = _RESOLVED
             pending.result = text
+        else:
+            pending.status = _STATUS_OF[kind]
         if self._retention:
             retained = self._retained
-            retained[pending.pending_id] = outcome
+            retained[pending.pending_id] = (kind, text)
             if len(retained) > self._retention:
                 retained.popitem(last=False)
         waiter = slot.waiter
@@ -260,7 +382,7 @@ class HumanInputHandler:
     def resolve(self, pending_id: str, result: str) -> bool:
         """Answer a request. True only if it was still pending (the first settle wins)."""
         slot = self._active.get(pending_id)
-        return slot is not None and self._settle(slot, OutcomeKind.ANSWERED, result)
+        return slot is not None and self._settle(slot, _ANSWERED, result)
 
     def reject(self, pending_id: str, reason: str = "") -> bool:
         """Refuse a request with a reason the model reads. True only if it was still pending."""

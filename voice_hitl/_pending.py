@@ -11,7 +11,14 @@ from typing import Any
 from ._exceptions import HumanInputRejectedError
 from ._types import ChannelType
 
-__all__ = ["Outcome", "OutcomeKind", "PendingInput", "PendingInputEvent", "PendingInputStatus"]
+__all__ = [
+    "OutcomeKind",
+    "PendingInput",
+    "PendingInputEvent",
+    "PendingInputStatus",
+    "unwrap",
+    "utc_now",
+]
 
 
 class PendingInputStatus(enum.StrEnum):
@@ -32,26 +39,19 @@ class OutcomeKind(enum.Enum):
     GIVEN_UP = "given_up"  # closed, released or withdrawn by the handler
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """A settled request's outcome, replayable by ``wait()``."""
-
-    kind: OutcomeKind
-    text: str
-
-    def unwrap(self) -> str:
-        """Return the answer, or raise what ``wait()`` raises for this outcome."""
-        kind = self.kind
-        if kind is OutcomeKind.ANSWERED:
-            return self.text
-        if kind is OutcomeKind.REJECTED:
-            raise HumanInputRejectedError(self.text)
-        if kind is OutcomeKind.TIMED_OUT:
-            raise TimeoutError(self.text)
-        raise RuntimeError(self.text)
+def unwrap(kind: OutcomeKind, text: str) -> str:
+    """Return the answer of a settled request, or raise what ``wait()`` raises for it."""
+    if kind is OutcomeKind.ANSWERED:
+        return text
+    if kind is OutcomeKind.REJECTED:
+        raise HumanInputRejectedError(text)
+    if kind is OutcomeKind.TIMED_OUT:
+        raise TimeoutError(text)
+    raise RuntimeError(text)
 
 
-def _now() -> datetime:
+def utc_now() -> datetime:
+    """The creation time a request records (timezone-aware UTC)."""
     return datetime.now(UTC)
 
 
@@ -73,7 +73,7 @@ class PendingInput:
     status: PendingInputStatus = PendingInputStatus.PENDING
     result: str | None = None
     detached: bool = False
-    created_at: datetime = field(default_factory=_now)
+    created_at: datetime = field(default_factory=utc_now)
     actor_id: str | None = None
 
     def to_event(self) -> PendingInputEvent:
