@@ -55,13 +55,14 @@ _Outcome = tuple[OutcomeKind, str]
 class _Slot:
     """An active request with its outcome (once settled) and its waiter (while waited on)."""
 
-    __slots__ = ("kind", "pending", "text", "waiter")
+    __slots__ = ("kind", "pending", "text", "waiter", "watchers")
 
     def __init__(self, pending: PendingInput) -> None:
         self.pending = pending
         self.kind: OutcomeKind | None = None  # None until settled
         self.text = ""
         self.waiter: asyncio.Future[None] | None = None
+        self.watchers: list[Callable[[PendingInput], None]] | None = None
 
 
 class _Deadlines:
@@ -377,6 +378,34 @@ class HumanInputHandler:
         waiter = slot.waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
+        watchers = slot.watchers
+        if watchers is not None:
+            slot.watchers = None
+            for watcher in watchers:
+                try:
+                    watcher(pending)
+                except Exception:
+                    logger.exception("settle watcher of %s failed", pending.pending_id)
+        return True
+
+    def watch(self, pending_id: str, callback: Callable[[PendingInput], None]) -> bool:
+        """Call ``callback(pending)`` once the active request settles (now, if it has).
+
+        For code that answers a request (a spoken dialogue, an operator UI) and must stop
+        when someone else settles it. The callback must not block.
+
+        Returns:
+            False when no active request has that id.
+        """
+        slot = self._active.get(pending_id)
+        if slot is None:
+            return False
+        if slot.kind is not None:
+            callback(slot.pending)
+        elif slot.watchers is None:
+            slot.watchers = [callback]
+        else:
+            slot.watchers.append(callback)
         return True
 
     def resolve(self, pending_id: str, result: str) -> bool:

@@ -20,11 +20,13 @@ from ._gate import Door, ToolGate
 from ._human_input_tools import HumanInputToolHandler
 from ._kit import VoiceKit
 from ._provider import AudioFormat, ProviderSession, RealtimeProvider, SessionConfig
-from ._provider_events import AudioOutEvent
+from ._pending import PendingInputEvent
+from ._provider_events import PCM16, AudioOutEvent
 from ._reasoning import ReasoningBackend, TranscriptEntry
 from ._tools import AITool, ToolHandler
 from ._transport import Transport
 from ._types import ChannelType
+from ._voice_line import VoiceLine
 
 __all__ = ["RealtimeVoiceChannel", "VoiceSession"]
 
@@ -56,7 +58,13 @@ class VoiceSession:
         self.provider_session = provider_session
         self._driver = driver
         self._audio_pump: asyncio.Task[None] | None = None
+        self._audio_taps: list[Callable[[PCM16], None]] = []
         self.ended = False
+
+    def add_audio_tap(self, tap: Callable[[PCM16], None]) -> Callable[[], None]:
+        """Also hand each caller frame to ``tap`` (must not block); returns a remover."""
+        self._audio_taps.append(tap)
+        return lambda: self._audio_taps.remove(tap) if tap in self._audio_taps else None
 
     @property
     def transcript(self) -> list[TranscriptEntry]:
@@ -176,6 +184,16 @@ class RealtimeVoiceChannel:
         if human is not None:
             kit.attach_human_input(self._channel_id, human.handler)
 
+    def find_line(self, event: PendingInputEvent) -> VoiceLine | None:
+        """The call line a request should be asked on: the session in the request's room
+        whose caller raised it (the only session of the room when ``actor_id`` is None)."""
+        if event.channel_id != self._channel_id:
+            return None
+        candidates = [s for s in self._sessions.values() if s.room_id == event.room_id]
+        if event.actor_id is not None:
+            candidates = [s for s in candidates if s.participant_id == event.actor_id]
+        return VoiceLine(self, candidates[0]) if len(candidates) == 1 else None
+
     def _check_open(self) -> None:
         if self._state is _State.CLOSED:
             raise ChannelClosedError(f"voice channel {self._channel_id!r} is closed")
@@ -251,6 +269,11 @@ class RealtimeVoiceChannel:
 
     async def _pump_caller_audio(self, session: VoiceSession, transport: Transport) -> None:
         async for frame in transport.caller_audio(session.session_id):
+            for tap in list(session._audio_taps):
+                try:
+                    tap(frame)
+                except Exception:
+                    logger.exception("audio tap failed on session %r", session.session_id)
             await session.provider_session.send_audio(frame)
 
     async def end_session(self, session: VoiceSession, *, reason: str = SESSION_ENDED) -> None:
