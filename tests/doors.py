@@ -28,7 +28,11 @@ ASK = AITool(
     description="Ask the caller a question.",
     parameters={
         "type": "object",
-        "properties": {"question": {"type": "string"}},
+        "properties": {
+            "question": {"type": "string"},
+            "choices": {"type": "array", "items": {"type": "string"}},
+            "mode": {"enum": ["confirm", "choices", "number", "digits", "free_text"]},
+        },
         "required": ["question"],
         "additionalProperties": False,
     },

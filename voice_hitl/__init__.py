@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 
+from ._call_line import CallLine, Heard, Inbox
 from ._driver import EventListener, SessionDriver
 from ._exceptions import (
     ChannelClosedError,
@@ -37,6 +38,7 @@ from ._reasoning import (
     TranscriptEntry,
 )
 from ._recovery import RecoveredCall, recover_tool_call
+from ._responder import AnswerableChannel, OperatorRequest, VoiceResponder, answer_json
 from ._tools import (
     AITool,
     ToolCallContext,
@@ -48,8 +50,17 @@ from ._tools import (
 from ._transport import LocalTransport, Transport
 from ._types import ChannelType
 from ._voice_channel import RealtimeVoiceChannel, VoiceSession
+from ._voice_line import VoiceLine
 
 __all__ = [
+    "CallLine",
+    "Heard",
+    "Inbox",
+    "AnswerableChannel",
+    "OperatorRequest",
+    "VoiceResponder",
+    "answer_json",
+    "VoiceLine",
     "EventListener",
     "SessionDriver",
     "ReasoningBackend",

@@ -19,8 +19,8 @@ from ._exceptions import ChannelClosedError
 from ._gate import Door, ToolGate
 from ._human_input_tools import HumanInputToolHandler
 from ._kit import VoiceKit
-from ._provider import AudioFormat, ProviderSession, RealtimeProvider, SessionConfig
 from ._pending import PendingInputEvent
+from ._provider import AudioFormat, ProviderSession, RealtimeProvider, SessionConfig
 from ._provider_events import PCM16, AudioOutEvent
 from ._reasoning import ReasoningBackend, TranscriptEntry
 from ._tools import AITool, ToolHandler
