@@ -18,6 +18,7 @@ from ._provider_events import (
     SpeechStartedEvent,
     TranscriptionEvent,
 )
+from .speech import AnswerSpec
 from .speech.dtmf import DtmfDetector
 
 __all__ = ["CallLine", "Heard", "Inbox"]
@@ -94,15 +95,18 @@ class CallLine(Protocol):
         Cancellation: safe.
         """
 
-    def listen(self, addressed: Collection[str] | None = None) -> Inbox:
-        """Open an inbox of what ``addressed`` people say or key (``None``: the caller)."""
+    def listen(
+        self, addressed: Collection[str] | None = None, expecting: AnswerSpec | None = None
+    ) -> Inbox:
+        """Open an inbox of what ``addressed`` people say or key (``None``: the caller);
+        ``expecting`` tells a provider with its own recogniser what answer to listen for."""
         ...
 
 
 def feed_provider_event(inbox: Inbox, event: ProviderEvent) -> None:
     """Offer the inbox what a provider event says about the people on the call."""
     if isinstance(event, TranscriptionEvent):
-        if event.role == "user" and event.final and event.text.strip():
+        if event.role == "user" and event.final:
             inbox.offer(Heard("speech", event.text, event.speaker_id))
     elif isinstance(event, SpeechStartedEvent):
         inbox.offer(Heard("speech_started", "", None))

@@ -261,6 +261,10 @@ class SessionDriver:
             except Exception:
                 logger.exception("session %r: reasoning backend failed", self.session_id)
                 continue
+            # What the caller said while the turn ran answered its questions: it is not a
+            # new turn.
+            self._reasoned_upto = len(self.transcript)
+            self._reasoning_wakeup.clear()
             if reply is not None:
                 await self._send_reply(reply)
 

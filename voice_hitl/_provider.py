@@ -103,6 +103,11 @@ class ProviderSession(abc.ABC):
         Cancellation: safe.
         """
 
+    def expect_answer(self, spec: object | None) -> None:  # noqa: B027 - optional hook
+        """A hint: the caller is now answering a question of this ``AnswerSpec`` (None: no
+        question). Providers with their own recogniser use it to constrain recognition;
+        the default ignores it."""
+
     @abc.abstractmethod
     async def aclose(self) -> None:
         """Disconnect; idempotent. The events iterator ends.

@@ -33,6 +33,8 @@ __all__ = ["AnswerableChannel", "OperatorRequest", "VoiceResponder", "answer_jso
 
 logger = logging.getLogger("voice_hitl.responder")
 
+_YES_OR_NO = AnswerSpec.confirm(default=None)
+
 ReadBack = Callable[[AnswerSpec, Answer], bool]
 """Decides whether an answer is read back for confirmation before it is taken."""
 
@@ -144,7 +146,7 @@ class VoiceResponder:
     async def _converse(
         self, event: PendingInputEvent, spec: AnswerSpec, line: CallLine, handler: HumanInputHandler
     ) -> None:
-        inbox = line.listen(self._addressed(event))
+        inbox = line.listen(self._addressed(event), spec)
         try:
             prompt = phrase_question(event.tool_name, spec)
             misses = 0
@@ -206,7 +208,7 @@ class VoiceResponder:
         if self.read_back is None or not self.read_back(spec, answer):
             return True
         await line.say(phrase_read_back(answer))
-        understood, _ = await self._hear(inbox, AnswerSpec.confirm(default=None), line)
+        understood, _ = await self._hear(inbox, _YES_OR_NO, line)
         return isinstance(understood, Answer) and understood.value is True
 
     async def _hand_to_operator(self, event: PendingInputEvent, heard: Heard) -> None:

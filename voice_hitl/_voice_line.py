@@ -6,6 +6,7 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from ._call_line import DtmfTap, Inbox, feed_provider_event
+from .speech import AnswerSpec
 
 if TYPE_CHECKING:
     from ._voice_channel import RealtimeVoiceChannel, VoiceSession
@@ -36,9 +37,14 @@ class VoiceLine:
         if self.channel.transport is not None:
             await self.channel.transport.stop_playback(self.session.session_id)
 
-    def listen(self, addressed: Collection[str] | None = None) -> Inbox:
+    def listen(
+        self, addressed: Collection[str] | None = None, expecting: AnswerSpec | None = None
+    ) -> Inbox:
         """Hear the session's caller (a voice session has one; ``addressed`` is ignored)."""
         inbox = Inbox(None)
+        provider_session = self.session.provider_session
+        provider_session.expect_answer(expecting)
+        inbox.on_close(lambda: provider_session.expect_answer(None))
         inbox.on_close(self.session.add_listener(lambda event: feed_provider_event(inbox, event)))
         tap = DtmfTap(inbox, self.channel.input_format.sample_rate)
         inbox.on_close(self.session.add_audio_tap(tap))
