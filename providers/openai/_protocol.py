@@ -206,8 +206,6 @@ class RealtimeProtocol:
                 code="unknown_call",
                 recoverable=True,
             )
-        if not self.connected:  # pragma: no cover - connection_lost withdraws open calls
-            raise ProviderError(f"result of call {call_id!r}: not connected", recoverable=True)
         del self._open_calls[call_id]
         if is_error and not _is_error_payload(output):
             output = json.dumps({"error": output})

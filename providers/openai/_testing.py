@@ -18,6 +18,7 @@ import asyncio
 import base64
 import itertools
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -45,7 +46,11 @@ class InvalidClientEvent:
 
 
 class ServerConnection:
-    """One client connection to the test server, driven by a test."""
+    """One client connection to the test server, driven by a test.
+
+    ``received`` holds the valid client events in arrival order and ``received_at`` the
+    ``time.perf_counter()`` at which each frame arrived (before validation).
+    """
 
     def __init__(self, server: RealtimeTestServer, ws: _WsConnection, number: int) -> None:
         self.server = server
@@ -54,6 +59,7 @@ class ServerConnection:
         self.headers = dict(ws.request.headers.raw_items()) if ws.request is not None else {}
         self.session: dict[str, Any] = {"type": "realtime", "model": "gpt-realtime", "tools": []}
         self.received: list[dict[str, Any]] = []
+        self.received_at: list[float] = []
         self.invalid: list[InvalidClientEvent] = []
         self.orphan_outputs: list[str] = []
         self.active_response: str | None = None
@@ -284,6 +290,7 @@ class ServerConnection:
             self.closed.set()
 
     async def _handle(self, text: str) -> None:
+        arrived = time.perf_counter()
         try:
             data = json.loads(text)
             validate_client_event(data)
@@ -298,6 +305,7 @@ class ServerConnection:
             return
         async with self._changed:
             self.received.append(data)
+            self.received_at.append(arrived)
             self._changed.notify_all()
         await self._react(data)
 
