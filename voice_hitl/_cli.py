@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
+from ._demo import add_demo_command
+
 __all__ = ["build_parser", "main"]
 
 
@@ -14,7 +16,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="voice-hitl",
         description="Human-in-the-loop tools for realtime voice agents and conference bots.",
     )
-    parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    add_demo_command(commands)
     return parser
 
 
