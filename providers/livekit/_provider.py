@@ -87,6 +87,11 @@ class LiveKitProviderSession(ProviderSession):
         ]
 
     @property
+    def pending_replies(self) -> int:
+        """Replies requested (tool output, ``say``) and not yet asked of the model."""
+        return len(self._replies)
+
+    @property
     def capabilities(self) -> llm.RealtimeCapabilities:
         """The LiveKit session's own capabilities."""
         return self.realtime_session.capabilities
