@@ -302,4 +302,6 @@ class FakeRealtimeModel(llm.RealtimeModel):
 
 def audio_frame(samples: int = 240, rate: int = 24_000, value: int = 100) -> rtc.AudioFrame:
     data = np.full(samples, value, dtype=np.int16)
-    return rtc.AudioFrame(data.tobytes(), sample_rate=rate, num_channels=1, samples_per_channel=samples)
+    return rtc.AudioFrame(
+        data.tobytes(), sample_rate=rate, num_channels=1, samples_per_channel=samples
+    )

@@ -10,18 +10,18 @@ import pytest
 
 pytest.importorskip("livekit.agents")
 
-import numpy as np  # noqa: E402
-from doors import ASK, LOOKUP, Observed, human_tools  # noqa: E402
-from livekit.agents.types import NOT_GIVEN  # noqa: E402
-from livekit_fakes import (  # noqa: E402
+import numpy as np
+from doors import ASK, LOOKUP, Observed, human_tools
+from livekit.agents.types import NOT_GIVEN
+from livekit_fakes import (
     FakeRealtimeModel,
     FakeRealtimeSession,
     audio_frame,
     capabilities,
 )
 
-import providers.livekit as lk  # noqa: E402
-from providers.base import (  # noqa: E402
+import providers.livekit as lk
+from providers.base import (
     ProviderErrorEvent,
     ProviderEvent,
     SessionConfig,
@@ -30,7 +30,7 @@ from providers.base import (  # noqa: E402
     ToolCallEvent,
     TranscriptionEvent,
 )
-from voice_hitl import (  # noqa: E402
+from voice_hitl import (
     ChannelClosedError,
     ChannelType,
     LocalTransport,
@@ -87,7 +87,7 @@ async def next_of(queue: asyncio.Queue[ProviderEvent], kind: type[Any]) -> Any:
 
 async def test_provider_call_answered_by_a_person() -> None:
     kit, voice, model, observed = build()
-    session = await voice.start_session("room-1", participant_id="caller-7")
+    await voice.start_session("room-1", participant_id="caller-7")
     fake = fake_of(model)
     assert fake.instructions == ["be brief"]
     assert fake.tool_names == ["AskUserQuestion", "ConfirmAction", "lookup"]

@@ -385,4 +385,3 @@ class LiveKitRealtimeProvider(RealtimeProvider):
 
     def __repr__(self) -> str:
         return f"LiveKitRealtimeProvider({self.model.provider}/{self.model.model})"
-

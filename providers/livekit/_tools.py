@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-
 import logging
 from typing import Any
 
@@ -90,8 +89,8 @@ def human_input_tools(
     The request is withdrawn (a late ``resolve()`` returns False, ``ON_TOOL_CALL`` reports
     ``cancelled``) when the session closes, and when the agent's turn is interrupted unless
     ``settle_on_interrupt`` is False. With False, the tool disallows interruptions of its turn:
-    caller speech and ``session.interrupt()`` leave the request open; ``interrupt(force=True)``
-    and ``aclose()`` still withdraw it.
+    caller speech leaves the request open and ``session.interrupt()`` is refused (LiveKit raises
+    ``RuntimeError``); ``interrupt(force=True)`` and ``aclose()`` still withdraw it.
 
     Args:
         human: Serves the tools; its ``tool_definitions`` become the LiveKit tools.
@@ -160,6 +159,3 @@ def _make_tool(
 
     ask_a_person.__name__ = name
     return function_tool(ask_a_person, raw_schema=schema)
-
-
-
