@@ -208,6 +208,10 @@ class LiveKitProviderSession(ProviderSession):
     # -- voice-hitl -> LiveKit --------------------------------------------------------------
 
     async def events(self) -> AsyncIterator[ProviderEvent]:
+        """The session's events in order; ends on :meth:`aclose` or a non-recoverable error.
+
+        Cancellation: safe; no event is lost.
+        """
         while True:
             item = await self._queue.get()
             if isinstance(item, _End):
@@ -215,6 +219,14 @@ class LiveKitProviderSession(ProviderSession):
             yield item
 
     async def send_audio(self, frame: PCM16) -> None:
+        """Push caller audio (mono PCM16 at the session's input rate) to the model.
+
+        Raises:
+            ChannelClosedError: The session is closed.
+            ValueError: ``frame`` is not mono int16 samples.
+
+        Cancellation: safe; the frame is pushed whole or not at all.
+        """
         self._check_open("send_audio")
         converted = pcm16_to_frame(frame, self.config.input_format.sample_rate)
         self.realtime_session.push_audio(converted)
