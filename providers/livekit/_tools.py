@@ -87,8 +87,9 @@ def human_input_tools(
     ``ToolError`` for a timeout, refusal or failure.
 
     The request is withdrawn (a late ``resolve()`` returns False, ``ON_TOOL_CALL`` reports
-    ``cancelled``) when the session closes, and when the agent's turn is interrupted unless
-    ``settle_on_interrupt`` is False. With False, the tool disallows interruptions of its turn:
+    ``cancelled``) when the session closes, and when the agent's turn is interrupted (by
+    ``session.interrupt()`` or by the caller speaking over it) unless ``settle_on_interrupt``
+    is False. With False, the tool disallows interruptions of its turn:
     caller speech leaves the request open and ``session.interrupt()`` is refused (LiveKit raises
     ``RuntimeError``); ``interrupt(force=True)`` and ``aclose()`` still withdraw it.
 
