@@ -64,6 +64,7 @@ class FakeRealtimeSession(llm.RealtimeSession[Any]):
         self.audio_in: list[rtc.AudioFrame] = []
         self.closed = False
         self.fail_updates = False
+        self.fail_replies = False
         self._waiters: list[tuple[Callable[[], bool], asyncio.Future[None]]] = []
 
     # -- recording and waiting --------------------------------------------------------------
@@ -148,11 +149,14 @@ class FakeRealtimeSession(llm.RealtimeSession[Any]):
         future: asyncio.Future[llm.GenerationCreatedEvent] = (
             asyncio.get_running_loop().create_future()
         )
+        self._record("generate_reply")
+        if self.fail_replies:
+            future.set_exception(llm.RealtimeError("generate_reply timed out."))
+            return future
         event = self.generation(text="Thanks, noted.", user_initiated=True)
         future.set_result(event)
         if self.realtime_model_fake.emit_replies:
             self.emit("generation_created", event)
-        self._record("generate_reply")
         return future
 
     def commit_audio(self) -> None:

@@ -294,6 +294,19 @@ async def test_refused_update_is_a_provider_error() -> None:
     await session.aclose()
 
 
+async def test_failed_reply_is_an_error_event_and_later_replies_go_out() -> None:
+    session, fake = await connect()
+    fake.fail_replies = True
+    await session.say("first")
+    error = await anext(e async for e in session.events() if isinstance(e, ProviderErrorEvent))
+    assert (error.error.code, error.error.recoverable) == ("generate_reply_failed", True)
+    assert "timed out" in str(error.error)
+    fake.fail_replies = False
+    await session.say("second")
+    await fake.wait_until(lambda: fake.count("generate_reply") == 2)
+    await session.aclose()
+
+
 async def test_failed_setup_closes_the_session() -> None:
     model = FakeRealtimeModel()
     model.fail_setup = True

@@ -314,7 +314,7 @@ class LiveKitProviderSession(ProviderSession):
             try:
                 created = self.realtime_session.generate_reply(instructions=instructions)
                 event = await asyncio.shield(created)
-            except llm.RealtimeError as exc:
+            except Exception as exc:  # RealtimeError (e.g. timed out), or a plugin's bug
                 self._put(
                     ProviderErrorEvent(
                         ProviderError(
