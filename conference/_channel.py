@@ -14,24 +14,18 @@ import enum
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from providers.base import (
-    AudioOutEvent,
     ProviderEvent,
     ProviderSession,
-    SessionConfig,
     TranscriptionEvent,
 )
 from voice_hitl import (
     AITool,
     ChannelClosedError,
     ChannelType,
-    Door,
     HumanInputToolHandler,
-    ProviderError,
-    SessionDriver,
     ToolGate,
     ToolHandler,
     VoiceKit,
@@ -40,16 +34,16 @@ from voice_hitl import (
 from ._approval import ApprovalRequest, ApprovalResult
 from ._attribution import TurnAttribution
 from ._backend import (
-    ConferenceAudio,
     ConferenceBackend,
     ConferenceEvent,
+    MixedFrame,
     Participant,
     ParticipantLeft,
     SpeakerTranscription,
 )
 from ._config import ConferenceRealtimeConfig
 from ._desk import AnswerDesk
-from ._serving import ConferenceHumanInput
+from ._plug import RealtimePlug
 
 __all__ = ["CHANNEL_CLOSED", "UNPLUGGED", "ConferenceChannel"]
 
@@ -64,20 +58,6 @@ T = TypeVar("T")
 class _State(enum.Enum):
     OPEN = "open"
     CLOSED = "closed"
-
-
-@dataclass(eq=False)
-class _Plug:
-    """One plugged provider: its gate, session, driver, audio lane and audio pump."""
-
-    config: ConferenceRealtimeConfig
-    gate: ToolGate
-    human: ConferenceHumanInput | None
-    provider_session: ProviderSession
-    driver: SessionDriver
-    lane: ConferenceAudio
-    pump: asyncio.Task[None] | None = None
-    interrupted: bool = False
 
 
 class ConferenceChannel:
@@ -103,7 +83,7 @@ class ConferenceChannel:
         self.realtime = realtime
         self._state = _State.OPEN
         self._kit: VoiceKit | None = None
-        self._plug: _Plug | None = None
+        self._plug: RealtimePlug | None = None
         self._lock = asyncio.Lock()
         self._scopes: set[HumanInputToolHandler] = set()
         self._receipt_key = secrets.token_bytes(32)
@@ -195,7 +175,7 @@ class ConferenceChannel:
         if self._plug is not None:
             self._wire(self._plug)
 
-    def _wire(self, plug: _Plug) -> None:
+    def _wire(self, plug: RealtimePlug) -> None:
         plug.gate.kit = self._kit
         if plug.human is not None:
             plug.human.handler.reopen(self._channel_id)
@@ -242,59 +222,23 @@ class ConferenceChannel:
                     f"conference {self._channel_id!r} already has a realtime provider plugged; "
                     "unplug it first"
                 )
-            human = (
-                ConferenceHumanInput(config.human_input_handler, self._desk)
-                if config.human_input_handler is not None
-                else None
-            )
-            gate = ToolGate(
+            plug = await RealtimePlug.connect(
                 self._channel_id,
-                ChannelType.CONFERENCE,
-                tools=config.tools,
-                tool_handler=config.tool_handler,
-                human_input=human,
-                tool_timeout_seconds=config.tool_timeout_seconds,
-            )
-            session_id = f"conf_{secrets.token_hex(6)}"
-            session_config = SessionConfig(
-                instructions=config.instructions,
-                tools=tuple(gate.toolset.values()),
-                session_id=session_id,
-                room_id=self._channel_id,
-            )
-            provider_session = await config.provider.connect(session_config)
-            lane = self.backend.open_audio()
-
-            async def play(event: AudioOutEvent) -> None:
-                await lane.play(event.frame)
-
-            driver = SessionDriver(
-                provider_session,
-                gate,
-                session_id=session_id,
-                room_id=self._channel_id,
-                door=Door.CONFERENCE,
+                config,
+                desk=self._desk,
+                backend=self.backend,
                 actor=self._turn.actor,
-                play_audio=play,
-                stop_playback=lane.stop_playback,
+                listener=self._on_provider_event,
             )
-            driver.add_listener(self._on_provider_event)
-            plug = _Plug(config, gate, human, provider_session, driver, lane)
-            if human is not None:
-                self._scopes.add(human.inner)
+            if plug.human is not None:
+                self._scopes.add(plug.human.inner)
             self._wire(plug)
             self._plug = plug
-            driver.start()
-            plug.pump = asyncio.create_task(self._pump(plug), name=f"mix-in-{session_id}")
+            plug.start(self._on_frame)
 
-    async def _pump(self, plug: _Plug) -> None:
-        try:
-            async for frame in plug.lane.mixed():
-                for speaker in frame.speakers:
-                    self._turn.heard(speaker if speaker in self.backend.participants else None)
-                await plug.provider_session.send_audio(frame.samples)
-        except (ChannelClosedError, ProviderError) as exc:
-            logger.warning("conference %r: mixed audio stopped: %s", self._channel_id, exc)
+    def _on_frame(self, frame: MixedFrame) -> None:
+        for speaker in frame.speakers:
+            self._turn.heard(speaker if speaker in self.backend.participants else None)
 
     async def unplug_realtime(self) -> None:
         """Unplug the provider; the call and the roster go on. Idempotent.
@@ -313,33 +257,13 @@ class ConferenceChannel:
             if plug is None:
                 return
             try:
-                await self._disconnect(plug)
+                await plug.disconnect()
             finally:
                 try:
-                    await plug.driver.settle(reason)
-                    if plug.human is not None:
-                        plug.human.handler.set_notifier(self._channel_id, None)
-                        await plug.human.handler.close(channel_id=self._channel_id)
-                    plug.gate.kit = None
+                    await plug.settle(reason)
                 finally:
                     await plug.lane.aclose()
                     self._plug = None
-
-    async def _disconnect(self, plug: _Plug) -> None:
-        pump = plug.pump
-        if pump is not None:
-            pump.cancel()
-            await asyncio.gather(pump, return_exceptions=True)
-        if not plug.interrupted:
-            plug.interrupted = True
-            try:
-                await plug.provider_session.interrupt()
-            except (ChannelClosedError, ProviderError) as exc:
-                logger.warning(
-                    "conference %r: interrupt on unplug failed: %s", self._channel_id, exc
-                )
-        await plug.driver.stop_reading()
-        await plug.provider_session.aclose()
 
     # -- events ----------------------------------------------------------------------------
 
