@@ -163,6 +163,19 @@ class ConferenceChannel:
         """An open approval (a tool's ``approvers`` request, or one from :meth:`open_approval`)."""
         return self._desk.approval(request_id)
 
+    @property
+    def open_requests(self) -> list[str]:
+        """Ids of the open requests answers are routed to (questions and approvals)."""
+        return self._desk.open_ids
+
+    def add_approval_listener(
+        self, listener: Callable[[ApprovalRequest], None]
+    ) -> Callable[[], None]:
+        """Call ``listener(request)`` (synchronously; must not block) whenever an approval
+        opens, from a tool's ``approvers`` or from :meth:`open_approval`; returns a remover.
+        A listener that raises is logged and the others still run."""
+        return self._desk.add_approval_listener(listener)
+
     def approval_result(self, request_id: str) -> ApprovalResult | None:
         """A granted approval with its receipts (the last 128 are kept)."""
         return self._desk.approval_result(request_id)

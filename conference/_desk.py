@@ -72,6 +72,7 @@ class AnswerDesk:
         self._receipt_key = receipt_key
         self._retention = retention
         self._questions: dict[str, _Question] = {}
+        self._listeners: list[Callable[[ApprovalRequest], None]] = []
         self._granted: OrderedDict[str, ApprovalResult] = OrderedDict()
 
     # -- questions the human-input tools ask (the QuestionDesk side) ------------------------
@@ -100,6 +101,8 @@ class AnswerDesk:
             approval.add_done_callback(self._retain)
             approval.add_done_callback(lambda done: self._settle_tool_approval(done, handler))
         self._questions[pending.pending_id] = question
+        if question.approval is not None:
+            self._announce(question.approval)
 
     def _settle_tool_approval(
         self, approval: ApprovalRequest, handler: HumanInputToolHandler
@@ -145,7 +148,26 @@ class AnswerDesk:
         )
         approval.add_done_callback(self._retain)
         approval.add_done_callback(self._forget)
+        self._announce(approval)
         return approval
+
+    def add_approval_listener(
+        self, listener: Callable[[ApprovalRequest], None]
+    ) -> Callable[[], None]:
+        """Call ``listener(request)`` whenever an approval opens; returns a remover."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _announce(self, approval: ApprovalRequest) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(approval)
+            except Exception:
+                logger.exception(
+                    "conference %r: approval listener failed for %s",
+                    self.channel_id,
+                    approval.request_id,
+                )
 
     def _forget(self, approval: ApprovalRequest) -> None:
         self._questions.pop(approval.request_id, None)

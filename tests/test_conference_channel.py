@@ -66,7 +66,11 @@ async def test_hook_block_is_a_refusal_the_model_reads() -> None:
     @rig.kit.hook(HookTrigger.BEFORE_TOOL_USE, channel_types=[ChannelType.CONFERENCE])
     async def no_confirms(event: ToolUseEvent, ctx: HookContext) -> HookResult | None:
         assert event.door is Door.CONFERENCE
-        return HookResult.block("confirmations are off") if event.tool_name == "ConfirmAction" else None
+        return (
+            HookResult.block("confirmations are off")
+            if event.tool_name == "ConfirmAction"
+            else None
+        )
 
     read = await rig.call("ConfirmAction", {"action": "deploy", "approvers": ["alice"]})
     assert read.is_error and read.json() == {"error": "confirmations are off"}
@@ -237,7 +241,9 @@ async def test_actor_is_none_for_mixed_audio_and_the_speaker_when_attributed() -
     await rig.kit.aclose()
 
 
-async def test_unknown_speaker_makes_the_turn_unattributed(caplog: pytest.LogCaptureFixture) -> None:
+async def test_unknown_speaker_makes_the_turn_unattributed(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     rig = await make_rig()
     with caplog.at_level(logging.WARNING):
         rig.provider.simulate_transcription(rig.conf, "hi", role="user", speaker_id="zed")
