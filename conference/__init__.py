@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 
 from ._approval import Approval, ApprovalRequest, ApprovalResult
-from ._attribution import TurnAttribution
 from ._backend import (
     ConferenceAudio,
     ConferenceBackend,
@@ -57,7 +56,6 @@ __all__ = [
     "ParticipantJoined",
     "ParticipantLeft",
     "SpeakerTranscription",
-    "TurnAttribution",
     "mix_pcm16",
     "parse_addressing",
     "read_yes_no",
