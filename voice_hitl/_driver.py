@@ -89,6 +89,7 @@ class SessionDriver:
         self._reasoning_task: asyncio.Task[None] | None = None
         self._reasoning_wakeup = asyncio.Event()
         self._settled = False
+        self._stopped_reading = False
 
     def add_listener(self, listener: EventListener) -> Callable[[], None]:
         """Call ``listener`` for every event; returns a function that removes it."""
@@ -124,7 +125,7 @@ class SessionDriver:
         except ProviderError as exc:
             logger.error("session %r: provider failed: %s", self.session_id, exc)
         finally:
-            if not self._settled:
+            if not self._settled and not self._stopped_reading:
                 # The provider ended the session on its own: nothing may wait forever.
                 self._cancel_calls("the provider session ended")
 
@@ -300,8 +301,11 @@ class SessionDriver:
     async def stop_reading(self) -> None:
         """Stop reading events (cancel and await the reader). Idempotent.
 
+        Open calls stay open: the owner settles them with :meth:`settle` and its own reason.
+
         Cancellation: safe.
         """
+        self._stopped_reading = True
         reader = self._reader
         if reader is not None and not reader.done():
             reader.cancel()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -14,6 +14,7 @@ from ._exceptions import (
     UnservedToolCallError,
 )
 from ._human_input import HumanInputHandler
+from ._pending import PendingInput
 from ._tools import AITool, current_tool_context
 from ._types import ChannelType
 
@@ -80,11 +81,14 @@ class HumanInputToolHandler:
         arguments: dict[str, Any],
         *,
         channel_type: ChannelType | None = None,
+        on_created: Callable[[PendingInput], None] | None = None,
     ) -> str:
         """Ask a person and return the answer.
 
         Room, call id, channel and actor come from :func:`current_tool_context`;
-        ``channel_type`` names the door (the context's by default).
+        ``channel_type`` names the door (the context's by default). ``on_created`` is called
+        with the request as soon as it exists (already answerable, not yet waited on), so a
+        channel can route answers to it.
 
         Raises:
             UnservedToolCallError: ``name`` is not one of ``tool_names``.
@@ -108,6 +112,12 @@ class HumanInputToolHandler:
             channel_type=context.channel_type,
             actor_id=context.actor_id,
         )
+        if on_created is not None:
+            try:
+                on_created(pending)
+            except BaseException:
+                self.handler.release(pending.pending_id)
+                raise
         try:
             return await self.handler.wait(pending.pending_id, timeout=self.timeout)
         except TimeoutError:
