@@ -25,6 +25,7 @@ from ._backend import (
 from ._channel import CHANNEL_CLOSED, UNPLUGGED, ConferenceChannel
 from ._config import ConferenceRealtimeConfig
 from ._exceptions import AddressingError, ApprovalDeniedError, ApprovalTimeoutError
+from ._line import ConferenceLine
 from ._memory import InMemoryAudioLane, InMemoryConferenceBackend
 from ._mixer import mix_pcm16
 from ._receipts import ApprovalReceipt, Decision, sign_receipt, verify_receipt
@@ -46,6 +47,7 @@ __all__ = [
     "ConferenceBackend",
     "ConferenceChannel",
     "ConferenceEvent",
+    "ConferenceLine",
     "ConferenceListener",
     "ConferenceRealtimeConfig",
     "Decision",

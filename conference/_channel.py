@@ -19,13 +19,16 @@ from typing import Any, TypeVar
 from providers.base import (
     ProviderEvent,
     ProviderSession,
+    SpeechStartedEvent,
     TranscriptionEvent,
 )
 from voice_hitl import (
     AITool,
     ChannelClosedError,
     ChannelType,
+    Heard,
     HumanInputToolHandler,
+    PendingInputEvent,
     ToolGate,
     ToolHandler,
     VoiceKit,
@@ -43,6 +46,7 @@ from ._backend import (
 )
 from ._config import ConferenceRealtimeConfig
 from ._desk import AnswerDesk
+from ._line import ConferenceLine
 from ._plug import RealtimePlug
 
 __all__ = ["CHANNEL_CLOSED", "UNPLUGGED", "ConferenceChannel"]
@@ -90,6 +94,7 @@ class ConferenceChannel:
         self._turn = TurnAttribution()
         self._desk = AnswerDesk(channel_id, lambda: self.backend.participants, self._key)
         self._remove_listener = backend.add_listener(self._on_backend_event)
+        self._speech_listeners: list[Callable[[Heard], None]] = []
 
     # -- properties ------------------------------------------------------------------------
 
@@ -280,7 +285,36 @@ class ConferenceChannel:
 
     # -- events ----------------------------------------------------------------------------
 
+    def add_speech_listener(self, listener: Callable[[Heard], None]) -> Callable[[], None]:
+        """Call ``listener`` with what the plugged provider heard participants say (attributed
+        final utterances, and speech starting); returns a remover."""
+        self._speech_listeners.append(listener)
+        return lambda: (
+            self._speech_listeners.remove(listener) if listener in self._speech_listeners else None
+        )
+
+    def find_line(self, event: PendingInputEvent) -> ConferenceLine | None:
+        """The line a spoken dialogue asks ``event`` on (None when unplugged or not ours)."""
+        if event.channel_id != self._channel_id or self._plug is None:
+            return None
+        return ConferenceLine(self)
+
+    def addressed_participants(self, event: PendingInputEvent) -> list[str] | None:
+        """Ids of the participants who must answer ``event`` (None: anyone in the call)."""
+        addressed = self.addressed_to(event.pending_id)
+        return None if addressed is None else [p.participant_id for p in addressed]
+
+    def _hear(self, heard: Heard) -> None:
+        for listener in list(self._speech_listeners):
+            try:
+                listener(heard)
+            except Exception:
+                logger.exception("conference %r: speech listener failed", self._channel_id)
+
     def _on_provider_event(self, event: ProviderEvent) -> None:
+        if isinstance(event, SpeechStartedEvent):
+            self._hear(Heard("speech_started"))
+            return
         if not isinstance(event, TranscriptionEvent) or not event.final:
             return
         if event.role == "assistant":
@@ -296,6 +330,7 @@ class ConferenceChannel:
             self._turn.heard(None)
             return
         self._turn.heard(speaker)
+        self._hear(Heard("speech", event.text, speaker))
         self._desk.spoken(speaker, event.text)
 
     def _on_backend_event(self, event: ConferenceEvent) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 
+from ._answer_json import answer_json
 from ._call_line import CallLine, Heard, Inbox
 from ._driver import EventListener, SessionDriver
 from ._exceptions import (
@@ -38,7 +39,7 @@ from ._reasoning import (
     TranscriptEntry,
 )
 from ._recovery import RecoveredCall, recover_tool_call
-from ._responder import AnswerableChannel, OperatorRequest, VoiceResponder, answer_json
+from ._responder import AnswerableChannel, OperatorRequest, VoiceResponder
 from ._tools import (
     AITool,
     ToolCallContext,

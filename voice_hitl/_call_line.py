@@ -12,13 +12,14 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from ._pending import PendingInputEvent
 from ._provider_events import (
     PCM16,
     ProviderEvent,
     SpeechStartedEvent,
     TranscriptionEvent,
 )
-from .speech import AnswerSpec
+from .speech import Answer, AnswerSpec
 from .speech.dtmf import DtmfDetector
 
 __all__ = ["CallLine", "Heard", "Inbox"]
@@ -94,6 +95,10 @@ class CallLine(Protocol):
 
         Cancellation: safe.
         """
+
+    def deliver(self, event: PendingInputEvent, answer: Answer, actor_id: str | None) -> bool:
+        """Settle (or, for a quorum, count toward settling) ``event`` with ``answer``."""
+        ...
 
     def listen(
         self, addressed: Collection[str] | None = None, expecting: AnswerSpec | None = None

@@ -11,12 +11,12 @@ its dialogue is cancelled at once.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Protocol
 
+from ._answer_json import answer_json
 from ._call_line import CallLine, Heard, Inbox
 from ._hooks import HookContext, HookExecution, HookTrigger
 from ._human_input import HumanInputHandler
@@ -63,20 +63,6 @@ class OperatorRequest:
     request: PendingInputEvent
     transcript: str
     actor_id: str | None
-
-
-def answer_json(answer: Answer, actor_id: str | None) -> str:
-    """The JSON a spoken or keyed answer resolves its request with."""
-    return json.dumps(
-        {
-            "answer": answer.value,
-            "choice_id": answer.choice_id,
-            "transcript": answer.transcript,
-            "confidence": round(answer.confidence, 3),
-            "via": answer.via,
-            "actor_id": actor_id,
-        }
-    )
 
 
 class VoiceResponder:
@@ -151,15 +137,19 @@ class VoiceResponder:
             prompt = phrase_question(event.tool_name, spec)
             misses = 0
             while True:
-                await line.say(prompt)
+                if prompt:
+                    await line.say(prompt)
                 understood, heard = await self._hear(inbox, spec, line)
                 if isinstance(understood, Answer):
                     if not await self._accepted(inbox, line, spec, understood):
                         prompt = phrase_question(event.tool_name, spec)
                         continue
-                    actor = heard.speaker_id or event.actor_id
-                    handler.resolve(event.pending_id, answer_json(understood, actor))
-                    return
+                    line.deliver(event, understood, heard.speaker_id or event.actor_id)
+                    if event.pending_id not in handler.pending:
+                        return
+                    # A quorum still needs other people: keep listening, do not ask again.
+                    prompt = ""
+                    continue
                 if isinstance(understood, MetaAnswer):
                     if understood.intent is MetaIntent.REPEAT:
                         prompt = phrase_question(event.tool_name, spec)

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
+from ._answer_json import answer_json
 from ._call_line import DtmfTap, Inbox, feed_provider_event
-from .speech import AnswerSpec
+from ._pending import PendingInputEvent
+from .speech import Answer, AnswerSpec
 
 if TYPE_CHECKING:
     from ._voice_channel import RealtimeVoiceChannel, VoiceSession
@@ -36,6 +38,13 @@ class VoiceLine:
         await self.session.provider_session.interrupt()
         if self.channel.transport is not None:
             await self.channel.transport.stop_playback(self.session.session_id)
+
+    def deliver(self, event: PendingInputEvent, answer: Answer, actor_id: str | None) -> bool:
+        """Resolve the request with the answer's JSON."""
+        human = self.channel.human_input_handler
+        if human is None:
+            return False
+        return human.handler.resolve(event.pending_id, answer_json(answer, actor_id))
 
     def listen(
         self, addressed: Collection[str] | None = None, expecting: AnswerSpec | None = None
