@@ -92,6 +92,8 @@ class ConferenceChannel:
         self._scopes: set[HumanInputToolHandler] = set()
         self._receipt_key = secrets.token_bytes(32)
         self._turn = TurnAttribution()
+        self._utterance: set[str | None] = set()  # who was heard since the last utterance
+        self._provider_listeners: list[Callable[[ProviderEvent], None]] = []
         self._desk = AnswerDesk(channel_id, lambda: self.backend.participants, self._key)
         self._remove_listener = backend.add_listener(self._on_backend_event)
         self._speech_listeners: list[Callable[[Heard], None]] = []
@@ -256,7 +258,9 @@ class ConferenceChannel:
 
     def _on_frame(self, frame: MixedFrame) -> None:
         for speaker in frame.speakers:
-            self._turn.heard(speaker if speaker in self.backend.participants else None)
+            who = speaker if speaker in self.backend.participants else None
+            self._turn.heard(who)
+            self._utterance.add(who)
 
     async def unplug_realtime(self) -> None:
         """Unplug the provider; the call and the roster go on. Idempotent.
@@ -311,7 +315,24 @@ class ConferenceChannel:
             except Exception:
                 logger.exception("conference %r: speech listener failed", self._channel_id)
 
+    def add_provider_listener(
+        self, listener: Callable[[ProviderEvent], None]
+    ) -> Callable[[], None]:
+        """Observe the plugged provider's events (this plug and later ones); returns a
+        remover. The listener must not block."""
+        self._provider_listeners.append(listener)
+        return lambda: (
+            self._provider_listeners.remove(listener)
+            if listener in self._provider_listeners
+            else None
+        )
+
     def _on_provider_event(self, event: ProviderEvent) -> None:
+        for listener in list(self._provider_listeners):
+            try:
+                listener(event)
+            except Exception:
+                logger.exception("conference %r: provider listener failed", self._channel_id)
         if isinstance(event, SpeechStartedEvent):
             self._hear(Heard("speech_started"))
             return
@@ -320,9 +341,14 @@ class ConferenceChannel:
         if event.role == "assistant":
             self._turn.bot_spoke()
             return
+        # The provider's own attribution, else the backend's: the one participant heard
+        # during this utterance. Overlapping speakers make it nobody's answer.
+        heard, self._utterance = self._utterance, set()
         speaker = event.speaker_id
+        if speaker is None and len(heard) == 1:
+            speaker = next(iter(heard))
         if speaker is None:
-            return  # the provider heard the mix; the backend's attribution stands
+            return
         if speaker not in self.backend.participants:
             logger.warning(
                 "conference %r: speaker %r is not on the roster", self._channel_id, speaker

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass
 
 from providers.base import RealtimeProvider
-from voice_hitl import AITool, HumanInputToolHandler, ToolHandler
+from voice_hitl import AITool, HumanInputToolHandler, ReasoningBackend, ToolHandler
 
 __all__ = ["ConferenceRealtimeConfig"]
 
@@ -27,6 +27,9 @@ class ConferenceRealtimeConfig:
             ``quorum`` in their arguments address them to participants.
         tool_timeout_seconds: The bound on each host tool call.
         instructions: The model's instructions.
+        reasoning_backend: Takes the bot's turns and may call tools (the reasoning door),
+            for a provider without a model of its own (e.g. the local cascade).
+        sample_rate: The rate of the mixed audio sent to the provider and of its output.
 
     Raises:
         ValueError: ``tool_timeout_seconds`` is not positive.
@@ -39,6 +42,8 @@ class ConferenceRealtimeConfig:
     human_input_handler: HumanInputToolHandler | None = None
     tool_timeout_seconds: float = 10.0
     instructions: str = ""
+    reasoning_backend: ReasoningBackend | None = None
+    sample_rate: int = 24_000
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tools", tuple(self.tools))

@@ -50,6 +50,10 @@ class ConferenceLine:
     ) -> Inbox:
         """Hear attributed speech of ``addressed`` participants (anyone's when None)."""
         inbox = Inbox(addressed if addressed is not None else None)
+        session = self.channel.provider_session
+        if session is not None:
+            session.expect_answer(expecting)
+            inbox.on_close(lambda: session.expect_answer(None))
 
         def from_backend(event: ConferenceEvent) -> None:
             if isinstance(event, SpeakerTranscription) and event.final:

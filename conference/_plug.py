@@ -8,7 +8,7 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from providers.base import AudioOutEvent, ProviderSession, SessionConfig
+from providers.base import AudioFormat, AudioOutEvent, ProviderSession, SessionConfig
 from voice_hitl import (
     ChannelClosedError,
     ChannelType,
@@ -75,6 +75,8 @@ class RealtimePlug:
             SessionConfig(
                 instructions=config.instructions,
                 tools=tuple(gate.toolset.values()),
+                input_format=AudioFormat(config.sample_rate),
+                output_format=AudioFormat(config.sample_rate),
                 session_id=session_id,
                 room_id=channel_id,
             )
@@ -91,6 +93,7 @@ class RealtimePlug:
             room_id=channel_id,
             door=Door.CONFERENCE,
             actor=actor,
+            reasoning_backend=config.reasoning_backend,
             play_audio=play,
             stop_playback=lane.stop_playback,
         )

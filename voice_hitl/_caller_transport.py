@@ -36,13 +36,17 @@ class CallerTurn:
         label: What it is, for timelines ("five hundred dollars").
         barge_in: Start ``barge_in_delay`` seconds after the agent starts its next turn,
             instead of waiting for the agent to finish.
-        opens_call: Speak at once, without waiting for the agent (the call's opening line).
+        after: When to speak: ``"agent"`` once the agent's next turn ends; ``"heard"`` once
+            the previous caller turn has been transcribed (a second person answering right
+            after the first); ``"now"`` at once (the call's opening line).
+        speaker: Who speaks it, where several people share the line (a conference).
     """
 
     audio: PCM16 = field(repr=False)
     label: str = ""
     barge_in: bool = False
-    opens_call: bool = False
+    after: Literal["agent", "heard", "now"] = "agent"
+    speaker: str | None = None
 
 
 class ScriptedCallerTransport:
@@ -93,12 +97,14 @@ class ScriptedCallerTransport:
         self._agent: list[tuple[int, PCM16]] = []
         self._agent_cursor = 0
         self._agent_turns_done = 0
+        self._caller_heard = 0
         self._agent_turns_started = 0
         self._agent_speaking = False
         self._turn_start = 0
         self._changed = asyncio.Event()
         self.finished = asyncio.Event()
         self.turns_played: list[tuple[float, str]] = []
+        self.speaker: str | None = None  # who is speaking now (the current turn's speaker)
         self._closed = False
 
     @classmethod
@@ -107,7 +113,8 @@ class ScriptedCallerTransport:
     ) -> ScriptedCallerTransport:
         """Build a caller from WAV recordings (loaded and resampled in a worker thread).
 
-        A file name containing ``barge_in`` marks a barge-in turn; the first turn opens the call.
+        A file name containing ``barge_in`` marks a barge-in turn; the first turn opens the
+        call (it does not wait for the agent).
 
         Cancellation: safe.
         """
@@ -121,7 +128,7 @@ class ScriptedCallerTransport:
                         resample_pcm16(audio, rate, sample_rate),
                         Path(path).stem,
                         barge_in="barge_in" in Path(path).stem,
-                        opens_call=index == 0,
+                        after="agent" if index else "now",
                     )
                 )
             return turns
@@ -131,7 +138,11 @@ class ScriptedCallerTransport:
     # -- what the agent does -------------------------------------------------------------
 
     def observe(self, event: ProviderEvent) -> None:
-        """Session listener: an assistant's final transcription ends the agent's turn."""
+        """Session listener: an assistant's final transcription ends the agent's turn; a
+        user's final transcription means the caller's last turn was heard."""
+        if isinstance(event, TranscriptionEvent) and event.role == "user" and event.final:
+            self._caller_heard += 1
+            self._notify()
         if isinstance(event, TranscriptionEvent) and event.role == "assistant" and event.final:
             self._agent_turns_done += 1
             if not self._agent_speaking:  # a turn with no audio (text-only provider)
@@ -192,13 +203,17 @@ class ScriptedCallerTransport:
             raise ChannelClosedError("a scripted caller serves one session")
         self._session_id = session_id
         done_before = 0
+        heard_before = 0
         for turn in self.turns:
             if turn.barge_in:
                 async for frame in self._idle_until_agent("started", self._agent_turns_started):
                     yield frame
                 async for frame in self._idle_until(self._turn_start + self._barge_in_delay):
                     yield frame
-            elif not turn.opens_call:
+            elif turn.after == "heard":
+                async for frame in self._idle_until_agent("heard", heard_before):
+                    yield frame
+            elif turn.after == "agent":
                 async for frame in self._idle_until_agent("done", done_before):
                     yield frame
                 # Let the agent's audio finish playing before the caller answers.
@@ -207,7 +222,9 @@ class ScriptedCallerTransport:
             if self._closed:
                 break
             self.turns_played.append((self.clock / self.sample_rate, turn.label))
+            self.speaker = turn.speaker
             done_before = self._agent_turns_done
+            heard_before = self._caller_heard
             audio = np.concatenate([turn.audio, self._silence(self._trailing)])
             for start in range(0, len(audio), self._frame):
                 if self._closed:
@@ -218,14 +235,17 @@ class ScriptedCallerTransport:
             yield frame
         self.finished.set()
 
-    def _agent_turns(self, which: Literal["started", "done"]) -> int:
+    def _count(self, which: Literal["started", "done", "heard"]) -> int:
+        if which == "heard":
+            return self._caller_heard
         return self._agent_turns_started if which == "started" else self._agent_turns_done
 
     async def _idle_until_agent(
-        self, which: Literal["started", "done"], seen: int
+        self, which: Literal["started", "done", "heard"], seen: int
     ) -> AsyncIterator[PCM16]:
-        """Keep the line open until the agent has ``started``/``done`` more than ``seen`` turns."""
-        async for frame in self._idle_while(lambda: self._agent_turns(which) <= seen):
+        """Keep the line open until more than ``seen`` agent turns have ``started``/``done``
+        (or caller turns were ``heard``)."""
+        async for frame in self._idle_while(lambda: self._count(which) <= seen):
             yield frame
 
     async def _idle_until(self, target: int) -> AsyncIterator[PCM16]:

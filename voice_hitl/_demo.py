@@ -3,7 +3,8 @@
 A recorded caller asks to move money; the agent (a reasoning backend) calls
 ``AskUserQuestion`` and ``ConfirmAction`` through the human-input tools; a
 :class:`VoiceResponder` asks aloud with a local synthesiser; the caller's recorded answers are
-recognised and understood; the tools resume; the call ends. Needs the ``speech`` extra.
+recognised and understood; the tools resume; the call ends. ``--conference`` runs a meeting
+instead: two participants must both approve, aloud. Needs the ``speech`` extra.
 """
 
 from __future__ import annotations
@@ -11,23 +12,39 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from ._caller_transport import ScriptedCallerTransport
-from ._demo_agent import ASK_USER_QUESTION, CONFIRM_ACTION, TransferAgent
+from ._caller_transport import CallerTurn, ScriptedCallerTransport
+from ._demo_agent import (
+    APPROVE_ACTION,
+    ASK_USER_QUESTION,
+    CONFIRM_ACTION,
+    ApprovalAgent,
+    TransferAgent,
+)
 from ._human_input_tools import HumanInputToolHandler
 from ._kit import VoiceKit
+from ._provider import AudioFormat
 from ._responder import VoiceResponder
 from ._timeline import Timeline
 from ._voice_channel import RealtimeVoiceChannel
 
-__all__ = ["DEMO_CALLER", "DemoResult", "add_demo_command", "run_demo"]
+if TYPE_CHECKING:
+    from conference import InMemoryConferenceBackend
+
+__all__ = ["DEMO_CALLER", "FIXTURES", "DemoResult", "add_demo_command", "run_demo"]
 
 FIXTURES = Path(__file__).resolve().parent.parent / "audio_fixtures" / "demo"
 DEMO_CALLER = ("01_opening.wav", "02_amount.wav", "03_confirm.wav")
+MEETING: tuple[tuple[str, str, Literal["agent", "heard", "now"]], ...] = (
+    ("alice", "01_opening.wav", "now"),
+    ("alice", "alice_approve.wav", "agent"),
+    ("bob", "bob_approve.wav", "heard"),
+)
 
 
 @dataclass
@@ -36,7 +53,6 @@ class DemoResult:
 
     transfers: list[float]
     timeline: list[dict[str, Any]]
-    tool_results: list[dict[str, Any]]
     answer_latencies: list[float] = field(default_factory=list)
     wall_seconds: float = 0.0
     call_seconds: float = 0.0
@@ -47,62 +63,41 @@ async def run_demo(
     *,
     speed: float = 1.0,
     out_dir: Path | None = None,
+    conference: bool = False,
     caller: tuple[str, ...] = DEMO_CALLER,
     fixtures: Path = FIXTURES,
     timeout: float = 60.0,
     printing: bool = True,
 ) -> DemoResult:
-    """Run the demo call and return what happened.
+    """Run the demo call (or meeting) and return what happened.
 
     Cancellation: safe; the call is ended and its requests settled.
     """
-    from providers.local import LocalCascadeProvider
-
     started = time.perf_counter()
-    transport = await ScriptedCallerTransport.from_wav_files(
-        [fixtures / name for name in caller], speed=speed
-    )
     kit = VoiceKit()
-    human = HumanInputToolHandler(
-        {"AskUserQuestion", "ConfirmAction"},
-        timeout=timeout,
-        tool_definitions=[ASK_USER_QUESTION, CONFIRM_ACTION],
-    )
-    agent = TransferAgent()
-    voice = RealtimeVoiceChannel(
-        "phone",
-        provider=LocalCascadeProvider(),
-        transport=transport,
-        human_input_handler=human,
-        reasoning_backend=agent,
-        instructions="You move money between the caller's accounts, only with their yes.",
-    )
-    voice.input_format = voice.output_format = _format(transport.sample_rate)
-    kit.register_channel(voice)
-    responder = VoiceResponder(kit, reprompts=2)
-    responder.serve(voice)
+    if conference:
+        transport = await _meeting_caller(fixtures, speed)
+    else:
+        transport = await ScriptedCallerTransport.from_wav_files(
+            [fixtures / name for name in caller], speed=speed
+        )
     timeline = Timeline(
         kit,
         call_clock=lambda: transport.clock / transport.sample_rate,
-        out=None if not printing else __import__("sys").stdout,
+        out=sys.stdout if printing else None,
     )
-    tool_results: list[dict[str, Any]] = []
+    responder = VoiceResponder(kit, reprompts=2)
     try:
-        session = await voice.start_session("demo-room", participant_id="caller")
-        session.add_listener(transport.observe)
-        session.add_listener(timeline.observe)
-        timeline.add("call", "started (offline: local recogniser and synthesiser)")
-        await transport.finished.wait()
-        timeline.add("call", "caller hung up")
-        await voice.end_session(session)
-        tool_results = [{"tool": r.outcome, "text": r.text} for r in _results(voice, agent)]
+        if conference:
+            transfers = await _meeting(kit, responder, transport, timeline, timeout)
+        else:
+            transfers = await _phone_call(kit, responder, transport, timeline, timeout)
     finally:
         await responder.aclose()
         await kit.aclose()
     result = DemoResult(
-        agent.transfers,
+        transfers,
         timeline.to_json(),
-        tool_results,
         timeline.answer_latencies,
         time.perf_counter() - started,
         transport.clock / transport.sample_rate,
@@ -110,37 +105,126 @@ async def run_demo(
     if out_dir is not None:
         files = await transport.write_recordings(out_dir)
         transcript = out_dir / "transcript.json"
-        payload = json.dumps(_asdict(result), indent=2)
-        await asyncio.to_thread(transcript.write_text, payload)
+        await asyncio.to_thread(transcript.write_text, json.dumps(asdict(result), indent=2))
         result.files = [str(p) for p in [*files, transcript]]
     return result
 
 
-def _format(rate: int) -> Any:
-    from ._provider import AudioFormat
+async def _phone_call(
+    kit: VoiceKit,
+    responder: VoiceResponder,
+    transport: ScriptedCallerTransport,
+    timeline: Timeline,
+    timeout: float,
+) -> list[float]:
+    from providers.local import LocalCascadeProvider
 
-    return AudioFormat(rate)
+    agent = TransferAgent()
+    voice = RealtimeVoiceChannel(
+        "phone",
+        provider=LocalCascadeProvider(),
+        transport=transport,
+        human_input_handler=HumanInputToolHandler(
+            {"AskUserQuestion", "ConfirmAction"},
+            timeout=timeout,
+            tool_definitions=[ASK_USER_QUESTION, CONFIRM_ACTION],
+        ),
+        reasoning_backend=agent,
+    )
+    voice.input_format = voice.output_format = AudioFormat(transport.sample_rate)
+    kit.register_channel(voice)
+    responder.serve(voice)
+    session = await voice.start_session("demo-room", participant_id="caller")
+    session.add_listener(transport.observe)
+    session.add_listener(timeline.observe)
+    timeline.add("call", "started (offline: local recogniser and synthesiser)")
+    await transport.finished.wait()
+    timeline.add("call", "caller hung up")
+    await voice.end_session(session)
+    return agent.transfers
 
 
-def _results(voice: RealtimeVoiceChannel, agent: TransferAgent) -> list[Any]:
-    del voice
-    return []
+async def _meeting_caller(fixtures: Path, speed: float) -> ScriptedCallerTransport:
+    from ._audio import read_wav_pcm16, resample_pcm16
+
+    def load() -> list[CallerTurn]:
+        turns = []
+        for speaker, name, after in MEETING:
+            audio, rate = read_wav_pcm16(fixtures / name)
+            turns.append(
+                CallerTurn(
+                    resample_pcm16(audio, rate, 16_000),
+                    f"{speaker}: {Path(name).stem}",
+                    after=after,
+                    speaker=speaker,
+                )
+            )
+        return turns
+
+    return ScriptedCallerTransport(await asyncio.to_thread(load), speed=speed)
 
 
-def _asdict(result: DemoResult) -> dict[str, Any]:
-    from dataclasses import asdict
+async def _meeting(
+    kit: VoiceKit,
+    responder: VoiceResponder,
+    transport: ScriptedCallerTransport,
+    timeline: Timeline,
+    timeout: float,
+) -> list[float]:
+    from conference import ConferenceChannel, ConferenceRealtimeConfig, InMemoryConferenceBackend
+    from providers.local import LocalCascadeProvider
 
-    return asdict(result)
+    backend = InMemoryConferenceBackend(frame_samples=transport.sample_rate // 50)
+    backend.join("alice", "Alice")
+    backend.join("bob", "Bob")
+    agent = ApprovalAgent()
+    human = HumanInputToolHandler(
+        {"ConfirmAction"}, timeout=timeout, tool_definitions=[APPROVE_ACTION]
+    )
+    meeting = ConferenceChannel(
+        "meeting",
+        backend=backend,
+        realtime=ConferenceRealtimeConfig(
+            LocalCascadeProvider(),
+            human_input_handler=human,
+            reasoning_backend=agent,
+            sample_rate=transport.sample_rate,
+        ),
+    )
+    kit.register_channel(meeting)
+    responder.serve(meeting)
+    meeting.add_provider_listener(transport.observe)
+    meeting.add_provider_listener(timeline.observe)
+    await meeting.plug_realtime()
+    timeline.add("meeting", "started with Alice and Bob (offline)")
+    feeding = asyncio.create_task(_feed_meeting(transport, backend), name="meeting-audio")
+    try:
+        await transport.finished.wait()
+        timeline.add("meeting", "everyone hung up")
+    finally:
+        feeding.cancel()
+        await asyncio.gather(feeding, return_exceptions=True)
+        await meeting.close()
+    return agent.transfers
+
+
+async def _feed_meeting(
+    transport: ScriptedCallerTransport, backend: InMemoryConferenceBackend
+) -> None:
+    """Each participant's recorded turns go into the call; one mixed frame per frame."""
+    async for frame in transport.caller_audio("meeting"):
+        backend.push_audio(transport.speaker or "alice", frame)
+        backend.tick()
 
 
 def _run(args: argparse.Namespace) -> int:
     out = Path(args.out)
-    result = asyncio.run(run_demo(speed=args.speed, out_dir=out))
+    result = asyncio.run(run_demo(speed=args.speed, out_dir=out, conference=args.conference))
     print()
     print(f"moved: {result.transfers or 'nothing'}")
     if result.answer_latencies:
         worst = max(result.answer_latencies) * 1000
-        print(f"answer -> tool result (after end of speech): worst {worst:.0f} ms")
+        print(f"end of answer -> tool result: worst {worst:.0f} ms (after end-of-speech silence)")
     print(f"call {result.call_seconds:.1f}s, wall {result.wall_seconds:.1f}s")
     print("wrote: " + ", ".join(result.files))
     return 0 if result.transfers else 1
@@ -155,4 +239,7 @@ def add_demo_command(subparsers: Any) -> None:
         "--speed", type=float, default=1.0, help="caller pace: 1 real time, 0 as fast as possible"
     )
     parser.add_argument("--out", default="demo-output", help="folder for audio and transcript")
+    parser.add_argument(
+        "--conference", action="store_true", help="a meeting: two participants approve aloud"
+    )
     parser.set_defaults(handler=_run)

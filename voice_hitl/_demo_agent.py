@@ -8,7 +8,13 @@ from typing import Any
 from ._reasoning import ReasoningReply, ReasoningTurn, ToolCaller
 from ._tools import AITool
 
-__all__ = ["ASK_USER_QUESTION", "CONFIRM_ACTION", "TransferAgent"]
+__all__ = [
+    "APPROVE_ACTION",
+    "ASK_USER_QUESTION",
+    "CONFIRM_ACTION",
+    "ApprovalAgent",
+    "TransferAgent",
+]
 
 ASK_USER_QUESTION = AITool(
     name="AskUserQuestion",
@@ -76,3 +82,51 @@ class TransferAgent:
             return ReasoningReply("Okay, I have not moved anything. Goodbye.")
         self.transfers.append(float(amount))
         return ReasoningReply(f"Done. {shown} dollars are now in your savings account. Goodbye.")
+
+
+APPROVE_ACTION = AITool(
+    name="ConfirmAction",
+    description="Have the named participants approve an action before doing it.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "action": {"type": "string"},
+            "approvers": {"type": "array", "items": {"type": "string"}},
+            "quorum": {"type": "integer", "minimum": 1},
+        },
+        "required": ["action"],
+        "additionalProperties": False,
+    },
+)
+
+
+class ApprovalAgent:
+    """A conference bot: when asked to move money, it needs two approvals, then reports."""
+
+    def __init__(self, approvers: tuple[str, ...] = ("alice", "bob"), amount: int = 500) -> None:
+        self.approvers = approvers
+        self.amount = amount
+        self.transfers: list[float] = []
+        self._turns = 0
+
+    async def respond(self, turn: ReasoningTurn, call_tool: ToolCaller) -> ReasoningReply | None:
+        """Take one turn of the meeting.
+
+        Cancellation: the turn is abandoned; its open approval is withdrawn.
+        """
+        self._turns += 1
+        if self._turns > 1:
+            return None
+        result = await call_tool(
+            "ConfirmAction",
+            {
+                "action": f"move {self.amount} dollars from the team budget to savings",
+                "approvers": list(self.approvers),
+                "quorum": len(self.approvers),
+            },
+        )
+        if result.is_error:
+            return ReasoningReply("The transfer was not approved, so I have not moved anything.")
+        names = " and ".join(json.loads(result.text).get("approvers", []))
+        self.transfers.append(float(self.amount))
+        return ReasoningReply(f"Approved by {names}. {self.amount} dollars moved. Thank you.")

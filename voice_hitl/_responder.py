@@ -65,6 +65,17 @@ class OperatorRequest:
     actor_id: str | None
 
 
+@dataclass(slots=True)
+class _Dialogue:
+    """One request being asked: what, how, on which line; ``asking`` while the question may
+    still be playing (said, and nothing heard since)."""
+
+    event: PendingInputEvent
+    spec: AnswerSpec
+    line: CallLine
+    asking: bool = False
+
+
 class VoiceResponder:
     """Asks human-input requests aloud on the channels it serves.
 
@@ -120,28 +131,30 @@ class VoiceResponder:
             if asyncio.current_task() is not task:
                 task.cancel("request settled")
 
+        dialogue = _Dialogue(event, spec, line)
         try:
             if human.handler.watch(event.pending_id, stop):
-                await self._converse(event, spec, line, human.handler)
+                await self._converse(dialogue, human.handler)
         except asyncio.CancelledError:
-            await asyncio.shield(line.stop_speaking())
+            if dialogue.asking:  # the question may still be playing: stop it
+                await asyncio.shield(line.stop_speaking())
             raise
         finally:
             self._dialogues.discard(task)
 
-    async def _converse(
-        self, event: PendingInputEvent, spec: AnswerSpec, line: CallLine, handler: HumanInputHandler
-    ) -> None:
+    async def _converse(self, dialogue: _Dialogue, handler: HumanInputHandler) -> None:
+        event, spec, line = dialogue.event, dialogue.spec, dialogue.line
         inbox = line.listen(self._addressed(event), spec)
         try:
             prompt = phrase_question(event.tool_name, spec)
             misses = 0
             while True:
                 if prompt:
+                    dialogue.asking = True
                     await line.say(prompt)
-                understood, heard = await self._hear(inbox, spec, line)
+                understood, heard = await self._hear(inbox, spec, dialogue)
                 if isinstance(understood, Answer):
-                    if not await self._accepted(inbox, line, spec, understood):
+                    if not await self._accepted(inbox, dialogue, understood):
                         prompt = phrase_question(event.tool_name, spec)
                         continue
                     line.deliver(event, understood, heard.speaker_id or event.actor_id)
@@ -176,11 +189,13 @@ class VoiceResponder:
         return None if addressed is None else addressed(event)
 
     async def _hear(
-        self, inbox: Inbox, spec: AnswerSpec, line: CallLine
+        self, inbox: Inbox, spec: AnswerSpec, dialogue: _Dialogue
     ) -> tuple[Answer | MetaAnswer | NoMatch, Heard]:
+        line = dialogue.line
         keys = ""
         while True:
             heard = await inbox.get()
+            dialogue.asking = False
             if heard.kind == "speech_started":
                 await line.stop_speaking()  # barge-in: the person talks over the question
                 continue
@@ -191,14 +206,13 @@ class VoiceResponder:
             if dtmf_entry_complete(keys, spec):
                 return dtmf_to_answer(keys, spec), heard
 
-    async def _accepted(
-        self, inbox: Inbox, line: CallLine, spec: AnswerSpec, answer: Answer
-    ) -> bool:
+    async def _accepted(self, inbox: Inbox, dialogue: _Dialogue, answer: Answer) -> bool:
         """True unless a read-back applies to ``answer`` and the person does not confirm it."""
-        if self.read_back is None or not self.read_back(spec, answer):
+        if self.read_back is None or not self.read_back(dialogue.spec, answer):
             return True
-        await line.say(phrase_read_back(answer))
-        understood, _ = await self._hear(inbox, _YES_OR_NO, line)
+        dialogue.asking = True
+        await dialogue.line.say(phrase_read_back(answer))
+        understood, _ = await self._hear(inbox, _YES_OR_NO, dialogue)
         return isinstance(understood, Answer) and understood.value is True
 
     async def _hand_to_operator(self, event: PendingInputEvent, heard: Heard) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from voice_hitl._provider import ProviderCapabilities, RealtimeProvider, SessionConfig
 
 from ._session import LocalCascadeSession, Recognizer
@@ -33,10 +35,11 @@ class LocalCascadeProvider(RealtimeProvider):
         self._recognizer = recognizer
         self._synthesizer = synthesizer
 
-    def _default_recognizer(self) -> Recognizer:
+    async def _default_recognizer(self) -> Recognizer:
         from voice_hitl.speech.asr import PocketsphinxRecognizer
 
-        recognizer: Recognizer = PocketsphinxRecognizer()
+        # Loading the acoustic model blocks for a moment: do it off the event loop.
+        recognizer: Recognizer = await asyncio.to_thread(PocketsphinxRecognizer)
         return recognizer
 
     async def connect(self, config: SessionConfig) -> LocalCascadeSession:
@@ -48,7 +51,7 @@ class LocalCascadeProvider(RealtimeProvider):
         Cancellation: safe.
         """
         if self._recognizer is None:
-            self._recognizer = self._default_recognizer()
+            self._recognizer = await self._default_recognizer()
         if self._synthesizer is None:
             self._synthesizer = default_synthesizer()
         session = LocalCascadeSession(config, self._recognizer, self._synthesizer)

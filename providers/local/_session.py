@@ -128,23 +128,37 @@ class LocalCascadeSession(ProviderSession):
     # -- the agent ---------------------------------------------------------------------------
 
     async def say(self, text: str) -> None:
+        """Synthesise and play ``text``; returns early (normally) if interrupted.
+
+        Cancellation: safe; the speech stops.
+        """
         self._check_open("say")
         async with self._say_lock:
-            self._speaking = asyncio.current_task()
+            speaking = self._speaking = asyncio.create_task(self._speak(text), name="local-tts")
             try:
-                audio, rate = await self.synthesizer.synthesize(text)
-                audio = resample_pcm16(audio, rate, self.out_rate)
-                step = max(1, int(self.out_rate * _CHUNK_S))
-                for start in range(0, len(audio), step):
-                    self._emit(AudioOutEvent(audio[start : start + step]))
-                self._emit(TranscriptionEvent("assistant", text, final=True))
+                await speaking
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    speaking.cancel()
+                    await asyncio.gather(speaking, return_exceptions=True)
+                    raise
+                # interrupt() stopped the speech; the caller of say() goes on.
             finally:
                 self._speaking = None
+
+    async def _speak(self, text: str) -> None:
+        audio, rate = await self.synthesizer.synthesize(text)
+        audio = resample_pcm16(audio, rate, self.out_rate)
+        step = max(1, int(self.out_rate * _CHUNK_S))
+        for start in range(0, len(audio), step):
+            self._emit(AudioOutEvent(audio[start : start + step]))
+        self._emit(TranscriptionEvent("assistant", text, final=True))
 
     async def interrupt(self) -> None:
         self._check_open("interrupt")
         speaking = self._speaking
-        if speaking is not None and speaking is not asyncio.current_task():
+        if speaking is not None:
             speaking.cancel("interrupted")
 
     async def submit_tool_result(self, call_id: str, output: str, *, is_error: bool) -> None:
@@ -164,4 +178,3 @@ class LocalCascadeSession(ProviderSession):
         if task is not None:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
-
