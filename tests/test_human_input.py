@@ -353,3 +353,20 @@ async def test_event_view_is_frozen_copy() -> None:
     with pytest.raises(TypeError):
         event.arguments["q"] = "y"  # type: ignore[index]
     handler.release(pending.pending_id)
+
+
+async def test_notification_that_closes_its_own_scope_does_not_deadlock() -> None:
+    handler = HumanInputHandler()
+    closed = asyncio.Event()
+
+    async def close_scope(event: PendingInputEvent) -> str | None:
+        await handler.close(channel_id="c")
+        closed.set()
+        return None
+
+    handler.set_notifier("c", close_scope)
+    pending = await handler.create("AskUserQuestion", {}, channel_id="c")
+    await closed.wait()
+    with pytest.raises(RuntimeError, match="closed"):
+        await handler.wait(pending.pending_id)
+    await handler.close()

@@ -10,6 +10,7 @@ import contextlib
 
 from ._answer_json import answer_json
 from ._call_line import CallLine, Heard, Inbox
+from ._caller_transport import CallerTurn, ScriptedCallerTransport
 from ._driver import EventListener, SessionDriver
 from ._exceptions import (
     ChannelClosedError,
@@ -54,6 +55,8 @@ from ._voice_channel import RealtimeVoiceChannel, VoiceSession
 from ._voice_line import VoiceLine
 
 __all__ = [
+    "CallerTurn",
+    "ScriptedCallerTransport",
     "CallLine",
     "Heard",
     "Inbox",

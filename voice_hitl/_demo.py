@@ -14,10 +14,12 @@ import asyncio
 import json
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from ._audio import read_wav_pcm16, resample_pcm16
 from ._caller_transport import CallerTurn, ScriptedCallerTransport
 from ._demo_agent import (
     APPROVE_ACTION,
@@ -36,11 +38,25 @@ from ._voice_channel import RealtimeVoiceChannel
 if TYPE_CHECKING:
     from conference import InMemoryConferenceBackend
 
-__all__ = ["DEMO_CALLER", "FIXTURES", "DemoResult", "add_demo_command", "run_demo"]
+__all__ = [
+    "FIXTURES",
+    "MEETING",
+    "PHONE_CALL",
+    "DemoResult",
+    "add_demo_command",
+    "load_turns",
+    "run_demo",
+]
+
+After = Literal["agent", "heard", "now"]
 
 FIXTURES = Path(__file__).resolve().parent.parent / "audio_fixtures" / "demo"
-DEMO_CALLER = ("01_opening.wav", "02_amount.wav", "03_confirm.wav")
-MEETING: tuple[tuple[str, str, Literal["agent", "heard", "now"]], ...] = (
+PHONE_CALL: tuple[tuple[str | None, str, After], ...] = (
+    (None, "01_opening.wav", "now"),
+    (None, "02_amount.wav", "agent"),
+    (None, "03_confirm.wav", "agent"),
+)
+MEETING: tuple[tuple[str | None, str, After], ...] = (
     ("alice", "01_opening.wav", "now"),
     ("alice", "alice_approve.wav", "agent"),
     ("bob", "bob_approve.wav", "heard"),
@@ -49,9 +65,11 @@ MEETING: tuple[tuple[str, str, Literal["agent", "heard", "now"]], ...] = (
 
 @dataclass
 class DemoResult:
-    """What a demo call produced."""
+    """What a demo call produced: what was moved, the timeline, the tool results the agent
+    read (name, outcome, text), and timings."""
 
     transfers: list[float]
+    tool_results: list[tuple[str, str, str]]
     timeline: list[dict[str, Any]]
     answer_latencies: list[float] = field(default_factory=list)
     wall_seconds: float = 0.0
@@ -64,26 +82,36 @@ async def run_demo(
     speed: float = 1.0,
     out_dir: Path | None = None,
     conference: bool = False,
-    caller: tuple[str, ...] = DEMO_CALLER,
-    fixtures: Path = FIXTURES,
+    turns: Sequence[CallerTurn] | None = None,
+    transport: ScriptedCallerTransport | None = None,
     timeout: float = 60.0,
     printing: bool = True,
+    kit: VoiceKit | None = None,
 ) -> DemoResult:
     """Run the demo call (or meeting) and return what happened.
+
+    Args:
+        speed: The caller's pace (0: as fast as possible).
+        out_dir: Where to write the call's audio and ``transcript.json`` (None: nowhere).
+        conference: A meeting where Alice and Bob must both approve, instead of a call.
+        turns: What the caller (or the meeting's people) say; the recorded default if None.
+        transport: A caller to use instead of ``turns`` (e.g. to hang up from outside).
+        timeout: The human-input handler's timeout, in seconds.
+        printing: Print the live timeline.
+        kit: A kit to use (to add hooks); a new one by default. It is closed at the end.
 
     Cancellation: safe; the call is ended and its requests settled.
     """
     started = time.perf_counter()
-    kit = VoiceKit()
-    if conference:
-        transport = await _meeting_caller(fixtures, speed)
-    else:
-        transport = await ScriptedCallerTransport.from_wav_files(
-            [fixtures / name for name in caller], speed=speed
-        )
+    kit = kit or VoiceKit()
+    if transport is None:
+        if turns is None:
+            turns = await asyncio.to_thread(load_turns, MEETING if conference else PHONE_CALL)
+        transport = ScriptedCallerTransport(turns, speed=speed)
+    caller = transport
     timeline = Timeline(
         kit,
-        call_clock=lambda: transport.clock / transport.sample_rate,
+        call_clock=lambda: caller.clock / caller.sample_rate,
         out=sys.stdout if printing else None,
     )
     responder = VoiceResponder(kit, reprompts=2)
@@ -97,6 +125,7 @@ async def run_demo(
         await kit.aclose()
     result = DemoResult(
         transfers,
+        timeline.tool_results,
         timeline.to_json(),
         timeline.answer_latencies,
         time.perf_counter() - started,
@@ -138,30 +167,36 @@ async def _phone_call(
     session.add_listener(transport.observe)
     session.add_listener(timeline.observe)
     timeline.add("call", "started (offline: local recogniser and synthesiser)")
-    await transport.finished.wait()
+    async with asyncio.timeout(_call_bound(transport, timeout)):
+        await transport.finished.wait()
     timeline.add("call", "caller hung up")
     await voice.end_session(session)
     return agent.transfers
 
 
-async def _meeting_caller(fixtures: Path, speed: float) -> ScriptedCallerTransport:
-    from ._audio import read_wav_pcm16, resample_pcm16
+def _call_bound(transport: ScriptedCallerTransport, timeout: float) -> float:
+    """A generous bound on the whole call, so a broken script fails instead of hanging."""
+    return 30.0 + (len(transport.turns) + 1) * timeout
 
-    def load() -> list[CallerTurn]:
-        turns = []
-        for speaker, name, after in MEETING:
-            audio, rate = read_wav_pcm16(fixtures / name)
-            turns.append(
-                CallerTurn(
-                    resample_pcm16(audio, rate, 16_000),
-                    f"{speaker}: {Path(name).stem}",
-                    after=after,
-                    speaker=speaker,
-                )
+
+def load_turns(
+    script: Sequence[tuple[str | None, str, After]], fixtures: Path = FIXTURES
+) -> list[CallerTurn]:
+    """Load recorded turns ``(speaker, file name, after)`` at 16 kHz (blocking: file I/O)."""
+    turns = []
+    for speaker, name, after in script:
+        audio, rate = read_wav_pcm16(fixtures / name)
+        label = Path(name).stem if speaker is None else f"{speaker}: {Path(name).stem}"
+        turns.append(
+            CallerTurn(
+                resample_pcm16(audio, rate, 16_000),
+                label,
+                barge_in="barge_in" in name,
+                after=after,
+                speaker=speaker,
             )
-        return turns
-
-    return ScriptedCallerTransport(await asyncio.to_thread(load), speed=speed)
+        )
+    return turns
 
 
 async def _meeting(
@@ -177,6 +212,7 @@ async def _meeting(
     backend = InMemoryConferenceBackend(frame_samples=transport.sample_rate // 50)
     backend.join("alice", "Alice")
     backend.join("bob", "Bob")
+    backend.join("carol", "Carol")  # in the meeting, but not an approver
     agent = ApprovalAgent()
     human = HumanInputToolHandler(
         {"ConfirmAction"}, timeout=timeout, tool_definitions=[APPROVE_ACTION]
@@ -196,10 +232,11 @@ async def _meeting(
     meeting.add_provider_listener(transport.observe)
     meeting.add_provider_listener(timeline.observe)
     await meeting.plug_realtime()
-    timeline.add("meeting", "started with Alice and Bob (offline)")
+    timeline.add("meeting", "started with Alice, Bob and Carol (offline)")
     feeding = asyncio.create_task(_feed_meeting(transport, backend), name="meeting-audio")
     try:
-        await transport.finished.wait()
+        async with asyncio.timeout(_call_bound(transport, timeout)):
+            await transport.finished.wait()
         timeline.add("meeting", "everyone hung up")
     finally:
         feeding.cancel()

@@ -246,7 +246,8 @@ class HookEngine:
 
         Cancellation: the tasks are cancelled first; cancelling stops only the wait.
         """
-        tasks = list(self._tasks)
+        current = asyncio.current_task()  # a hook closing the kit is left to finish
+        tasks = [task for task in self._tasks if task is not current]
         for task in tasks:
             task.cancel()
         if tasks:

@@ -450,6 +450,9 @@ class HumanInputHandler:
         for slot in slots:
             self._settle(slot, OutcomeKind.GIVEN_UP, reason)
             self._active.pop(slot.pending.pending_id, None)
+        # A notification that closes its own scope is left to finish by itself.
+        current = asyncio.current_task()
+        tasks = [task for task in tasks if task is not current]
         for task in tasks:
             task.cancel()
         if tasks:

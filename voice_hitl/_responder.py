@@ -67,8 +67,8 @@ class OperatorRequest:
 
 @dataclass(slots=True)
 class _Dialogue:
-    """One request being asked: what, how, on which line; ``asking`` while the question may
-    still be playing (said, and nothing heard since)."""
+    """One request being asked: what, how, on which line; ``asking`` while a prompt is
+    being handed to the line (a settlement then also stops the line's speech)."""
 
     event: PendingInputEvent
     spec: AnswerSpec
@@ -136,7 +136,7 @@ class VoiceResponder:
             if human.handler.watch(event.pending_id, stop):
                 await self._converse(dialogue, human.handler)
         except asyncio.CancelledError:
-            if dialogue.asking:  # the question may still be playing: stop it
+            if dialogue.asking:  # cut off mid-prompt: make sure the line stops speaking
                 await asyncio.shield(line.stop_speaking())
             raise
         finally:
@@ -150,8 +150,7 @@ class VoiceResponder:
             misses = 0
             while True:
                 if prompt:
-                    dialogue.asking = True
-                    await line.say(prompt)
+                    await self._say(dialogue, prompt)
                 understood, heard = await self._hear(inbox, spec, dialogue)
                 if isinstance(understood, Answer):
                     if not await self._accepted(inbox, dialogue, understood):
@@ -195,7 +194,6 @@ class VoiceResponder:
         keys = ""
         while True:
             heard = await inbox.get()
-            dialogue.asking = False
             if heard.kind == "speech_started":
                 await line.stop_speaking()  # barge-in: the person talks over the question
                 continue
@@ -206,12 +204,18 @@ class VoiceResponder:
             if dtmf_entry_complete(keys, spec):
                 return dtmf_to_answer(keys, spec), heard
 
+    async def _say(self, dialogue: _Dialogue, text: str) -> None:
+        dialogue.asking = True
+        try:
+            await dialogue.line.say(text)
+        finally:
+            dialogue.asking = False
+
     async def _accepted(self, inbox: Inbox, dialogue: _Dialogue, answer: Answer) -> bool:
         """True unless a read-back applies to ``answer`` and the person does not confirm it."""
         if self.read_back is None or not self.read_back(dialogue.spec, answer):
             return True
-        dialogue.asking = True
-        await dialogue.line.say(phrase_read_back(answer))
+        await self._say(dialogue, phrase_read_back(answer))
         understood, _ = await self._hear(inbox, _YES_OR_NO, dialogue)
         return isinstance(understood, Answer) and understood.value is True
 

@@ -52,6 +52,7 @@ class Timeline:
         self._asked: dict[str, float] = {}
         self.last_speech_end: float | None = None
         self.answer_latencies: list[float] = []
+        self.tool_results: list[tuple[str, str, str]] = []  # (tool, outcome, text read)
         for trigger, hook in (
             (HookTrigger.BEFORE_TOOL_USE, self._on_tool_use),
             (HookTrigger.ON_USER_INPUT_REQUIRED, self._on_request),
@@ -89,6 +90,7 @@ class Timeline:
 
     async def _on_report(self, report: ToolCallReport, ctx: HookContext) -> None:
         now = time.perf_counter()
+        self.tool_results.append((report.tool_name, report.outcome, report.result))
         asked = self._asked.pop(report.tool_call_id, None)
         waited = f" after {now - asked:.2f}s" if asked is not None else ""
         if self.last_speech_end is not None and report.outcome == "ok" and asked is not None:
