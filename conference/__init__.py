@@ -8,7 +8,7 @@ approvals settle at a quorum of distinct approvers and carry HMAC-signed receipt
 
 from __future__ import annotations
 
-import contextlib
+from voice_hitl._public import publish
 
 from ._approval import Approval, ApprovalRequest, ApprovalResult
 from ._backend import (
@@ -67,13 +67,4 @@ __all__ = [
 ]
 
 
-def _publish() -> None:
-    """Show the public package, not the private module, in reprs and tracebacks."""
-    for name in __all__:
-        obj = globals()[name]
-        if getattr(obj, "__module__", "").startswith(f"{__name__}._"):
-            with contextlib.suppress(AttributeError, TypeError):
-                obj.__module__ = __name__
-
-
-_publish()
+publish(__name__, globals(), __all__)

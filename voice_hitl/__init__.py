@@ -6,8 +6,6 @@ the answer, a refusal or a timeout the model can read.
 
 from __future__ import annotations
 
-import contextlib
-
 from ._answer_json import answer_json
 from ._call_line import CallLine, Heard, Inbox
 from ._caller_transport import CallerTurn, ScriptedCallerTransport
@@ -30,6 +28,7 @@ from ._human_input import HumanInputHandler
 from ._human_input_tools import HumanInputToolHandler
 from ._kit import VoiceKit
 from ._pending import PendingInput, PendingInputEvent, PendingInputStatus
+from ._public import publish
 from ._reasoning import (
     ReasoningBackend,
     ReasoningReply,
@@ -116,13 +115,4 @@ __all__ = [
 ]
 
 
-def _publish() -> None:
-    """Show the public package, not the private module, in reprs and tracebacks."""
-    for name in __all__:
-        obj = globals()[name]
-        if getattr(obj, "__module__", "").startswith(f"{__name__}._"):
-            with contextlib.suppress(AttributeError, TypeError):
-                obj.__module__ = __name__
-
-
-_publish()
+publish(__name__, globals(), __all__)

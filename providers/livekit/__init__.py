@@ -11,7 +11,7 @@ Two ways to put voice-hitl and LiveKit Agents together:
 
 from __future__ import annotations
 
-import contextlib
+from voice_hitl._public import publish
 
 from ._convert import frame_to_pcm16, pcm16_to_frame, provider_capabilities
 from ._provider import SAY_INSTRUCTIONS, LiveKitProviderSession, LiveKitRealtimeProvider
@@ -38,13 +38,4 @@ __all__ = [
 ]
 
 
-def _publish() -> None:
-    """Show the public package, not the private module, in reprs and tracebacks."""
-    for name in __all__:
-        obj = globals()[name]
-        if getattr(obj, "__module__", "").startswith(f"{__name__}._"):
-            with contextlib.suppress(AttributeError, TypeError):
-                obj.__module__ = __name__
-
-
-_publish()
+publish(__name__, globals(), __all__)

@@ -3,6 +3,8 @@ local synthesiser) for demos, tests and air-gapped deployments. Needs the ``spee
 
 from __future__ import annotations
 
+from voice_hitl._public import publish
+
 from ._endpoint import EnergyEndpointer, SpeechStart, Utterance
 from ._provider import LocalCascadeProvider
 from ._session import LocalCascadeSession, Recognizer
@@ -21,9 +23,4 @@ __all__ = [
     "default_synthesizer",
 ]
 
-for _obj in (
-    EnergyEndpointer, EspeakSynthesizer, LocalCascadeProvider, LocalCascadeSession,
-    PiperSynthesizer, SpeechStart, Utterance, default_synthesizer,
-):  # fmt: skip
-    _obj.__module__ = __name__
-del _obj
+publish(__name__, globals(), __all__)
