@@ -13,8 +13,7 @@ import asyncio
 import enum
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping
 
 from providers.base import (
     ProviderEvent,
@@ -34,7 +33,7 @@ from voice_hitl import (
     VoiceKit,
 )
 
-from ._approval import ApprovalRequest, ApprovalResult
+from ._answers_api import AnswersApi
 from ._attribution import TurnAttribution
 from ._backend import (
     ConferenceBackend,
@@ -56,7 +55,6 @@ logger = logging.getLogger("conference.channel")
 UNPLUGGED = "realtime provider unplugged"
 CHANNEL_CLOSED = "the conference channel closed"
 
-T = TypeVar("T")
 
 
 class _State(enum.Enum):
@@ -64,7 +62,7 @@ class _State(enum.Enum):
     CLOSED = "closed"
 
 
-class ConferenceChannel:
+class ConferenceChannel(AnswersApi):
     """A conference bot channel: one realtime provider session hears everyone.
 
     Args:
@@ -144,48 +142,6 @@ class ConferenceChannel:
     def roster(self) -> Mapping[str, Participant]:
         """The participants in the call now."""
         return self.backend.participants
-
-    @property
-    def receipt_key(self) -> bytes:
-        """The HMAC key signing receipts of approvals the tools ask for.
-
-        A random per-channel key until the application sets its own.
-        """
-        return self._receipt_key
-
-    @receipt_key.setter
-    def receipt_key(self, key: bytes) -> None:
-        if not isinstance(key, bytes | bytearray) or not key:
-            raise ValueError("the receipt key must be non-empty bytes")
-        self._receipt_key = bytes(key)
-
-    def _key(self) -> bytes:
-        return self._receipt_key
-
-    def addressed_to(self, pending_id: str) -> tuple[Participant, ...] | None:
-        """Who must answer an open request (None: anyone in the call may, or not open)."""
-        return self._desk.addressed_to(pending_id)
-
-    def approval(self, request_id: str) -> ApprovalRequest | None:
-        """An open approval (a tool's ``approvers`` request, or one from :meth:`open_approval`)."""
-        return self._desk.approval(request_id)
-
-    @property
-    def open_requests(self) -> list[str]:
-        """Ids of the open requests answers are routed to (questions and approvals)."""
-        return self._desk.open_ids
-
-    def add_approval_listener(
-        self, listener: Callable[[ApprovalRequest], None]
-    ) -> Callable[[], None]:
-        """Call ``listener(request)`` (synchronously; must not block) whenever an approval
-        opens, from a tool's ``approvers`` or from :meth:`open_approval`; returns a remover.
-        A listener that raises is logged and the others still run."""
-        return self._desk.add_approval_listener(listener)
-
-    def approval_result(self, request_id: str) -> ApprovalResult | None:
-        """A granted approval with its receipts (the last 128 are kept)."""
-        return self._desk.approval_result(request_id)
 
     # -- kit -------------------------------------------------------------------------------
 
@@ -365,107 +321,6 @@ class ConferenceChannel:
         elif isinstance(event, SpeakerTranscription) and event.final:
             self._turn.heard(event.participant_id)
             self._desk.spoken(event.participant_id, event.text)
-
-    # -- answers and approvals -------------------------------------------------------------
-
-    def answer(self, pending_id: str, participant_id: str, answer: str) -> bool:
-        """Answer an open request as one participant (an operator UI, a responder).
-
-        For an approval, ``answer`` reads as a decision (``"approve"``/``"deny"``, yes/no);
-        otherwise it is the text the model reads.
-
-        Returns:
-            True when taken; False when ignored and logged (not open, not in the call, not
-            addressed to them, not a yes/no for an approval, a repeated approval).
-        """
-        return self._desk.answer(pending_id, participant_id, answer)
-
-    def open_approval(
-        self,
-        action: str,
-        *,
-        approvers: Sequence[str],
-        quorum: int = 1,
-        timeout: float | None = 300.0,
-        key: bytes | None = None,
-        details: Mapping[str, Any] | None = None,
-    ) -> ApprovalRequest:
-        """Open an approval addressed to ``approvers`` (display names or ids) and return it.
-
-        Answers come through :meth:`answer` or attributed speech; ``await request.wait()``.
-
-        Args:
-            action: What is to be approved.
-            approvers: Who may approve (resolved against the roster now).
-            quorum: How many distinct approvals grant it.
-            timeout: Seconds before it fails with ``ApprovalTimeoutError`` (None: never).
-            key: The receipt HMAC key (:attr:`receipt_key` by default).
-            details: Kept with the request.
-
-        Raises:
-            ChannelClosedError: The channel is closed.
-            AddressingError: An approver is not in the conference.
-            ValueError: ``quorum`` is out of range or the key is empty.
-            RuntimeError: No running event loop (a timeout needs one).
-        """
-        self._check_open()
-        return self._desk.open_approval(
-            action, approvers, quorum=quorum, timeout=timeout, key=key, details=details
-        )
-
-    async def request_approval(
-        self,
-        action: str,
-        *,
-        approvers: Sequence[str],
-        quorum: int = 1,
-        timeout: float | None = 300.0,
-        key: bytes | None = None,
-        details: Mapping[str, Any] | None = None,
-    ) -> ApprovalResult:
-        """Open an approval (see :meth:`open_approval`) and wait for it.
-
-        Returns:
-            The grant: who approved, when, and a receipt per approval.
-
-        Raises:
-            ApprovalDeniedError: An approver said no, or the quorum became unreachable.
-            ApprovalTimeoutError: The quorum was not reached within ``timeout``.
-            ChannelClosedError: The channel is (or got) closed.
-
-        Cancellation: withdraws the request; later answers are ignored.
-        """
-        request = self.open_approval(
-            action, approvers=approvers, quorum=quorum, timeout=timeout, key=key, details=details
-        )
-        try:
-            return await request.wait()
-        except asyncio.CancelledError:
-            request.fail(RuntimeError("the approval request was withdrawn"))
-            raise
-
-    async def dual_control(
-        self,
-        quorum: int,
-        approvers: Sequence[str],
-        action: Callable[[], Awaitable[T]],
-        *,
-        description: str,
-        timeout: float | None = 300.0,
-        key: bytes | None = None,
-    ) -> T:
-        """Run ``action`` only after ``quorum`` distinct approvals from ``approvers``.
-
-        Raises:
-            ApprovalDeniedError: Denied; ``action`` never runs.
-            ApprovalTimeoutError: Not approved in time; ``action`` never runs.
-
-        Cancellation: before the grant, withdraws the request; after, cancels ``action``.
-        """
-        await self.request_approval(
-            description, approvers=approvers, quorum=quorum, timeout=timeout, key=key
-        )
-        return await action()
 
     # -- closing ---------------------------------------------------------------------------
 
