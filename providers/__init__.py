@@ -1,1 +1,10 @@
-"""Realtime model providers that a voice-hitl channel drives."""
+"""Realtime model providers that a voice-hitl channel drives.
+
+``providers.base`` defines the interface; ``providers.mock`` is a scripted provider for tests;
+the real providers live in their own modules (``providers.openai_realtime``,
+``providers.livekit``) so that importing this package pulls in no optional dependency.
+"""
+
+from __future__ import annotations
+
+__all__: list[str] = []

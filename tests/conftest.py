@@ -18,7 +18,12 @@ async def _no_leaked_tasks() -> AsyncIterator[None]:
     yield
     # Give tasks that are already finishing one loop turn to complete.
     await asyncio.sleep(0)
-    leaked = [t for t in asyncio.all_tasks() if t is not me and t not in before and not t.done()]
+    now = asyncio.current_task()
+    leaked = [
+        t
+        for t in asyncio.all_tasks()
+        if t is not me and t is not now and t not in before and not t.done()
+    ]
     for task in leaked:
         task.cancel()
     if leaked:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
+from ._demo import add_demo_command
 from .speech._replay import add_replay_command
 
 __all__ = ["build_parser", "main"]
@@ -16,8 +17,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="voice-hitl",
         description="Human-in-the-loop tools for realtime voice agents and conference bots.",
     )
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    add_replay_command(subparsers)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    add_demo_command(commands)
+    add_replay_command(commands)
     return parser
 
 

@@ -1,0 +1,47 @@
+"""Demo figures: answer latency and the demo's wall time.
+
+* Answer latency: from the end of the caller's answer (the endpointer's end-of-speech event,
+  i.e. after its 500 ms of trailing silence) to the tool result, over the demo call's two
+  answers, at real-time pace (``--speed 1``). Target: under 300 ms.
+* Wall time of the whole demo call as fast as possible (``--speed 0``).
+
+Run: ``python bench/bench_demo.py [--runs 3]`` (needs the ``speech`` extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+
+from voice_hitl._demo import run_demo
+
+
+async def measure(runs: int) -> None:
+    latencies: list[float] = []
+    for _ in range(runs):
+        result = await run_demo(speed=1.0, printing=False)
+        assert result.transfers == [500.0], result.transfers
+        latencies.extend(result.answer_latencies)
+    walls = []
+    for _ in range(runs):
+        result = await run_demo(speed=0.0, printing=False)
+        assert result.transfers == [500.0], result.transfers
+        walls.append((result.wall_seconds, result.call_seconds))
+    ms = sorted(x * 1000 for x in latencies)
+    print(f"answer -> tool result after end of speech ({len(ms)} answers, speed 1):")
+    print(f"  p50 {statistics.median(ms):.0f} ms   max {ms[-1]:.0f} ms   target < 300 ms")
+    best = min(walls)
+    print(f"demo wall time at --speed 0: best {best[0]:.2f} s for {best[1]:.1f} s of call")
+    print(f"  (all runs: {', '.join(f'{w:.2f}s' for w, _ in walls)})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    asyncio.run(measure(args.runs))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,136 @@
+"""What a conference backend gives a :class:`~conference.ConferenceChannel`.
+
+A backend owns the call: the roster (participants join and leave, each with an id and a display
+name), each participant's audio in, and one bot track out. The channel sees the participants'
+audio already mixed N -> 1 (:class:`MixedFrame`, which says who was speaking in it when the
+backend can tell) through an audio lane it opens per provider plug, and the roster changes and
+speaker-attributed transcriptions as :data:`ConferenceEvent` values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, runtime_checkable
+
+from providers.base import PCM16
+
+__all__ = [
+    "ConferenceAudio",
+    "ConferenceBackend",
+    "ConferenceEvent",
+    "ConferenceListener",
+    "MixedFrame",
+    "Participant",
+    "ParticipantJoined",
+    "ParticipantLeft",
+    "SpeakerTranscription",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Participant:
+    """Someone in the call: a stable id and the name people use for them."""
+
+    participant_id: str
+    display_name: str
+
+    def __post_init__(self) -> None:
+        if not self.participant_id:
+            raise ValueError("participant_id must not be empty")
+
+    def __str__(self) -> str:
+        if self.display_name == self.participant_id:
+            return self.participant_id
+        return f"{self.display_name} ({self.participant_id})"
+
+
+@dataclass(frozen=True, slots=True)
+class ParticipantJoined:
+    """A participant joined the call."""
+
+    participant: Participant
+    type: Literal["participant_joined"] = "participant_joined"
+
+
+@dataclass(frozen=True, slots=True)
+class ParticipantLeft:
+    """A participant left the call (or was dropped); ``reason`` says how."""
+
+    participant: Participant
+    reason: str = "left the conference"
+    type: Literal["participant_left"] = "participant_left"
+
+
+@dataclass(frozen=True, slots=True)
+class SpeakerTranscription:
+    """What one participant said, as the backend transcribed and attributed it."""
+
+    participant_id: str
+    text: str
+    final: bool = True
+    type: Literal["speaker_transcription"] = "speaker_transcription"
+
+
+ConferenceEvent = ParticipantJoined | ParticipantLeft | SpeakerTranscription
+"""Everything a backend reports to its listeners."""
+
+ConferenceListener = Callable[[ConferenceEvent], None]
+"""Called for each event, synchronously (must not block). A listener that raises is logged
+with its traceback and the other listeners still run."""
+
+
+@dataclass(frozen=True, slots=True)
+class MixedFrame:
+    """One frame of the participants' mixed audio, and who was speaking in it.
+
+    ``speakers`` is empty when nobody spoke or the backend cannot attribute its audio.
+    """
+
+    samples: PCM16 = field(repr=False)
+    speakers: frozenset[str] = frozenset()
+
+
+@runtime_checkable
+class ConferenceAudio(Protocol):
+    """One audio lane between the call and a provider session: mixed audio in, bot audio out."""
+
+    def mixed(self) -> AsyncIterator[MixedFrame]:
+        """The participants' mixed audio; ends when the lane closes."""
+        ...
+
+    async def play(self, frame: PCM16) -> None:
+        """Play bot audio to every participant.
+
+        Cancellation: safe; the frame is played whole or not at all.
+        """
+
+    async def stop_playback(self) -> None:
+        """Drop bot audio not yet played (a participant barged in).
+
+        Cancellation: safe.
+        """
+
+    async def aclose(self) -> None:
+        """Close the lane; :meth:`mixed` ends, later plays are dropped. Idempotent.
+
+        Cancellation: safe.
+        """
+
+
+@runtime_checkable
+class ConferenceBackend(Protocol):
+    """A multi-party call as a :class:`~conference.ConferenceChannel` uses it."""
+
+    @property
+    def participants(self) -> Mapping[str, Participant]:
+        """The participants in the call now, by id."""
+        ...
+
+    def add_listener(self, listener: ConferenceListener) -> Callable[[], None]:
+        """Receive roster changes and attributed transcriptions; returns a remover."""
+        ...
+
+    def open_audio(self) -> ConferenceAudio:
+        """Open a lane: the mixed audio from now on, and the bot track out."""
+        ...

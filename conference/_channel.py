@@ -1,0 +1,348 @@
+"""``ConferenceChannel``: a bot in a multi-party call that asks the right people.
+
+The participants' audio is mixed N -> 1 by the backend and fed to one realtime provider
+session; the bot's audio is played to everyone. The session's tool calls come through the
+conference door (``Door.CONFERENCE``) into one :class:`~voice_hitl.ToolGate` with
+``ChannelType.CONFERENCE``, driven by the core :class:`~voice_hitl.SessionDriver`. The provider
+can be unplugged and plugged again while the call goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import logging
+import secrets
+from collections.abc import Callable, Mapping
+
+from providers.base import (
+    ProviderEvent,
+    ProviderSession,
+    SpeechStartedEvent,
+    TranscriptionEvent,
+)
+from voice_hitl import (
+    AITool,
+    ChannelClosedError,
+    ChannelType,
+    Heard,
+    HumanInputToolHandler,
+    PendingInputEvent,
+    ToolGate,
+    ToolHandler,
+    VoiceKit,
+)
+
+from ._answers_api import AnswersApi
+from ._attribution import TurnAttribution
+from ._backend import (
+    ConferenceBackend,
+    ConferenceEvent,
+    MixedFrame,
+    Participant,
+    ParticipantLeft,
+    SpeakerTranscription,
+)
+from ._config import ConferenceRealtimeConfig
+from ._desk import AnswerDesk
+from ._line import ConferenceLine
+from ._plug import RealtimePlug
+
+__all__ = ["CHANNEL_CLOSED", "UNPLUGGED", "ConferenceChannel"]
+
+logger = logging.getLogger("conference.channel")
+
+UNPLUGGED = "realtime provider unplugged"
+CHANNEL_CLOSED = "the conference channel closed"
+
+
+
+class _State(enum.Enum):
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+class ConferenceChannel(AnswersApi):
+    """A conference bot channel: one realtime provider session hears everyone.
+
+    Args:
+        channel_id: The channel's id (its human-input scope, and the room of its calls).
+        backend: The call: roster, audio, attributed transcriptions.
+        realtime: The provider config :meth:`plug_realtime` uses when given none.
+    """
+
+    channel_type = ChannelType.CONFERENCE
+
+    def __init__(
+        self,
+        channel_id: str,
+        *,
+        backend: ConferenceBackend,
+        realtime: ConferenceRealtimeConfig | None = None,
+    ) -> None:
+        self._channel_id = channel_id
+        self.backend = backend
+        self.realtime = realtime
+        self._state = _State.OPEN
+        self._kit: VoiceKit | None = None
+        self._plug: RealtimePlug | None = None
+        self._lock = asyncio.Lock()
+        self._scopes: set[HumanInputToolHandler] = set()
+        self._receipt_key = secrets.token_bytes(32)
+        self._turn = TurnAttribution()
+        self._utterance: set[str | None] = set()  # who was heard since the last utterance
+        self._provider_listeners: list[Callable[[ProviderEvent], None]] = []
+        self._desk = AnswerDesk(channel_id, lambda: self.backend.participants, self._key)
+        self._remove_listener = backend.add_listener(self._on_backend_event)
+        self._speech_listeners: list[Callable[[Heard], None]] = []
+
+    # -- properties ------------------------------------------------------------------------
+
+    @property
+    def channel_id(self) -> str:
+        """The channel's id."""
+        return self._channel_id
+
+    @property
+    def plugged(self) -> bool:
+        """True while a realtime provider is plugged in."""
+        return self._plug is not None
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` ran."""
+        return self._state is _State.CLOSED
+
+    @property
+    def gate(self) -> ToolGate | None:
+        """The gate of the plugged provider's calls (None when unplugged)."""
+        return None if self._plug is None else self._plug.gate
+
+    @property
+    def provider_session(self) -> ProviderSession | None:
+        """The plugged provider session (None when unplugged)."""
+        return None if self._plug is None else self._plug.provider_session
+
+    @property
+    def tools(self) -> list[AITool]:
+        """The plugged session's toolset (empty when unplugged)."""
+        return [] if self._plug is None else list(self._plug.gate.toolset.values())
+
+    @property
+    def tool_handler(self) -> ToolHandler | None:
+        """The plugged session's host tool handler."""
+        return None if self._plug is None else self._plug.gate.tool_handler
+
+    @property
+    def human_input_handler(self) -> HumanInputToolHandler | None:
+        """The application's human-input tools of the plugged config."""
+        return None if self._plug is None else self._plug.config.human_input_handler
+
+    @property
+    def roster(self) -> Mapping[str, Participant]:
+        """The participants in the call now."""
+        return self.backend.participants
+
+    # -- kit -------------------------------------------------------------------------------
+
+    def bind_kit(self, kit: VoiceKit) -> None:
+        """Wire the kit's hooks into the plugged gate and the human-input notifications."""
+        self._kit = kit
+        if self._plug is not None:
+            self._wire(self._plug)
+
+    def _wire(self, plug: RealtimePlug) -> None:
+        plug.gate.kit = self._kit
+        if plug.human is not None:
+            plug.human.handler.reopen(self._channel_id)
+            if self._kit is not None:
+                self._kit.attach_human_input(self._channel_id, plug.human.handler)
+
+    def _check_open(self) -> None:
+        if self._state is _State.CLOSED:
+            raise ChannelClosedError(f"conference channel {self._channel_id!r} is closed")
+
+    # -- plugging --------------------------------------------------------------------------
+
+    async def plug_realtime(self, config: ConferenceRealtimeConfig | None = None) -> None:
+        """Connect a realtime provider to the call and start serving its doors.
+
+        Registers the hooks and re-opens the human-input scope, so requests are asked and
+        announced (``ON_USER_INPUT_REQUIRED``, ``channel_type=CONFERENCE``) as usual.
+        Plugging the config already plugged is a no-op.
+
+        Args:
+            config: What to plug; the channel's ``realtime=`` by default.
+
+        Raises:
+            ChannelClosedError: The channel is closed.
+            ValueError: No config was given here or to the channel.
+            RuntimeError: Another config is plugged (unplug it first).
+            ProviderError: The provider could not connect.
+
+        Cancellation: safe; a half-opened provider session is closed.
+        """
+        self._check_open()
+        config = config or self.realtime
+        if config is None:
+            raise ValueError(
+                f"conference {self._channel_id!r} has no realtime config: pass one to "
+                "plug_realtime() or give realtime= to the channel"
+            )
+        async with self._lock:
+            self._check_open()
+            if self._plug is not None:
+                if self._plug.config is config:
+                    return
+                raise RuntimeError(
+                    f"conference {self._channel_id!r} already has a realtime provider plugged; "
+                    "unplug it first"
+                )
+            plug = await RealtimePlug.connect(
+                self._channel_id,
+                config,
+                desk=self._desk,
+                backend=self.backend,
+                actor=self._turn.actor,
+                listener=self._on_provider_event,
+            )
+            if plug.human is not None:
+                self._scopes.add(plug.human.inner)
+            self._wire(plug)
+            self._plug = plug
+            plug.start(self._on_frame)
+
+    def _on_frame(self, frame: MixedFrame) -> None:
+        for speaker in frame.speakers:
+            who = speaker if speaker in self.backend.participants else None
+            self._turn.heard(who)
+            self._utterance.add(who)
+
+    async def unplug_realtime(self) -> None:
+        """Unplug the provider; the call and the roster go on. Idempotent.
+
+        In order: stop feeding audio, interrupt the model, disconnect the session, settle the
+        open human-input requests (withdrawn, reported ``cancelled`` with
+        ``"realtime provider unplugged"``, nothing sent to the provider), close the audio lane.
+
+        Cancellation: don't cancel; call it again to finish the remaining steps.
+        """
+        await self._unplug(UNPLUGGED)
+
+    async def _unplug(self, reason: str) -> None:
+        async with self._lock:
+            plug = self._plug
+            if plug is None:
+                return
+            try:
+                await plug.disconnect()
+            finally:
+                try:
+                    await plug.settle(reason)
+                finally:
+                    await plug.lane.aclose()
+                    self._plug = None
+
+    # -- events ----------------------------------------------------------------------------
+
+    def add_speech_listener(self, listener: Callable[[Heard], None]) -> Callable[[], None]:
+        """Call ``listener`` with what the plugged provider heard participants say (attributed
+        final utterances, and speech starting); returns a remover."""
+        self._speech_listeners.append(listener)
+        return lambda: (
+            self._speech_listeners.remove(listener) if listener in self._speech_listeners else None
+        )
+
+    def find_line(self, event: PendingInputEvent) -> ConferenceLine | None:
+        """The line a spoken dialogue asks ``event`` on (None when unplugged or not ours)."""
+        if event.channel_id != self._channel_id or self._plug is None:
+            return None
+        return ConferenceLine(self)
+
+    def addressed_participants(self, event: PendingInputEvent) -> list[str] | None:
+        """Ids of the participants who must answer ``event`` (None: anyone in the call)."""
+        addressed = self.addressed_to(event.pending_id)
+        return None if addressed is None else [p.participant_id for p in addressed]
+
+    def _hear(self, heard: Heard) -> None:
+        for listener in list(self._speech_listeners):
+            try:
+                listener(heard)
+            except Exception:
+                logger.exception("conference %r: speech listener failed", self._channel_id)
+
+    def add_provider_listener(
+        self, listener: Callable[[ProviderEvent], None]
+    ) -> Callable[[], None]:
+        """Observe the plugged provider's events (this plug and later ones); returns a
+        remover. The listener must not block."""
+        self._provider_listeners.append(listener)
+        return lambda: (
+            self._provider_listeners.remove(listener)
+            if listener in self._provider_listeners
+            else None
+        )
+
+    def _on_provider_event(self, event: ProviderEvent) -> None:
+        for listener in list(self._provider_listeners):
+            try:
+                listener(event)
+            except Exception:
+                logger.exception("conference %r: provider listener failed", self._channel_id)
+        if isinstance(event, SpeechStartedEvent):
+            self._hear(Heard("speech_started"))
+            return
+        if not isinstance(event, TranscriptionEvent) or not event.final:
+            return
+        if event.role == "assistant":
+            self._turn.bot_spoke()
+            return
+        # The provider's own attribution, else the backend's: the one participant heard
+        # during this utterance. Overlapping speakers make it nobody's answer.
+        heard, self._utterance = self._utterance, set()
+        speaker = event.speaker_id
+        if speaker is None and len(heard) == 1:
+            speaker = next(iter(heard))
+        if speaker is None:
+            return
+        if speaker not in self.backend.participants:
+            logger.warning(
+                "conference %r: speaker %r is not on the roster", self._channel_id, speaker
+            )
+            self._turn.heard(None)
+            return
+        self._turn.heard(speaker)
+        self._hear(Heard("speech", event.text, speaker))
+        self._desk.spoken(speaker, event.text)
+
+    def _on_backend_event(self, event: ConferenceEvent) -> None:
+        if isinstance(event, ParticipantLeft):
+            self._desk.participant_left(event.participant, event.reason)
+        elif isinstance(event, SpeakerTranscription) and event.final:
+            self._turn.heard(event.participant_id)
+            self._desk.spoken(event.participant_id, event.text)
+
+    # -- closing ---------------------------------------------------------------------------
+
+    async def close(self) -> None:
+        """Unplug the provider, fail open approvals and end the channel. Idempotent.
+
+        Later plugs and approvals raise ``ChannelClosedError``; later requests for this
+        channel's scope are refused by the human-input handlers it served.
+
+        Cancellation: don't cancel; call it again to finish.
+        """
+        self._state = _State.CLOSED
+        await self._unplug(CHANNEL_CLOSED)
+        self._desk.close()
+        self._remove_listener()
+        for human in list(self._scopes):
+            await human.handler.close(channel_id=self._channel_id)
+
+    async def __aenter__(self) -> ConferenceChannel:
+        if self.realtime is not None:
+            await self.plug_realtime()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()

@@ -1,0 +1,303 @@
+"""``AnswerDesk``: routes the conference's answers to the requests they are for.
+
+Every open request of a conference is on the desk: the questions its human-input tools asked
+(addressed or not) and the approvals the application opened. Answers arrive as direct calls
+(:meth:`AnswerDesk.answer`) or as speaker-attributed speech (:meth:`AnswerDesk.spoken`); a
+participant leaving rejects what can no longer be answered.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from voice_hitl import ChannelClosedError, HumanInputToolHandler, PendingInput
+
+from ._approval import ApprovalRequest, ApprovalResult
+from ._backend import Participant
+from ._receipts import Decision
+from ._roster import Addressing, parse_addressing, resolve_participants
+from ._yesno import read_yes_no
+
+__all__ = ["AnswerDesk"]
+
+logger = logging.getLogger("conference.answers")
+
+
+@dataclass(eq=False, slots=True)
+class _Question:
+    pending_id: str
+    addressing: Addressing | None
+    approval: ApprovalRequest | None = None
+    handler: HumanInputToolHandler | None = None  # set for a question a tool asked
+
+    def awaits(self, participant_id: str) -> bool:
+        """True when this question is addressed to the participant and still needs them."""
+        if self.addressing is None or participant_id not in self.addressing.ids:
+            return False
+        approval = self.approval
+        return approval is None or participant_id not in {
+            a.participant.participant_id for a in approval.approvals
+        }
+
+
+def _decision(answer: str) -> Decision | None:
+    verdict = read_yes_no(answer)
+    return None if verdict is None else "approve" if verdict else "deny"
+
+
+class AnswerDesk:
+    """Tracks a conference's open requests and routes answers to them.
+
+    Args:
+        channel_id: The conference's channel id (for logs).
+        roster: Returns the participants in the call now.
+        receipt_key: Returns the key that signs receipts of tool-asked approvals.
+        retention: How many granted approvals stay readable by :meth:`approval_result`.
+    """
+
+    def __init__(
+        self,
+        channel_id: str,
+        roster: Callable[[], Mapping[str, Participant]],
+        receipt_key: Callable[[], bytes],
+        retention: int = 128,
+    ) -> None:
+        self.channel_id = channel_id
+        self._roster = roster
+        self._receipt_key = receipt_key
+        self._retention = retention
+        self._questions: dict[str, _Question] = {}
+        self._listeners: list[Callable[[ApprovalRequest], None]] = []
+        self._granted: OrderedDict[str, ApprovalResult] = OrderedDict()
+
+    # -- questions the human-input tools ask (the QuestionDesk side) ------------------------
+
+    def address(self, arguments: Mapping[str, Any]) -> Addressing | None:
+        """Resolve ``ask`` / ``approvers`` / ``quorum`` against the roster."""
+        return parse_addressing(arguments, self._roster())
+
+    def open_question(
+        self, pending: PendingInput, addressing: Addressing | None, handler: HumanInputToolHandler
+    ) -> None:
+        """Route answers to a request a tool created; an ``approvers`` request collects votes."""
+        question = _Question(pending.pending_id, addressing, handler=handler)
+        if addressing is not None and addressing.quorum is not None:
+            arguments = pending.arguments
+            action = str(arguments.get("action") or arguments.get("question") or pending.tool_name)
+            approval = ApprovalRequest(
+                action,
+                addressing.participants,
+                quorum=addressing.quorum,
+                key=self._receipt_key(),
+                request_id=pending.pending_id,
+                details=arguments,
+            )
+            question.approval = approval
+            approval.add_done_callback(self._retain)
+            approval.add_done_callback(lambda done: self._settle_tool_approval(done, handler))
+        self._questions[pending.pending_id] = question
+        if question.approval is not None:
+            self._announce(question.approval)
+
+    def _settle_tool_approval(
+        self, approval: ApprovalRequest, handler: HumanInputToolHandler
+    ) -> None:
+        if approval.result is not None:
+            handler.handler.resolve(approval.request_id, json.dumps(approval.result.summary()))
+        elif approval.error is not None:
+            handler.handler.reject(approval.request_id, str(approval.error))
+
+    def close_question(self, pending_id: str) -> None:
+        """The tool call ended: stop routing answers to its request."""
+        question = self._questions.pop(pending_id, None)
+        if question is not None and question.approval is not None:
+            question.approval.fail(RuntimeError("the tool call asking for approval ended"))
+
+    # -- approvals the application opens -----------------------------------------------------
+
+    def open_approval(
+        self,
+        action: str,
+        approvers: Sequence[str],
+        *,
+        quorum: int,
+        timeout: float | None,
+        key: bytes | None,
+        details: Mapping[str, Any] | None,
+    ) -> ApprovalRequest:
+        """Open an approval addressed to ``approvers`` (names or ids on the roster)."""
+        if isinstance(approvers, str):
+            raise TypeError("approvers must be a list of names, not one string")
+        participants = resolve_participants(self._roster(), approvers)
+        approval = ApprovalRequest(
+            action,
+            participants,
+            quorum=quorum,
+            key=key if key is not None else self._receipt_key(),
+            details=details,
+        )
+        if timeout is not None:
+            approval.arm(timeout)
+        self._questions[approval.request_id] = _Question(
+            approval.request_id, Addressing(participants, quorum), approval
+        )
+        approval.add_done_callback(self._retain)
+        approval.add_done_callback(self._forget)
+        self._announce(approval)
+        return approval
+
+    def add_approval_listener(
+        self, listener: Callable[[ApprovalRequest], None]
+    ) -> Callable[[], None]:
+        """Call ``listener(request)`` whenever an approval opens; returns a remover."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _announce(self, approval: ApprovalRequest) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(approval)
+            except Exception:
+                logger.exception(
+                    "conference %r: approval listener failed for %s",
+                    self.channel_id,
+                    approval.request_id,
+                )
+
+    def _forget(self, approval: ApprovalRequest) -> None:
+        self._questions.pop(approval.request_id, None)
+
+    def _retain(self, approval: ApprovalRequest) -> None:
+        if approval.result is None or not self._retention:
+            return
+        self._granted[approval.request_id] = approval.result
+        while len(self._granted) > self._retention:
+            self._granted.popitem(last=False)
+
+    def approval_result(self, request_id: str) -> ApprovalResult | None:
+        """A granted approval, while it stays in the retention."""
+        return self._granted.get(request_id)
+
+    def approval(self, request_id: str) -> ApprovalRequest | None:
+        """The open approval with that id (tool-asked or application-opened)."""
+        question = self._questions.get(request_id)
+        return None if question is None else question.approval
+
+    def addressed_to(self, pending_id: str) -> tuple[Participant, ...] | None:
+        """Who must answer an open request; None when anyone may (or it is not open)."""
+        question = self._questions.get(pending_id)
+        if question is None or question.addressing is None:
+            return None
+        return question.addressing.participants
+
+    @property
+    def open_ids(self) -> list[str]:
+        """The ids of the open requests."""
+        return list(self._questions)
+
+    # -- answers ---------------------------------------------------------------------------
+
+    def answer(self, pending_id: str, participant_id: str, answer: str) -> bool:
+        """Take one participant's answer to one request.
+
+        Returns:
+            True when it was taken; False when it was ignored (and logged): the request is
+            not open, the participant is not in the call or not addressed, the approval
+            answer is neither yes nor no, or it repeats an approval.
+        """
+        question = self._questions.get(pending_id)
+        if question is None:
+            logger.warning(
+                "conference %r: answer from %r to %r ignored: no such open request",
+                self.channel_id,
+                participant_id,
+                pending_id,
+            )
+            return False
+        if participant_id not in self._roster():
+            logger.warning(
+                "conference %r: answer to %r ignored: %r is not in the conference",
+                self.channel_id,
+                pending_id,
+                participant_id,
+            )
+            return False
+        if question.approval is not None:
+            decision = _decision(answer)
+            if decision is None:
+                logger.warning(
+                    "conference %r: %r's answer %r to approval %r is neither yes nor no; ignored",
+                    self.channel_id,
+                    participant_id,
+                    answer,
+                    pending_id,
+                )
+                return False
+            return question.approval.vote(participant_id, decision)
+        if question.addressing is not None and participant_id not in question.addressing.ids:
+            logger.warning(
+                "conference %r: answer to %r ignored: it is addressed to %s, not %r",
+                self.channel_id,
+                pending_id,
+                ", ".join(sorted(question.addressing.ids)),
+                participant_id,
+            )
+            return False
+        assert question.handler is not None
+        return question.handler.handler.resolve(pending_id, answer)
+
+    def spoken(self, participant_id: str, text: str) -> bool:
+        """Take an attributed final utterance as a yes/no answer, when it is for one request.
+
+        Only requests addressed to the speaker are answered from speech, and only when the
+        utterance reads as yes or no and exactly one such request waits for them.
+        """
+        candidates = [q for q in self._questions.values() if q.awaits(participant_id)]
+        if not candidates:
+            return False
+        verdict = read_yes_no(text)
+        if verdict is None:
+            logger.debug(
+                "conference %r: %r said %r: not a yes/no", self.channel_id, participant_id, text
+            )
+            return False
+        if len(candidates) > 1:
+            logger.warning(
+                "conference %r: %r said %r but %d requests wait for them (%s); not taken",
+                self.channel_id,
+                participant_id,
+                text,
+                len(candidates),
+                ", ".join(q.pending_id for q in candidates),
+            )
+            return False
+        (question,) = candidates
+        if question.approval is not None:
+            return question.approval.vote(participant_id, "approve" if verdict else "deny")
+        return self.answer(question.pending_id, participant_id, "yes" if verdict else "no")
+
+    def participant_left(self, participant: Participant, reason: str) -> None:
+        """Reject what can no longer be answered now that ``participant`` left."""
+        for question in list(self._questions.values()):
+            if question.approval is not None:
+                question.approval.participant_left(participant, reason)
+            elif question.addressing is not None and question.addressing.ids == {
+                participant.participant_id
+            }:
+                assert question.handler is not None
+                question.handler.handler.reject(
+                    question.pending_id,
+                    f"{participant}, the only person this question was for, {reason} "
+                    "before answering",
+                )
+
+    def close(self) -> None:
+        """Fail the approvals the application opened (the channel closed)."""
+        for question in list(self._questions.values()):
+            if question.approval is not None and question.handler is None:
+                question.approval.fail(ChannelClosedError(f"conference {self.channel_id!r} closed"))

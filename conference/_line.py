@@ -1,0 +1,74 @@
+"""``ConferenceLine``: a conference as a spoken dialogue sees it.
+
+The bot speaks through the plugged provider; it hears the participants through speaker-attributed
+transcriptions (the provider's, or the backend's); answers go through the conference's answer
+desk, so addressing and quorum apply to spoken answers as to any other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import TYPE_CHECKING
+
+from voice_hitl import Heard, Inbox, PendingInputEvent, answer_json
+from voice_hitl.speech import Answer, AnswerSpec
+
+from ._backend import ConferenceEvent, SpeakerTranscription
+
+if TYPE_CHECKING:
+    from ._channel import ConferenceChannel
+
+__all__ = ["ConferenceLine"]
+
+
+class ConferenceLine:
+    """Speaks to the whole call; hears only the addressed participants."""
+
+    def __init__(self, channel: ConferenceChannel) -> None:
+        self.channel = channel
+
+    async def say(self, text: str) -> None:
+        """Speak ``text`` through the plugged provider (nothing when unplugged).
+
+        Cancellation: safe; speech may already have started.
+        """
+        session = self.channel.provider_session
+        if session is not None:
+            await session.say(text)
+
+    async def stop_speaking(self) -> None:
+        """Interrupt the plugged provider.
+
+        Cancellation: safe.
+        """
+        session = self.channel.provider_session
+        if session is not None:
+            await session.interrupt()
+
+    def listen(
+        self, addressed: Collection[str] | None = None, expecting: AnswerSpec | None = None
+    ) -> Inbox:
+        """Hear attributed speech of ``addressed`` participants (anyone's when None)."""
+        inbox = Inbox(addressed if addressed is not None else None)
+        session = self.channel.provider_session
+        if session is not None:
+            session.expect_answer(expecting)
+            inbox.on_close(lambda: session.expect_answer(None))
+
+        def from_backend(event: ConferenceEvent) -> None:
+            if isinstance(event, SpeakerTranscription) and event.final:
+                inbox.offer(Heard("speech", event.text, event.participant_id))
+
+        inbox.on_close(self.channel.backend.add_listener(from_backend))
+        inbox.on_close(self.channel.add_speech_listener(inbox.offer))
+        return inbox
+
+    def deliver(self, event: PendingInputEvent, answer: Answer, actor_id: str | None) -> bool:
+        """Hand one participant's answer to the desk: a vote for an approval (it counts
+        toward the quorum), else the answer JSON. Ignored (False) without a speaker."""
+        if actor_id is None:
+            return False
+        text = answer_json(answer, actor_id)
+        if self.channel.approval(event.pending_id) is not None and isinstance(answer.value, bool):
+            text = "approve" if answer.value else "deny"
+        return self.channel.answer(event.pending_id, actor_id, text)

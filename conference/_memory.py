@@ -1,0 +1,250 @@
+"""``InMemoryConferenceBackend``: a real in-process conference for tests and local runs.
+
+Participants push PCM16 frames of any size; each :meth:`InMemoryConferenceBackend.tick` takes
+one frame's worth of samples from every participant (silence where one has nothing buffered),
+mixes them with :func:`~conference.mix_pcm16` and hands the mix to every open audio lane. The
+bot's audio is played to every participant in the call when it is played. Who spoke in a frame
+is decided by level: a participant whose samples peak at ``speech_threshold`` or more.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Mapping
+from types import MappingProxyType
+
+import numpy as np
+
+from providers.base import PCM16
+from voice_hitl._transport import check_pcm16
+
+from ._backend import (
+    ConferenceEvent,
+    ConferenceListener,
+    MixedFrame,
+    Participant,
+    ParticipantJoined,
+    ParticipantLeft,
+    SpeakerTranscription,
+)
+from ._mixer import mix_pcm16
+
+__all__ = ["InMemoryAudioLane", "InMemoryConferenceBackend"]
+
+logger = logging.getLogger("conference.memory")
+
+
+class _SampleFifo:
+    """A participant's buffered samples, taken a frame at a time."""
+
+    __slots__ = ("_chunks", "available")
+
+    def __init__(self) -> None:
+        self._chunks: deque[PCM16] = deque()
+        self.available = 0
+
+    def push(self, frame: PCM16) -> None:
+        if len(frame):
+            self._chunks.append(frame)
+            self.available += len(frame)
+
+    def take(self, n: int) -> PCM16:
+        """Up to ``n`` samples, zero-padded to ``n``."""
+        out = np.zeros(n, dtype=np.int16)
+        filled = 0
+        while filled < n and self._chunks:
+            chunk = self._chunks[0]
+            used = min(n - filled, len(chunk))
+            out[filled : filled + used] = chunk[:used]
+            filled += used
+            if used == len(chunk):
+                self._chunks.popleft()
+            else:
+                self._chunks[0] = chunk[used:]
+        self.available -= filled
+        return out
+
+
+class InMemoryAudioLane:
+    """An audio lane of :class:`InMemoryConferenceBackend` (see ``ConferenceAudio``)."""
+
+    def __init__(self, backend: InMemoryConferenceBackend) -> None:
+        self._backend = backend
+        self._queue: asyncio.Queue[MixedFrame | None] = asyncio.Queue()
+        self.closed = False
+        self.barge_ins = 0
+
+    def _feed(self, frame: MixedFrame) -> None:
+        if not self.closed:
+            self._queue.put_nowait(frame)
+
+    async def mixed(self) -> AsyncIterator[MixedFrame]:
+        while True:
+            item = await self._queue.get()
+            if item is None:
+                return
+            yield item
+
+    async def play(self, frame: PCM16) -> None:
+        if self.closed:
+            return
+        self._backend._play(check_pcm16(frame))
+
+    async def stop_playback(self) -> None:
+        self.barge_ins += 1
+
+    async def aclose(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self._queue.put_nowait(None)
+        self._backend._lanes.discard(self)
+
+
+class InMemoryConferenceBackend:
+    """An in-process conference: a roster, per-participant audio in, one bot track out.
+
+    Args:
+        frame_samples: Samples per mixed frame (480 is 20 ms at 24 kHz).
+        speech_threshold: The peak level at which a participant counts as speaking in a frame.
+
+    Raises:
+        ValueError: ``frame_samples`` or ``speech_threshold`` is not positive.
+    """
+
+    def __init__(self, *, frame_samples: int = 480, speech_threshold: int = 500) -> None:
+        if frame_samples <= 0:
+            raise ValueError(f"frame_samples must be positive, got {frame_samples}")
+        if not 0 < speech_threshold <= 32767:
+            raise ValueError(f"speech_threshold must be in 1..32767, got {speech_threshold}")
+        self.frame_samples = frame_samples
+        self.speech_threshold = speech_threshold
+        self._participants: dict[str, Participant] = {}
+        self._inbound: dict[str, _SampleFifo] = {}
+        self._heard: dict[str, list[PCM16]] = {}
+        self._listeners: list[ConferenceListener] = []
+        self._lanes: set[InMemoryAudioLane] = set()
+
+    # -- roster ------------------------------------------------------------------------------
+
+    @property
+    def participants(self) -> Mapping[str, Participant]:
+        """The participants in the call now, by id (a read-only view)."""
+        return MappingProxyType(self._participants)
+
+    def join(self, participant_id: str, display_name: str | None = None) -> Participant:
+        """Add a participant; its audio is mixed from the next tick on.
+
+        Raises:
+            ValueError: The id is empty or already in the call.
+        """
+        if participant_id in self._participants:
+            raise ValueError(f"participant {participant_id!r} is already in the conference")
+        participant = Participant(participant_id, display_name or participant_id)
+        self._participants[participant_id] = participant
+        self._inbound[participant_id] = _SampleFifo()
+        self._heard[participant_id] = []
+        self._emit(ParticipantJoined(participant))
+        return participant
+
+    def leave(self, participant_id: str, reason: str = "left the conference") -> Participant:
+        """Remove a participant; audio it pushed but that was not mixed yet is dropped.
+
+        Raises:
+            ValueError: No such participant is in the call.
+        """
+        participant = self._participants.pop(participant_id, None)
+        if participant is None:
+            raise ValueError(f"participant {participant_id!r} is not in the conference")
+        del self._inbound[participant_id]
+        self._emit(ParticipantLeft(participant, reason))
+        return participant
+
+    # -- audio -------------------------------------------------------------------------------
+
+    def push_audio(self, participant_id: str, frame: PCM16) -> None:
+        """Buffer a participant's audio for the next ticks.
+
+        Raises:
+            ValueError: The participant is not in the call, or the frame is not mono PCM16.
+        """
+        fifo = self._inbound.get(participant_id)
+        if fifo is None:
+            raise ValueError(f"participant {participant_id!r} is not in the conference")
+        fifo.push(check_pcm16(frame))
+
+    def buffered(self, participant_id: str) -> int:
+        """Samples of a participant's audio still waiting to be mixed."""
+        fifo = self._inbound.get(participant_id)
+        return 0 if fifo is None else fifo.available
+
+    def tick(self) -> MixedFrame:
+        """Mix one frame from every participant and hand it to each open lane.
+
+        Returns:
+            The mixed frame (also produced when no lane is open: the call goes on).
+        """
+        n = self.frame_samples
+        chunks: list[PCM16] = []
+        speakers: set[str] = set()
+        for participant_id, fifo in self._inbound.items():
+            chunk = fifo.take(n)
+            chunks.append(chunk)
+            if len(chunk) and int(np.abs(chunk.astype(np.int32)).max()) >= self.speech_threshold:
+                speakers.add(participant_id)
+        frame = MixedFrame(mix_pcm16(chunks, n), frozenset(speakers))
+        for lane in list(self._lanes):
+            lane._feed(frame)
+        return frame
+
+    def heard(self, participant_id: str) -> list[PCM16]:
+        """The bot audio played to a participant so far (kept after it leaves).
+
+        Raises:
+            ValueError: The participant never joined.
+        """
+        heard = self._heard.get(participant_id)
+        if heard is None:
+            raise ValueError(f"participant {participant_id!r} never joined the conference")
+        return list(heard)
+
+    def _play(self, frame: PCM16) -> None:
+        for participant_id in self._participants:
+            self._heard[participant_id].append(frame)
+
+    def open_audio(self) -> InMemoryAudioLane:
+        """Open a lane that receives every mixed frame from the next tick on."""
+        lane = InMemoryAudioLane(self)
+        self._lanes.add(lane)
+        return lane
+
+    @property
+    def open_lanes(self) -> int:
+        """How many audio lanes are open."""
+        return len(self._lanes)
+
+    # -- transcription and events ------------------------------------------------------------
+
+    def transcribe(self, participant_id: str, text: str, *, final: bool = True) -> None:
+        """Report what a participant said (the backend's own speaker attribution).
+
+        Raises:
+            ValueError: The participant is not in the call.
+        """
+        if participant_id not in self._participants:
+            raise ValueError(f"participant {participant_id!r} is not in the conference")
+        self._emit(SpeakerTranscription(participant_id, text, final))
+
+    def add_listener(self, listener: ConferenceListener) -> Callable[[], None]:
+        """Receive roster changes and transcriptions; returns a function that removes it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _emit(self, event: ConferenceEvent) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:
+                logger.exception("conference listener failed on %s", event.type)

@@ -1,0 +1,150 @@
+"""``RealtimePlug``: one realtime provider plugged into a conference, and its teardown."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from providers.base import AudioFormat, AudioOutEvent, ProviderSession, SessionConfig
+from voice_hitl import (
+    ChannelClosedError,
+    ChannelType,
+    Door,
+    EventListener,
+    ProviderError,
+    SessionDriver,
+    ToolGate,
+)
+
+from ._backend import ConferenceAudio, ConferenceBackend, MixedFrame
+from ._config import ConferenceRealtimeConfig
+from ._serving import ConferenceHumanInput, QuestionDesk
+
+__all__ = ["RealtimePlug"]
+
+logger = logging.getLogger("conference.plug")
+
+
+@dataclass(eq=False)
+class RealtimePlug:
+    """A plugged provider: its gate, session, driver, audio lane and mixed-audio pump."""
+
+    channel_id: str
+    config: ConferenceRealtimeConfig
+    gate: ToolGate
+    human: ConferenceHumanInput | None
+    provider_session: ProviderSession
+    driver: SessionDriver
+    lane: ConferenceAudio
+    pump: asyncio.Task[None] | None = None
+    interrupted: bool = False
+
+    @classmethod
+    async def connect(
+        cls,
+        channel_id: str,
+        config: ConferenceRealtimeConfig,
+        *,
+        desk: QuestionDesk,
+        backend: ConferenceBackend,
+        actor: Callable[[], str | None],
+        listener: EventListener,
+    ) -> RealtimePlug:
+        """Connect the provider and open an audio lane; nothing runs until :meth:`start`.
+
+        Cancellation: safe; nothing is opened unless this returns.
+        """
+        human = (
+            ConferenceHumanInput(config.human_input_handler, desk)
+            if config.human_input_handler is not None
+            else None
+        )
+        gate = ToolGate(
+            channel_id,
+            ChannelType.CONFERENCE,
+            tools=config.tools,
+            tool_handler=config.tool_handler,
+            human_input=human,
+            tool_timeout_seconds=config.tool_timeout_seconds,
+        )
+        session_id = f"conf_{secrets.token_hex(6)}"
+        provider_session = await config.provider.connect(
+            SessionConfig(
+                instructions=config.instructions,
+                tools=tuple(gate.toolset.values()),
+                input_format=AudioFormat(config.sample_rate),
+                output_format=AudioFormat(config.sample_rate),
+                session_id=session_id,
+                room_id=channel_id,
+            )
+        )
+        lane = backend.open_audio()
+
+        async def play(event: AudioOutEvent) -> None:
+            await lane.play(event.frame)
+
+        driver = SessionDriver(
+            provider_session,
+            gate,
+            session_id=session_id,
+            room_id=channel_id,
+            door=Door.CONFERENCE,
+            actor=actor,
+            reasoning_backend=config.reasoning_backend,
+            play_audio=play,
+            stop_playback=lane.stop_playback,
+        )
+        driver.add_listener(listener)
+        return cls(channel_id, config, gate, human, provider_session, driver, lane)
+
+    def start(self, on_frame: Callable[[MixedFrame], None]) -> None:
+        """Start reading the session's events and feeding it the mixed audio."""
+        self.driver.start()
+        self.pump = asyncio.create_task(
+            self._pump(on_frame), name=f"mix-in-{self.driver.session_id}"
+        )
+
+    async def _pump(self, on_frame: Callable[[MixedFrame], None]) -> None:
+        try:
+            async for frame in self.lane.mixed():
+                on_frame(frame)
+                await self.provider_session.send_audio(frame.samples)
+        except (ChannelClosedError, ProviderError) as exc:
+            logger.warning("conference %r: mixed audio stopped: %s", self.channel_id, exc)
+
+    async def disconnect(self) -> None:
+        """Stop feeding audio, interrupt the model, stop reading, disconnect. Idempotent.
+
+        Open calls stay open for :meth:`settle`.
+
+        Cancellation: don't cancel; call it again to finish.
+        """
+        pump = self.pump
+        if pump is not None:
+            pump.cancel()
+            await asyncio.gather(pump, return_exceptions=True)
+        if not self.interrupted:
+            self.interrupted = True
+            try:
+                await self.provider_session.interrupt()
+            except (ChannelClosedError, ProviderError) as exc:
+                logger.warning(
+                    "conference %r: interrupt on unplug failed: %s", self.channel_id, exc
+                )
+        await self.driver.stop_reading()
+        await self.provider_session.aclose()
+
+    async def settle(self, reason: str) -> None:
+        """Withdraw open calls (reported ``cancelled`` with ``reason``), close the
+        human-input scope and unhook the kit. Idempotent.
+
+        Cancellation: the calls are cancelled first; cancelling stops only the wait.
+        """
+        await self.driver.settle(reason)
+        if self.human is not None:
+            self.human.handler.set_notifier(self.channel_id, None)
+            await self.human.handler.close(channel_id=self.channel_id)
+        self.gate.kit = None

@@ -1,0 +1,45 @@
+"""The realtime provider interface a voice-hitl channel drives.
+
+A :class:`RealtimeProvider` holds configuration and :class:`ProviderCapabilities`;
+:meth:`RealtimeProvider.connect` opens a stateful :class:`ProviderSession`, which sends caller
+audio, receives :data:`ProviderEvent` values, submits tool results, injects silent context,
+speaks, interrupts and disconnects.
+"""
+
+from __future__ import annotations
+
+from voice_hitl._provider import (
+    AudioFormat,
+    ProviderCapabilities,
+    ProviderSession,
+    RealtimeProvider,
+    SessionConfig,
+)
+from voice_hitl._provider_events import (
+    PCM16,
+    AudioOutEvent,
+    ProviderErrorEvent,
+    ProviderEvent,
+    SpeechStartedEvent,
+    SpeechStoppedEvent,
+    ToolCallCancelledEvent,
+    ToolCallEvent,
+    TranscriptionEvent,
+)
+
+__all__ = [
+    "PCM16",
+    "AudioFormat",
+    "AudioOutEvent",
+    "ProviderCapabilities",
+    "ProviderErrorEvent",
+    "ProviderEvent",
+    "ProviderSession",
+    "RealtimeProvider",
+    "SessionConfig",
+    "SpeechStartedEvent",
+    "SpeechStoppedEvent",
+    "ToolCallCancelledEvent",
+    "ToolCallEvent",
+    "TranscriptionEvent",
+]

@@ -1,0 +1,26 @@
+"""The embedded default: an offline realtime provider (endpointing, a local recogniser, a
+local synthesiser) for demos, tests and air-gapped deployments. Needs the ``speech`` extra."""
+
+from __future__ import annotations
+
+from voice_hitl._public import publish
+
+from ._endpoint import EnergyEndpointer, SpeechStart, Utterance
+from ._provider import LocalCascadeProvider
+from ._session import LocalCascadeSession, Recognizer
+from ._synth import EspeakSynthesizer, PiperSynthesizer, Synthesizer, default_synthesizer
+
+__all__ = [
+    "EnergyEndpointer",
+    "EspeakSynthesizer",
+    "LocalCascadeProvider",
+    "LocalCascadeSession",
+    "PiperSynthesizer",
+    "Recognizer",
+    "SpeechStart",
+    "Synthesizer",
+    "Utterance",
+    "default_synthesizer",
+]
+
+publish(__name__, globals(), __all__)

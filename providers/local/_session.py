@@ -1,0 +1,180 @@
+"""``LocalCascadeSession``: endpointing + a recogniser for the caller, a synthesiser for the
+agent; the agent's turns come from the channel's reasoning backend."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from voice_hitl import ChannelClosedError
+from voice_hitl._audio import resample_pcm16
+from voice_hitl._provider import ProviderSession, SessionConfig
+from voice_hitl._provider_events import (
+    PCM16,
+    AudioOutEvent,
+    ProviderEvent,
+    SpeechStartedEvent,
+    SpeechStoppedEvent,
+    TranscriptionEvent,
+)
+
+from ._endpoint import EnergyEndpointer, SpeechStart, Utterance
+from ._synth import Synthesizer
+
+if TYPE_CHECKING:
+    from voice_hitl.speech import AnswerSpec
+
+__all__ = ["Hypothesis", "LocalCascadeSession", "Recognizer"]
+
+logger = logging.getLogger("voice_hitl.local")
+
+_CHUNK_S = 0.1
+
+
+class Hypothesis(Protocol):
+    """A recognition hypothesis: ``text`` and ``score``."""
+
+    @property
+    def text(self) -> str: ...
+
+
+class Recognizer(Protocol):
+    """Speech in, n-best text out (see ``voice_hitl.speech.asr.Recognizer``)."""
+
+    async def recognize(
+        self, pcm16: PCM16, sample_rate: int, spec: AnswerSpec | None
+    ) -> Sequence[Hypothesis]:
+        """Recognise one utterance off the event loop.
+
+        Cancellation: safe.
+        """
+        ...
+
+
+class _Closed:
+    """Marks the end of the event stream."""
+
+
+class LocalCascadeSession(ProviderSession):
+    """One offline call: caller audio -> endpointing -> recognition -> user transcriptions;
+    ``say`` -> synthesis -> agent audio and an assistant transcription."""
+
+    def __init__(
+        self, config: SessionConfig, recognizer: Recognizer, synthesizer: Synthesizer
+    ) -> None:
+        self.config = config
+        self.recognizer = recognizer
+        self.synthesizer = synthesizer
+        self.in_rate = config.input_format.sample_rate
+        self.out_rate = config.output_format.sample_rate
+        self._endpointer = EnergyEndpointer(self.in_rate)
+        self._events: asyncio.Queue[ProviderEvent | _Closed] = asyncio.Queue()
+        self._utterances: asyncio.Queue[PCM16] = asyncio.Queue()
+        self._expected: AnswerSpec | None = None
+        self._speaking: asyncio.Task[None] | None = None
+        self._say_lock = asyncio.Lock()
+        self._recognition: asyncio.Task[None] | None = None
+        self._closed = False
+        self.tool_results: list[tuple[str, str, bool]] = []
+        self.context: list[str] = []
+
+    def start(self) -> None:
+        """Start the recognition worker (called by the provider's ``connect``)."""
+        self._recognition = asyncio.create_task(self._recognize_utterances(), name="local-asr")
+
+    def _check_open(self, what: str) -> None:
+        if self._closed:
+            raise ChannelClosedError(f"local cascade session is closed ({what})")
+
+    def _emit(self, event: ProviderEvent) -> None:
+        if not self._closed:
+            self._events.put_nowait(event)
+
+    async def events(self) -> AsyncIterator[ProviderEvent]:
+        while True:
+            event = await self._events.get()
+            if isinstance(event, _Closed):
+                return
+            yield event
+
+    # -- the caller --------------------------------------------------------------------------
+
+    async def send_audio(self, frame: PCM16) -> None:
+        self._check_open("send_audio")
+        for found in self._endpointer.feed(frame):
+            if isinstance(found, SpeechStart):
+                self._emit(SpeechStartedEvent())
+            elif isinstance(found, Utterance):
+                self._emit(SpeechStoppedEvent())
+                self._utterances.put_nowait(found.audio)
+
+    def expect_answer(self, spec: Any | None) -> None:
+        self._expected = spec
+
+    async def _recognize_utterances(self) -> None:
+        while True:
+            audio = await self._utterances.get()
+            spec = self._expected
+            try:
+                hypotheses = await self.recognizer.recognize(audio, self.in_rate, spec)
+            except Exception:
+                logger.exception("recognition failed; the utterance is reported as unheard")
+                hypotheses = []
+            text = hypotheses[0].text if hypotheses else ""
+            self._emit(TranscriptionEvent("user", text, final=True))
+
+    # -- the agent ---------------------------------------------------------------------------
+
+    async def say(self, text: str) -> None:
+        """Synthesise and play ``text``; returns early (normally) if interrupted.
+
+        Cancellation: safe; the speech stops.
+        """
+        self._check_open("say")
+        async with self._say_lock:
+            speaking = self._speaking = asyncio.create_task(self._speak(text), name="local-tts")
+            try:
+                await speaking
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    speaking.cancel()
+                    await asyncio.gather(speaking, return_exceptions=True)
+                    raise
+                # interrupt() stopped the speech; the caller of say() goes on.
+            finally:
+                self._speaking = None
+
+    async def _speak(self, text: str) -> None:
+        audio, rate = await self.synthesizer.synthesize(text)
+        audio = resample_pcm16(audio, rate, self.out_rate)
+        step = max(1, int(self.out_rate * _CHUNK_S))
+        for start in range(0, len(audio), step):
+            self._emit(AudioOutEvent(audio[start : start + step]))
+        self._emit(TranscriptionEvent("assistant", text, final=True))
+
+    async def interrupt(self) -> None:
+        self._check_open("interrupt")
+        speaking = self._speaking
+        if speaking is not None:
+            speaking.cancel("interrupted")
+
+    async def submit_tool_result(self, call_id: str, output: str, *, is_error: bool) -> None:
+        self._check_open("submit_tool_result")
+        self.tool_results.append((call_id, output, is_error))
+
+    async def inject_context(self, text: str) -> None:
+        self._check_open("inject_context")
+        self.context.append(text)
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._events.put_nowait(_Closed())
+        task = self._recognition
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)

@@ -1,0 +1,72 @@
+"""Settings of the OpenAI Realtime provider: session options and the reconnect policy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = ["ReconnectPolicy", "RealtimeOptions", "default_turn_detection"]
+
+
+def default_turn_detection() -> dict[str, Any]:
+    """Server voice activity detection that answers and lets the caller barge in."""
+    return {
+        "type": "server_vad",
+        "threshold": 0.5,
+        "prefix_padding_ms": 300,
+        "silence_duration_ms": 500,
+        "create_response": True,
+        "interrupt_response": True,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class RealtimeOptions:
+    """What ``session.update`` asks of the model, beyond the channel's instructions and tools.
+
+    Attributes:
+        voice: The output voice (``audio.output.voice``).
+        transcription_model: Transcribes the caller (``audio.input.transcription.model``);
+            ``None`` turns input transcription off.
+        turn_detection: ``audio.input.turn_detection``; ``None`` turns server VAD off (then
+            the model answers only when asked).
+        output_modality: ``"audio"`` (speech plus its transcript) or ``"text"``.
+        tool_choice: ``"auto"``, ``"none"`` or ``"required"``.
+        context_role: The role of the messages ``inject_context`` adds.
+    """
+
+    voice: str = "marin"
+    transcription_model: str | None = "gpt-4o-mini-transcribe"
+    turn_detection: dict[str, Any] | None = field(default_factory=default_turn_detection)
+    output_modality: Literal["audio", "text"] = "audio"
+    tool_choice: Literal["auto", "none", "required"] = "auto"
+    context_role: Literal["system", "user"] = "system"
+
+
+@dataclass(frozen=True, slots=True)
+class ReconnectPolicy:
+    """How a session reconnects after losing its connection.
+
+    Attempt ``n`` (from 0) waits ``min(max_delay, initial_delay * 2**n)`` seconds first.
+
+    Attributes:
+        max_attempts: Attempts before the session gives up and ends (0: never reconnect).
+        initial_delay: The first wait, in seconds.
+        max_delay: The longest wait, in seconds.
+        open_timeout: The bound on each connection handshake, in seconds.
+    """
+
+    max_attempts: int = 5
+    initial_delay: float = 0.25
+    max_delay: float = 8.0
+    open_timeout: float = 10.0
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 0:
+            raise ValueError(f"max_attempts must be >= 0, got {self.max_attempts}")
+        if self.initial_delay < 0 or self.max_delay < 0 or self.open_timeout <= 0:
+            raise ValueError("delays must be >= 0 and open_timeout > 0")
+
+    def delay(self, attempt: int) -> float:
+        """The wait before reconnect attempt ``attempt`` (counted from 0)."""
+        return float(min(self.max_delay, self.initial_delay * 2**attempt))

@@ -1,0 +1,400 @@
+"""The OpenAI Realtime protocol (GA), sans I/O.
+
+:class:`RealtimeProtocol` turns a session's intents (send audio, submit a tool result, say,
+interrupt, ...) into client JSON and server JSON into voice-hitl events. It does no I/O and
+imports neither asyncio nor websockets: feed it what the server sent with :meth:`receive`, tell
+it about the connection with :meth:`connection_made` / :meth:`connection_lost`, then drain
+:meth:`events` (for the channel) and :meth:`outgoing` (to write, in order, to the socket).
+
+A bad server message never raises: it becomes a recoverable :class:`ProviderErrorEvent`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+from typing import Any
+
+from voice_hitl._exceptions import ProviderError
+from voice_hitl._provider import SessionConfig
+from voice_hitl._provider_events import (
+    PCM16,
+    AudioOutEvent,
+    ProviderErrorEvent,
+    ProviderEvent,
+    SpeechStartedEvent,
+    SpeechStoppedEvent,
+    ToolCallCancelledEvent,
+    ToolCallEvent,
+    TranscriptionEvent,
+)
+
+from . import _server_events as ev
+from ._audio import WIRE_RATE, decode_pcm16, encode_pcm16
+from ._options import RealtimeOptions
+
+__all__ = ["ACTIVE_RESPONSE", "RealtimeProtocol"]
+
+logger = logging.getLogger("voice_hitl.providers.openai")
+
+ACTIVE_RESPONSE = "conversation_already_has_active_response"
+_PCM = {"type": "audio/pcm", "rate": WIRE_RATE}
+
+
+def _is_error_payload(text: str) -> bool:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and "error" in value
+
+
+class RealtimeProtocol:
+    """Maps a voice-hitl session to the Realtime API's JSON events and back.
+
+    Args:
+        config: The session's instructions, tools and audio formats.
+        options: Voice, transcription, turn detection and related settings.
+    """
+
+    def __init__(self, config: SessionConfig, options: RealtimeOptions | None = None) -> None:
+        self.config = config
+        self.options = options or RealtimeOptions()
+        self.connected = False
+        self._events: list[ProviderEvent] = []
+        self._outbox: list[str] = []
+        self._deferred: list[dict[str, Any]] = []
+        self._ids = itertools.count(1)
+        self._seen_calls: set[str] = set()
+        self._open_calls: dict[str, str | None] = {}  # call id -> id of its response
+        self._withdrawn: dict[str, str] = {}  # call id -> why it can no longer be answered
+        self._active_response: str | None = None
+        self._requested: dict[str, dict[str, Any]] = {}  # event id -> response.create body
+        self._retry: list[dict[str, Any]] = []  # response.create bodies for after response.done
+        self._partial: dict[str, str] = {}  # item id -> transcript so far
+
+    # -- draining ------------------------------------------------------------------------
+
+    def events(self) -> list[ProviderEvent]:
+        """The voice-hitl events produced since the last call, in order."""
+        events, self._events = self._events, []
+        return events
+
+    def outgoing(self) -> list[str]:
+        """The client JSON messages to send since the last call, in order."""
+        out, self._outbox = self._outbox, []
+        return out
+
+    @property
+    def open_calls(self) -> list[str]:
+        """Ids of the function calls emitted and not yet answered."""
+        return list(self._open_calls)
+
+    @property
+    def active_response(self) -> str | None:
+        """The id of the response in progress, if any."""
+        return self._active_response
+
+    # -- connection ----------------------------------------------------------------------
+
+    def _send(self, event: dict[str, Any]) -> None:
+        self._outbox.append(json.dumps(event, separators=(",", ":")))
+
+    def _event_id(self) -> str:
+        return f"vh_{next(self._ids)}"
+
+    def session_update(self) -> dict[str, Any]:
+        """The ``session.update`` event that configures the session."""
+        opts = self.options
+        transcription = (
+            {"model": opts.transcription_model} if opts.transcription_model is not None else None
+        )
+        tools = [
+            {
+                "type": "function",
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": tool.parameters,
+            }
+            for tool in self.config.tools
+        ]
+        return {
+            "type": "session.update",
+            "event_id": self._event_id(),
+            "session": {
+                "type": "realtime",
+                "instructions": self.config.instructions,
+                "output_modalities": [opts.output_modality],
+                "audio": {
+                    "input": {
+                        "format": dict(_PCM),
+                        "transcription": transcription,
+                        "turn_detection": opts.turn_detection,
+                    },
+                    "output": {"format": dict(_PCM), "voice": opts.voice},
+                },
+                "tools": tools,
+                "tool_choice": opts.tool_choice,
+            },
+        }
+
+    def connection_made(self) -> None:
+        """A (new) connection is open: configure the session, then send what waited."""
+        self.connected = True
+        self._send(self.session_update())
+        deferred, self._deferred = self._deferred, []
+        for event in deferred:
+            if event["type"] == "response.create":
+                self._request_response(event.get("response"))
+            else:
+                self._send(event)
+
+    def connection_lost(self, reason: str) -> None:
+        """The connection is gone: unsent messages are dropped, and the calls still open are
+        withdrawn with a :class:`ToolCallCancelledEvent` each (the new server session will
+        never know them)."""
+        self.connected = False
+        self._outbox.clear()
+        self._active_response = None
+        self._requested.clear()
+        self._retry.clear()
+        self._partial.clear()
+        why = f"the connection to the realtime server was lost ({reason})"
+        for call_id in list(self._open_calls):
+            self._withdraw(call_id, why)
+
+    def _withdraw(self, call_id: str, why: str) -> None:
+        self._open_calls.pop(call_id, None)
+        self._withdrawn[call_id] = why
+        self._events.append(ToolCallCancelledEvent(call_id, why))
+
+    # -- intents -------------------------------------------------------------------------
+
+    def append_audio(self, frame: PCM16) -> bool:
+        """Queue caller audio (at the configured input rate); False when not connected.
+
+        Raises:
+            ValueError: ``frame`` is not 1-D int16.
+        """
+        audio = encode_pcm16(frame, self.config.input_format.sample_rate)
+        if not self.connected:
+            return False
+        if audio:
+            self._send({"type": "input_audio_buffer.append", "audio": audio})
+        return True
+
+    def submit_tool_result(self, call_id: str, output: str, *, is_error: bool) -> None:
+        """Queue a ``function_call_output`` and the ``response.create`` that makes the model
+        read it. An error becomes ``{"error": ...}`` text (the output has no error flag).
+
+        Raises:
+            ProviderError: The call is not open: unknown, already answered, or withdrawn
+                (e.g. it was pending on a connection that was lost); nothing is queued.
+        """
+        if call_id not in self._open_calls:
+            if call_id in self._withdrawn:
+                why = self._withdrawn[call_id]
+                raise ProviderError(
+                    f"result of call {call_id!r} not delivered: the call was withdrawn ({why})",
+                    code="call_withdrawn",
+                    recoverable=True,
+                )
+            known = "was already answered" if call_id in self._seen_calls else "is unknown"
+            raise ProviderError(
+                f"result of call {call_id!r} not delivered: the call {known}",
+                code="unknown_call",
+                recoverable=True,
+            )
+        del self._open_calls[call_id]
+        if is_error and not _is_error_payload(output):
+            output = json.dumps({"error": output})
+        item = {"type": "function_call_output", "call_id": call_id, "output": output}
+        self._send({"type": "conversation.item.create", "event_id": self._event_id(), "item": item})
+        self._request_response(None)
+
+    def inject_context(self, text: str) -> None:
+        """Queue a message the model reads without answering (sent after a reconnect if the
+        connection is down)."""
+        item = {
+            "type": "message",
+            "role": self.options.context_role,
+            "content": [{"type": "input_text", "text": text}],
+        }
+        event = {"type": "conversation.item.create", "event_id": self._event_id(), "item": item}
+        if self.connected:
+            self._send(event)
+        else:
+            self._deferred.append(event)
+
+    def say(self, text: str) -> None:
+        """Queue a response whose instructions are to speak ``text`` verbatim."""
+        lead = f"{self.config.instructions}\n\n" if self.config.instructions else ""
+        body = {
+            "instructions": f"{lead}Say exactly this, word for word, and nothing else:\n{text}",
+            "tool_choice": "none",
+        }
+        if self.connected:
+            self._request_response(body)
+        else:
+            self._deferred.append({"type": "response.create", "response": body})
+
+    def interrupt(self) -> bool:
+        """Queue ``response.cancel`` for the response in progress; False when there is none."""
+        if not self.connected or self._active_response is None:
+            return False
+        self._send({"type": "response.cancel", "response_id": self._active_response})
+        return True
+
+    def _request_response(self, body: dict[str, Any] | None) -> None:
+        if self._active_response is not None:
+            self._queue_retry(body)
+            return
+        event_id = self._event_id()
+        params = dict(body or {})
+        params["metadata"] = {"client_event_id": event_id}
+        self._requested[event_id] = body or {}
+        self._send({"type": "response.create", "event_id": event_id, "response": params})
+
+    def _queue_retry(self, body: dict[str, Any] | None) -> None:
+        body = body or {}
+        if not body and {} in self._retry:
+            return  # one plain response reads every tool output added meanwhile
+        self._retry.append(body)
+
+    # -- server events -------------------------------------------------------------------
+
+    def _error(self, message: str, code: str) -> None:
+        self._events.append(ProviderErrorEvent(ProviderError(message, code=code, recoverable=True)))
+
+    def receive(self, text: str | bytes) -> None:
+        """Feed one server message; never raises for bad input (it becomes an error event)."""
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            snippet = text[:80] if isinstance(text, str) else repr(text[:80])
+            self._error(
+                f"the realtime server sent malformed JSON ({exc}): {snippet!r}",
+                "malformed_server_event",
+            )
+            return
+        if not isinstance(data, dict):
+            self._error(
+                f"the realtime server sent a {type(data).__name__}, not a JSON object",
+                "malformed_server_event",
+            )
+            return
+        try:
+            event = ev.parse_server_event(data)
+        except ValueError as exc:
+            self._error(str(exc), "invalid_server_event")
+            return
+        if event is None:
+            known = data["type"] in ev.KNOWN_IGNORED
+            logger.debug(
+                "%s server event %r ignored", "known" if known else "unknown", data["type"]
+            )
+            return
+        self._dispatch(event)
+
+    def _dispatch(self, event: ev.ServerEvent) -> None:
+        if isinstance(event, ev.FunctionCallArgumentsDone):
+            self._function_call(event.call_id, event.name, event.arguments, event.response_id)
+        elif isinstance(event, ev.OutputItemDone):
+            item = event.item
+            if item.type == "function_call" and item.status in (None, "completed"):
+                if item.call_id is None or item.name is None:
+                    self._error(
+                        "a function_call output item has no call_id or name", "invalid_server_event"
+                    )
+                else:
+                    self._function_call(
+                        item.call_id, item.name, item.arguments or "", event.response_id
+                    )
+        elif isinstance(event, ev.OutputAudioDelta):
+            try:
+                frame = decode_pcm16(event.delta, self.config.output_format.sample_rate)
+            except ValueError as exc:
+                self._error(f"response.output_audio.delta: {exc}", "invalid_server_event")
+            else:
+                self._events.append(AudioOutEvent(frame))
+        elif isinstance(event, ev.OutputAudioTranscriptDelta | ev.OutputTextDelta):
+            self._delta("assistant", event.item_id, event.delta)
+        elif isinstance(event, ev.OutputAudioTranscriptDone):
+            self._final("assistant", event.item_id, event.transcript)
+        elif isinstance(event, ev.OutputTextDone):
+            self._final("assistant", event.item_id, event.text)
+        elif isinstance(event, ev.InputTranscriptionDelta):
+            self._delta("user", event.item_id, event.delta)
+        elif isinstance(event, ev.InputTranscriptionCompleted):
+            self._final("user", event.item_id, event.transcript)
+        elif isinstance(event, ev.SpeechStarted):
+            self._events.append(SpeechStartedEvent())
+        elif isinstance(event, ev.SpeechStopped):
+            self._events.append(SpeechStoppedEvent())
+        elif isinstance(event, ev.ResponseCreated):
+            self._active_response = event.response.id
+            client_id = (event.response.metadata or {}).get("client_event_id")
+            if client_id is not None:
+                self._requested.pop(client_id, None)
+        elif isinstance(event, ev.ResponseDone):
+            self._response_done(event.response)
+        elif isinstance(event, ev.ErrorEvent):
+            self._server_error(event.error)
+        elif isinstance(event, ev.InputTranscriptionFailed):
+            self._error(
+                f"input transcription failed: {event.error.message}", "transcription_failed"
+            )
+        else:
+            logger.debug("server event %r", event.type)
+
+    def _function_call(self, call_id: str, name: str, arguments: str, response: str | None) -> None:
+        if call_id in self._seen_calls:
+            return
+        self._seen_calls.add(call_id)
+        self._open_calls[call_id] = response
+        self._events.append(ToolCallEvent(call_id, name, arguments))
+
+    def _delta(self, role: Any, item_id: str, delta: str) -> None:
+        text = self._partial.get(item_id, "") + delta
+        self._partial[item_id] = text
+        self._events.append(TranscriptionEvent(role, text, final=False))
+
+    def _final(self, role: Any, item_id: str | None, text: str) -> None:
+        if item_id is not None:
+            self._partial.pop(item_id, None)
+        if text:
+            self._events.append(TranscriptionEvent(role, text, final=True))
+
+    def _response_done(self, response: ev.ResponseInfo) -> None:
+        if self._active_response == response.id:
+            self._active_response = None
+        if response.status not in (None, "completed"):
+            reason = (response.status_details or {}).get("reason") or response.status
+            for item in response.output:
+                call_id = item.get("call_id")
+                if (
+                    item.get("type") == "function_call"
+                    and item.get("status") == "incomplete"
+                    and call_id in self._open_calls
+                ):
+                    self._withdraw(
+                        call_id, f"the model's response was {response.status} ({reason})"
+                    )
+        if self._retry and self._active_response is None:
+            self._request_response(self._retry.pop(0) or None)
+
+    def _server_error(self, error: ev.ErrorDetail) -> None:
+        origin = error.event_id
+        body = self._requested.pop(origin, None) if origin is not None else None
+        if error.code == ACTIVE_RESPONSE and body is not None:
+            logger.info("response.create %s hit an active response; retrying after it ends", origin)
+            self._queue_retry(body)
+            return
+        if error.code == "response_cancel_not_active" or error.message.startswith(
+            "Cancellation failed"
+        ):
+            logger.debug("response.cancel with nothing to cancel: %s", error.message)
+            return
+        code = error.code or error.type
+        self._error(f"realtime server error ({code}): {error.message}", code)

@@ -1,0 +1,129 @@
+"""Test rig for conference channels: a mock provider that reports audio it was sent, a
+three-person in-memory call, and the conference's human-input tools."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from doors import ModelRead, Observed
+
+from conference import ConferenceChannel, ConferenceRealtimeConfig, InMemoryConferenceBackend
+from providers.base import PCM16, SessionConfig
+from providers.mock import MockProviderSession, MockRealtimeProvider
+from voice_hitl import AITool, HumanInputToolHandler, ToolHandler, VoiceKit
+
+ASK = AITool(
+    name="AskUserQuestion",
+    description="Ask someone in the call a question.",
+    parameters={
+        "type": "object",
+        "properties": {"question": {"type": "string"}, "ask": {"type": "string"}},
+        "required": ["question"],
+        "additionalProperties": False,
+    },
+)
+CONFIRM = AITool(
+    name="ConfirmAction",
+    description="Have participants approve an action.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "action": {"type": "string"},
+            "approvers": {"type": "array", "items": {"type": "string"}},
+            "quorum": {"type": "integer"},
+        },
+        "required": ["action"],
+        "additionalProperties": False,
+    },
+)
+LOOKUP = AITool(
+    name="lookup",
+    description="A host tool.",
+    parameters={"type": "object", "properties": {"key": {"type": "string"}}},
+)
+KEY = b"application-receipt-key"
+
+
+class AudioReportingSession(MockProviderSession):
+    """A mock session whose ``send_audio`` is recorded, so a test can wait for audio."""
+
+    async def send_audio(self, frame: PCM16) -> None:
+        await super().send_audio(frame)
+        self.provider._record("send_audio", self.session_id, None)
+
+
+class RigProvider(MockRealtimeProvider):
+    async def connect(self, config: SessionConfig) -> MockProviderSession:
+        session = AudioReportingSession(self, config)
+        self.sessions.append(session)
+        self._record("connect", session.session_id, None)
+        return session
+
+
+class Host:
+    def __init__(self, delay: float = 0.0) -> None:
+        self.calls: list[str] = []
+        self.delay = delay
+
+    async def __call__(self, name: str, arguments: dict[str, Any]) -> str:
+        self.calls.append(name)
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        return f"host:{name}"
+
+
+def conference_tools(timeout: float = 300.0) -> HumanInputToolHandler:
+    return HumanInputToolHandler(
+        {"AskUserQuestion", "ConfirmAction"}, timeout=timeout, tool_definitions=[ASK, CONFIRM]
+    )
+
+
+@dataclass
+class Rig:
+    kit: VoiceKit
+    conf: ConferenceChannel
+    backend: InMemoryConferenceBackend
+    provider: RigProvider
+    observed: Observed
+    human: HumanInputToolHandler
+    config: ConferenceRealtimeConfig
+
+    def call(self, name: str, arguments: dict[str, Any] | str) -> asyncio.Task[ModelRead]:
+        """The model calls a tool on the conference door; the task ends with what it reads."""
+        call_id = self.provider.simulate_tool_call(self.conf, name, arguments)
+        return asyncio.create_task(self._result(call_id))
+
+    async def _result(self, call_id: str) -> ModelRead:
+        record = await self.provider.wait_for_tool_result(call_id)
+        return ModelRead(record.output, record.is_error)
+
+
+async def make_rig(
+    *,
+    timeout: float = 300.0,
+    host: ToolHandler | None = None,
+    people: tuple[tuple[str, str], ...] = (("alice", "Alice"), ("bob", "Bob"), ("carol", "Carol")),
+    plug: bool = True,
+) -> Rig:
+    kit = VoiceKit()
+    observed = Observed.on(kit)
+    backend = InMemoryConferenceBackend(frame_samples=160)
+    for participant_id, name in people:
+        backend.join(participant_id, name)
+    provider = RigProvider()
+    human = conference_tools(timeout)
+    config = ConferenceRealtimeConfig(
+        provider,
+        tools=[LOOKUP],
+        tool_handler=host or Host(),
+        human_input_handler=human,
+        instructions="You are the meeting bot.",
+    )
+    conf = ConferenceChannel("conf", backend=backend, realtime=config)
+    kit.register_channel(conf)
+    conf.receipt_key = KEY
+    if plug:
+        await conf.plug_realtime()
+    return Rig(kit, conf, backend, provider, observed, human, config)

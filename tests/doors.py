@@ -1,0 +1,160 @@
+"""Test helpers: drive a tool call through each door of a voice channel the same way."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from providers.mock import MockRealtimeProvider
+from voice_hitl import (
+    AITool,
+    HookContext,
+    HookTrigger,
+    HumanInputToolHandler,
+    PendingInputEvent,
+    ReasoningReply,
+    ReasoningTurn,
+    ToolCaller,
+    ToolCallReport,
+    ToolResult,
+    VoiceKit,
+    VoiceSession,
+)
+
+ASK = AITool(
+    name="AskUserQuestion",
+    description="Ask the caller a question.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "question": {"type": "string"},
+            "choices": {"type": "array", "items": {"type": "string"}},
+            "mode": {"enum": ["confirm", "choices", "number", "digits", "free_text"]},
+        },
+        "required": ["question"],
+        "additionalProperties": False,
+    },
+)
+CONFIRM = AITool(
+    name="ConfirmAction",
+    description="Confirm an action with the caller.",
+    parameters={
+        "type": "object",
+        "properties": {"action": {"type": "string"}, "amount": {"type": "integer"}},
+        "required": ["action"],
+        "additionalProperties": False,
+    },
+)
+LOOKUP = AITool(
+    name="lookup",
+    description="A host tool.",
+    parameters={"type": "object", "properties": {"key": {"type": "string"}}},
+)
+
+DOORS = ["provider", "recovered", "reasoning"]
+
+
+def human_tools(timeout: float = 300.0) -> HumanInputToolHandler:
+    return HumanInputToolHandler(
+        {"AskUserQuestion", "ConfirmAction"}, timeout=timeout, tool_definitions=[ASK, CONFIRM]
+    )
+
+
+@dataclass
+class QueueBackend:
+    """A reasoning backend whose turns call the tools a test queued."""
+
+    queued: asyncio.Queue[tuple[str, dict[str, Any], asyncio.Future[ToolResult]]] = field(
+        default_factory=asyncio.Queue
+    )
+
+    async def respond(self, turn: ReasoningTurn, call_tool: ToolCaller) -> ReasoningReply | None:
+        name, arguments, future = self.queued.get_nowait()
+        result = await call_tool(name, arguments)
+        future.set_result(result)
+        return None
+
+
+@dataclass
+class Observed:
+    """What hooks saw, as queues a test can wait on."""
+
+    requests: asyncio.Queue[PendingInputEvent] = field(default_factory=asyncio.Queue)
+    reports: asyncio.Queue[ToolCallReport] = field(default_factory=asyncio.Queue)
+
+    @classmethod
+    def on(cls, kit: VoiceKit) -> Observed:
+        observed = cls()
+
+        @kit.hook(HookTrigger.ON_USER_INPUT_REQUIRED)
+        async def requested(event: PendingInputEvent, ctx: HookContext) -> None:
+            observed.requests.put_nowait(event)
+
+        @kit.hook(HookTrigger.ON_TOOL_CALL)
+        async def reported(report: ToolCallReport, ctx: HookContext) -> None:
+            observed.reports.put_nowait(report)
+
+        return observed
+
+
+@dataclass(frozen=True)
+class ModelRead:
+    """What the model got back for a call: the text and whether it was an error."""
+
+    text: str
+    is_error: bool
+    label: str = ""
+
+    def json(self) -> Any:
+        return json.loads(self.text)
+
+
+class DoorDriver:
+    """Issues a call through one door and waits for what the model reads."""
+
+    def __init__(
+        self, door: str, provider: MockRealtimeProvider, backend: QueueBackend | None
+    ) -> None:
+        self.door = door
+        self.provider = provider
+        self.backend = backend
+
+    def call(
+        self, session: VoiceSession, name: str, arguments: dict[str, Any]
+    ) -> asyncio.Task[ModelRead]:
+        """Start a call; the task ends with what the model reads."""
+        if self.door == "provider":
+            call_id = self.provider.simulate_tool_call(session, name, arguments)
+            return asyncio.create_task(self._provider_result(call_id))
+        if self.door == "recovered":
+            body = ", ".join(f"{k}: {v}" for k, v in arguments.items())
+            self.provider.simulate_transcription(
+                session, f"Let me check with you. call:{name}{{{body}}}", role="assistant"
+            )
+            seen = len(self.provider.injected_texts)
+            return asyncio.create_task(self._recovered_result(name, seen))
+        assert self.backend is not None
+        future: asyncio.Future[ToolResult] = asyncio.get_running_loop().create_future()
+        self.backend.queued.put_nowait((name, arguments, future))
+        self.provider.simulate_transcription(session, "go ahead", role="user")
+        return asyncio.create_task(self._reasoning_result(future))
+
+    async def _provider_result(self, call_id: str) -> ModelRead:
+        record = await self.provider.wait_for_tool_result(call_id)
+        return ModelRead(record.output, record.is_error)
+
+    async def _recovered_result(self, name: str, seen: int) -> ModelRead:
+        def mine() -> list[str]:
+            prefix = f"[Tool {name} "
+            return [t for t in self.provider.injected_texts[seen:] if t.startswith(prefix)]
+
+        await self.provider.wait_until(lambda: bool(mine()))
+        text = mine()[0]
+        label, _, body = text.partition("] ")
+        return ModelRead(body, "completed" not in label, label + "]")
+
+    async def _reasoning_result(self, future: asyncio.Future[ToolResult]) -> ModelRead:
+        result = await future
+        return ModelRead(result.text, result.is_error)

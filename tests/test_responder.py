@@ -1,0 +1,245 @@
+"""VoiceResponder on a voice channel: asking aloud, understanding, re-prompts, barge-in,
+cancel, operator, keypad answers, read-back, timeout and settlement."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import numpy as np
+import pytest
+from doors import Observed, human_tools
+
+from providers.mock import MockRealtimeProvider
+from voice_hitl import (
+    HookContext,
+    HookTrigger,
+    LocalTransport,
+    OperatorRequest,
+    RealtimeVoiceChannel,
+    VoiceKit,
+    VoiceResponder,
+    VoiceSession,
+)
+from voice_hitl.speech import Answer, AnswerKind, AnswerSpec
+from voice_hitl.speech.dtmf import generate_dtmf
+
+
+class Rig:
+    def __init__(self, *, timeout: float = 300.0, **responder: Any) -> None:
+        self.kit = VoiceKit()
+        self.observed = Observed.on(self.kit)
+        self.provider = MockRealtimeProvider()
+        self.transport = LocalTransport()
+        self.voice = RealtimeVoiceChannel(
+            "voice",
+            provider=self.provider,
+            transport=self.transport,
+            human_input_handler=human_tools(timeout),
+        )
+        self.kit.register_channel(self.voice)
+        self.responder = VoiceResponder(self.kit, **responder)
+        self.responder.serve(self.voice)
+
+    async def start(self) -> VoiceSession:
+        return await self.voice.start_session("room", participant_id="caller-1")
+
+    async def said(self, count: int) -> list[str]:
+        await self.provider.wait_for("say", count)
+        return self.provider.said
+
+    async def close(self) -> None:
+        await self.responder.aclose()
+        await self.kit.aclose()
+
+
+async def test_confirm_answered_by_voice() -> None:
+    rig = Rig()
+    session = await rig.start()
+    call_id = rig.provider.simulate_tool_call(
+        session, "ConfirmAction", {"action": "move 500 dollars to savings"}
+    )
+    said = await rig.said(1)
+    assert said == ["Please confirm: move 500 dollars to savings. Please say yes or no."]
+    rig.provider.simulate_transcription(session, "yeah, go ahead", role="user")
+    record = await rig.provider.wait_for_tool_result(call_id)
+    assert not record.is_error
+    assert json.loads(record.output) == {
+        "answer": True,
+        "choice_id": "yes",
+        "transcript": "yeah, go ahead",
+        "confidence": json.loads(record.output)["confidence"],
+        "via": "speech",
+        "actor_id": "caller-1",
+    }
+    assert ("interrupt", session.session_id) in rig.provider.calls  # speech stops on answer
+    await rig.close()
+
+
+async def test_reprompt_then_answer_and_repeat_does_not_count() -> None:
+    rig = Rig(reprompts=1)
+    session = await rig.start()
+    call_id = rig.provider.simulate_tool_call(
+        session,
+        "AskUserQuestion",
+        {"question": "Which account", "choices": ["checking", "savings"]},
+    )
+    assert (await rig.said(1))[0] == "Which account. You can say checking, or savings."
+    rig.provider.simulate_transcription(session, "purple monkey", role="user")
+    assert (await rig.said(2))[1].startswith("Sorry, I didn't catch that. Which account.")
+    rig.provider.simulate_transcription(session, "can you say that again", role="user")
+    assert (await rig.said(3))[2] == "Which account. You can say checking, or savings."
+    rig.provider.simulate_transcription(session, "um, savings please", role="user")
+    record = await rig.provider.wait_for_tool_result(call_id)
+    answer = json.loads(record.output)
+    assert (answer["answer"], answer["choice_id"]) == ("savings", "savings")
+    await rig.close()
+
+
+async def test_reprompts_exhausted_rejects_with_reason() -> None:
+    rig = Rig(reprompts=1)
+    session = await rig.start()
+    call_id = rig.provider.simulate_tool_call(session, "ConfirmAction", {"action": "pay"})
+    await rig.said(1)
+    rig.provider.simulate_transcription(session, "banana", role="user")
+    await rig.said(2)
+    rig.provider.simulate_transcription(session, "maybe", role="user")
+    record = await rig.provider.wait_for_tool_result(call_id)
+    assert record.is_error
+    error = json.loads(record.output)["error"]
+    assert error.startswith("Human input rejected: No usable answer after 2 attempts")
+    await rig.close()
+
+
+async def test_barge_in_stops_speech_and_takes_the_answer() -> None:
+    rig = Rig()
+    session = await rig.start()
+    call_id = rig.provider.simulate_tool_call(session, "ConfirmAction", {"action": "pay"})
+    await rig.said(1)
+    rig.provider.simulate_speech(session, started=True)
+    rig.provider.simulate_transcription(session, "no", role="user")
+    record = await rig.provider.wait_for_tool_result(call_id)
+    assert json.loads(record.output)["answer"] is False
+    interrupts = [m for m, _ in rig.provider.calls if m == "interrupt"]
+    assert len(interrupts) >= 1
+    # The interrupt came before the result was submitted: speech stopped, then the answer.
+    methods = [m for m, _ in rig.provider.calls]
+    assert methods.index("interrupt") < methods.index("submit_tool_result")
+    await rig.close()
+
+
+async def test_cancel_rejects() -> None:
+    rig = Rig()
+    session = await rig.start()
+    call_id = rig.provider.simulate_tool_call(session, "ConfirmAction", {"action": "pay"})
+    await rig.said(1)
+    rig.provider.simulate_transcription(session, "never mind, cancel that", role="user")
+    record = await rig.provider.wait_for_tool_result(call_id)
+    assert json.loads(record.output) == {
+        "error": "Human input rejected: The person cancelled the request"
+    }
+    await rig.close()
+
+
+async def test_operator_leaves_request_pending_and_fires_hook() -> None:
+    rig = Rig()
+    operator: asyncio.Queue[OperatorRequest] = asyncio.Queue()
+
+    @rig.kit.hook(HookTrigger.ON_OPERATOR_REQUESTED)
+    async def page_operator(request: OperatorRequest, ctx: HookContext) -> None:
+        operator.put_nowait(request)
+
+    session = await rig.start()
+    call_id = rig.provider.simulate_tool_call(session, "ConfirmAction", {"action": "pay"})
+    event = await rig.observed.requests.get()
+    await rig.said(1)
+    rig.provider.simulate_transcription(session, "let me talk to a human", role="user")
+    request = await operator.get()
+    assert request.request.pending_id == event.pending_id
+    assert request.actor_id == "caller-1"
+    assert rig.voice.human_input_handler is not None
+    handler = rig.voice.human_input_handler.handler
+    assert event.pending_id in handler.pending
+    handler.resolve(event.pending_id, '{"answer": true, "via": "operator"}')
+    record = await rig.provider.wait_for_tool_result(call_id)
+    assert json.loads(record.output)["via"] == "operator"
+    await rig.close()
+
+
+async def test_keypad_answer() -> None:
+    rig = Rig()
+    session = await rig.start()
+    call_id = rig.provider.simulate_tool_call(session, "ConfirmAction", {"action": "pay"})
+    await rig.said(1)
+    tones = generate_dtmf("2", rig.voice.input_format.sample_rate, lead_ms=40, gap_ms=60)
+    for start in range(0, len(tones), 480):
+        rig.transport.push_caller_audio(session.session_id, tones[start : start + 480])
+    record = await rig.provider.wait_for_tool_result(call_id)
+    answer = json.loads(record.output)
+    assert (answer["answer"], answer["via"]) == (False, "dtmf")
+    await rig.close()
+
+
+async def test_read_back_for_high_stakes_answers() -> None:
+    def big_amounts(spec: AnswerSpec, answer: Answer) -> bool:
+        return spec.kind is AnswerKind.NUMBER
+
+    rig = Rig(read_back=big_amounts)
+    session = await rig.start()
+    call_id = rig.provider.simulate_tool_call(
+        session, "AskUserQuestion", {"question": "How much?", "mode": "number"}
+    )
+    await rig.said(1)
+    rig.provider.simulate_transcription(session, "five hundred dollars", role="user")
+    assert (await rig.said(2))[1] == "You said 500. Is that right? Please say yes or no."
+    rig.provider.simulate_transcription(session, "no", role="user")
+    assert (await rig.said(3))[2] == "How much?"
+    rig.provider.simulate_transcription(session, "two hundred", role="user")
+    await rig.said(4)
+    rig.provider.simulate_transcription(session, "yes", role="user")
+    record = await rig.provider.wait_for_tool_result(call_id)
+    assert json.loads(record.output)["answer"] == 200
+    await rig.close()
+
+
+@pytest.mark.looptime
+async def test_silence_until_timeout_stops_the_dialogue() -> None:
+    rig = Rig(timeout=30.0)
+    session = await rig.start()
+    call_id = rig.provider.simulate_tool_call(session, "ConfirmAction", {"action": "pay"})
+    await rig.said(1)
+    record = await rig.provider.wait_for_tool_result(call_id)
+    assert json.loads(record.output) == {
+        "error": "Human input timed out after 30s for tool 'ConfirmAction'"
+    }
+    await rig.kit.hooks.drain()  # the dialogue task ends (cancelled) once the request settled
+    assert rig.provider.said == ["Please confirm: pay. Please say yes or no."]
+    await rig.close()
+
+
+async def test_end_session_mid_question_stops_asking() -> None:
+    rig = Rig()
+    session = await rig.start()
+    rig.provider.simulate_tool_call(session, "ConfirmAction", {"action": "pay"})
+    event = await rig.observed.requests.get()
+    await rig.said(1)
+    await rig.voice.end_session(session)
+    await rig.kit.hooks.drain()
+    assert rig.voice.human_input_handler is not None
+    assert rig.voice.human_input_handler.handler.resolve(event.pending_id, "late") is False
+    assert rig.provider.tool_results == []
+    await rig.close()
+
+
+async def test_silent_tone_free_audio_is_not_a_key() -> None:
+    rig = Rig()
+    session = await rig.start()
+    call_id = rig.provider.simulate_tool_call(session, "ConfirmAction", {"action": "pay"})
+    await rig.said(1)
+    noise = (np.random.default_rng(1).normal(0, 300, 24000)).astype(np.int16)
+    rig.transport.push_caller_audio(session.session_id, noise)
+    rig.provider.simulate_transcription(session, "yes", role="user")
+    record = await rig.provider.wait_for_tool_result(call_id)
+    assert json.loads(record.output)["via"] == "speech"
+    await rig.close()

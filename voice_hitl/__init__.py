@@ -1,0 +1,118 @@
+"""voice-hitl: human-in-the-loop tools for realtime voice agents and conference bots.
+
+A tool call such as ``AskUserQuestion`` pauses, a person is asked, and the call resumes with
+the answer, a refusal or a timeout the model can read.
+"""
+
+from __future__ import annotations
+
+from ._answer_json import answer_json
+from ._call_line import CallLine, Heard, Inbox
+from ._caller_transport import CallerTurn, ScriptedCallerTransport
+from ._driver import EventListener, SessionDriver
+from ._exceptions import (
+    ChannelClosedError,
+    HumanInputRejectedError,
+    ProviderError,
+    ToolArgumentsError,
+    ToolError,
+    ToolFailedError,
+    ToolRefusedError,
+    ToolTimeoutError,
+    UnservedToolCallError,
+    VoiceHitlError,
+)
+from ._gate import Door, ToolCall, ToolCallReport, ToolGate, ToolResult, ToolUseEvent
+from ._hooks import HookContext, HookExecution, HookResult, HookTrigger
+from ._human_input import HumanInputHandler
+from ._human_input_tools import HumanInputToolHandler
+from ._kit import VoiceKit
+from ._pending import PendingInput, PendingInputEvent, PendingInputStatus
+from ._public import publish
+from ._reasoning import (
+    ReasoningBackend,
+    ReasoningReply,
+    ReasoningTurn,
+    ScriptedReasoningBackend,
+    ScriptedTurn,
+    ToolCaller,
+    TranscriptEntry,
+)
+from ._recovery import RecoveredCall, recover_tool_call
+from ._responder import AnswerableChannel, OperatorRequest, VoiceResponder
+from ._tools import (
+    AITool,
+    ToolCallContext,
+    ToolHandler,
+    compose_tool_handlers,
+    current_tool_context,
+    tool_context,
+)
+from ._transport import LocalTransport, Transport
+from ._types import ChannelType
+from ._voice_channel import RealtimeVoiceChannel, VoiceSession
+from ._voice_line import VoiceLine
+
+__all__ = [
+    "CallerTurn",
+    "ScriptedCallerTransport",
+    "CallLine",
+    "Heard",
+    "Inbox",
+    "AnswerableChannel",
+    "OperatorRequest",
+    "VoiceResponder",
+    "answer_json",
+    "VoiceLine",
+    "EventListener",
+    "SessionDriver",
+    "ReasoningBackend",
+    "ReasoningReply",
+    "ReasoningTurn",
+    "ScriptedReasoningBackend",
+    "ScriptedTurn",
+    "ToolCaller",
+    "TranscriptEntry",
+    "RecoveredCall",
+    "recover_tool_call",
+    "LocalTransport",
+    "Transport",
+    "RealtimeVoiceChannel",
+    "VoiceSession",
+    "AITool",
+    "ChannelClosedError",
+    "ChannelType",
+    "Door",
+    "HookContext",
+    "HookExecution",
+    "HookResult",
+    "HookTrigger",
+    "HumanInputHandler",
+    "HumanInputRejectedError",
+    "HumanInputToolHandler",
+    "PendingInput",
+    "PendingInputEvent",
+    "PendingInputStatus",
+    "ProviderError",
+    "ToolArgumentsError",
+    "ToolCall",
+    "ToolCallContext",
+    "ToolCallReport",
+    "ToolError",
+    "ToolFailedError",
+    "ToolGate",
+    "ToolHandler",
+    "ToolRefusedError",
+    "ToolResult",
+    "ToolTimeoutError",
+    "ToolUseEvent",
+    "UnservedToolCallError",
+    "VoiceHitlError",
+    "VoiceKit",
+    "compose_tool_handlers",
+    "current_tool_context",
+    "tool_context",
+]
+
+
+publish(__name__, globals(), __all__)

@@ -1,0 +1,129 @@
+"""Call lines: how a spoken dialogue speaks to, and hears from, the people on a call.
+
+A :class:`CallLine` speaks text, stops speaking (barge-in), and opens an :class:`Inbox` of what
+the addressed people said or keyed. ``VoiceLine`` is the line of one voice session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from ._pending import PendingInputEvent
+from ._provider_events import (
+    PCM16,
+    ProviderEvent,
+    SpeechStartedEvent,
+    TranscriptionEvent,
+)
+from .speech import Answer, AnswerSpec
+from .speech.dtmf import DtmfDetector
+
+__all__ = ["CallLine", "Heard", "Inbox"]
+
+logger = logging.getLogger("voice_hitl.responder")
+
+
+@dataclass(frozen=True, slots=True)
+class Heard:
+    """Something an addressed person did: said a final utterance, keyed a tone, or started
+    speaking (``speech_started``, the barge-in signal)."""
+
+    kind: Literal["speech", "dtmf", "speech_started"]
+    text: str = ""
+    speaker_id: str | None = None
+
+
+class Inbox:
+    """What the addressed people said, in order. Close it to stop listening.
+
+    Args:
+        addressed: Speaker ids to hear; ``None`` hears the line's only caller.
+    """
+
+    def __init__(self, addressed: Collection[str] | None) -> None:
+        self.addressed = None if addressed is None else frozenset(addressed)
+        self._queue: asyncio.Queue[Heard] = asyncio.Queue()
+        self._closers: list[Callable[[], None]] = []
+
+    def offer(self, heard: Heard) -> None:
+        """Queue ``heard`` if it comes from an addressed person; others are logged and dropped."""
+        if (
+            self.addressed is not None
+            and heard.kind != "dtmf"
+            and heard.speaker_id not in self.addressed
+        ):
+            if heard.kind == "speech":
+                logger.info(
+                    "ignored speech from %r (not addressed): %r", heard.speaker_id, heard.text
+                )
+            return
+        self._queue.put_nowait(heard)
+
+    def on_close(self, closer: Callable[[], None]) -> None:
+        """Run ``closer`` when the inbox closes (to detach listeners)."""
+        self._closers.append(closer)
+
+    async def get(self) -> Heard:
+        """The next thing heard.
+
+        Cancellation: safe; nothing is lost.
+        """
+        return await self._queue.get()
+
+    def close(self) -> None:
+        """Stop listening; idempotent."""
+        closers, self._closers = self._closers, []
+        for closer in closers:
+            closer()
+
+
+class CallLine(Protocol):
+    """The people on one call, as a spoken dialogue sees them."""
+
+    async def say(self, text: str) -> None:
+        """Speak ``text`` to the call.
+
+        Cancellation: safe; speech may already have started.
+        """
+
+    async def stop_speaking(self) -> None:
+        """Stop speech output now (barge-in).
+
+        Cancellation: safe.
+        """
+
+    def deliver(self, event: PendingInputEvent, answer: Answer, actor_id: str | None) -> bool:
+        """Settle (or, for a quorum, count toward settling) ``event`` with ``answer``."""
+        ...
+
+    def listen(
+        self, addressed: Collection[str] | None = None, expecting: AnswerSpec | None = None
+    ) -> Inbox:
+        """Open an inbox of what ``addressed`` people say or key (``None``: the caller);
+        ``expecting`` tells a provider with its own recogniser what answer to listen for."""
+        ...
+
+
+def feed_provider_event(inbox: Inbox, event: ProviderEvent) -> None:
+    """Offer the inbox what a provider event says about the people on the call."""
+    if isinstance(event, TranscriptionEvent):
+        if event.role == "user" and event.final:
+            inbox.offer(Heard("speech", event.text, event.speaker_id))
+    elif isinstance(event, SpeechStartedEvent):
+        inbox.offer(Heard("speech_started", "", None))
+
+
+class DtmfTap:
+    """Feeds keypad tones found in caller audio to an inbox."""
+
+    def __init__(self, inbox: Inbox, sample_rate: int) -> None:
+        self._inbox = inbox
+        self._detector = DtmfDetector(sample_rate)
+
+    def __call__(self, frame: PCM16) -> None:
+        for key in self._detector.feed(frame):
+            self._inbox.offer(Heard("dtmf", key, None))

@@ -1,0 +1,282 @@
+"""``voice-hitl demo``: an offline end-to-end call on the embedded default.
+
+A recorded caller asks to move money; the agent (a reasoning backend) calls
+``AskUserQuestion`` and ``ConfirmAction`` through the human-input tools; a
+:class:`VoiceResponder` asks aloud with a local synthesiser; the caller's recorded answers are
+recognised and understood; the tools resume; the call ends. ``--conference`` runs a meeting
+instead: two participants must both approve, aloud. Needs the ``speech`` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from ._audio import read_wav_pcm16, resample_pcm16
+from ._caller_transport import CallerTurn, ScriptedCallerTransport
+from ._demo_agent import (
+    APPROVE_ACTION,
+    ASK_USER_QUESTION,
+    CONFIRM_ACTION,
+    ApprovalAgent,
+    TransferAgent,
+)
+from ._human_input_tools import HumanInputToolHandler
+from ._kit import VoiceKit
+from ._provider import AudioFormat
+from ._responder import VoiceResponder
+from ._timeline import Timeline
+from ._voice_channel import RealtimeVoiceChannel
+
+if TYPE_CHECKING:
+    from conference import InMemoryConferenceBackend
+
+__all__ = [
+    "FIXTURES",
+    "MEETING",
+    "PHONE_CALL",
+    "DemoResult",
+    "add_demo_command",
+    "load_turns",
+    "run_demo",
+]
+
+After = Literal["agent", "heard", "now"]
+
+FIXTURES = Path(__file__).resolve().parent.parent / "audio_fixtures" / "demo"
+PHONE_CALL: tuple[tuple[str | None, str, After], ...] = (
+    (None, "01_opening.wav", "now"),
+    (None, "02_amount.wav", "agent"),
+    (None, "03_confirm.wav", "agent"),
+)
+MEETING: tuple[tuple[str | None, str, After], ...] = (
+    ("alice", "01_opening.wav", "now"),
+    ("alice", "alice_approve.wav", "agent"),
+    ("bob", "bob_approve.wav", "heard"),
+)
+
+
+@dataclass
+class DemoResult:
+    """What a demo call produced: what was moved, the timeline, the tool results the agent
+    read (name, outcome, text), and timings."""
+
+    transfers: list[float]
+    tool_results: list[tuple[str, str, str]]
+    timeline: list[dict[str, Any]]
+    answer_latencies: list[float] = field(default_factory=list)
+    wall_seconds: float = 0.0
+    call_seconds: float = 0.0
+    files: list[str] = field(default_factory=list)
+
+
+async def run_demo(
+    *,
+    speed: float = 1.0,
+    out_dir: Path | None = None,
+    conference: bool = False,
+    turns: Sequence[CallerTurn] | None = None,
+    transport: ScriptedCallerTransport | None = None,
+    timeout: float = 60.0,
+    printing: bool = True,
+    kit: VoiceKit | None = None,
+) -> DemoResult:
+    """Run the demo call (or meeting) and return what happened.
+
+    Args:
+        speed: The caller's pace (0: as fast as possible).
+        out_dir: Where to write the call's audio and ``transcript.json`` (None: nowhere).
+        conference: A meeting where Alice and Bob must both approve, instead of a call.
+        turns: What the caller (or the meeting's people) say; the recorded default if None.
+        transport: A caller to use instead of ``turns`` (e.g. to hang up from outside).
+        timeout: The human-input handler's timeout, in seconds.
+        printing: Print the live timeline.
+        kit: A kit to use (to add hooks); a new one by default. It is closed at the end.
+
+    Cancellation: safe; the call is ended and its requests settled.
+    """
+    started = time.perf_counter()
+    kit = kit or VoiceKit()
+    if transport is None:
+        if turns is None:
+            turns = await asyncio.to_thread(load_turns, MEETING if conference else PHONE_CALL)
+        transport = ScriptedCallerTransport(turns, speed=speed)
+    caller = transport
+    timeline = Timeline(
+        kit,
+        call_clock=lambda: caller.clock / caller.sample_rate,
+        out=sys.stdout if printing else None,
+    )
+    responder = VoiceResponder(kit, reprompts=2)
+    try:
+        if conference:
+            transfers = await _meeting(kit, responder, transport, timeline, timeout)
+        else:
+            transfers = await _phone_call(kit, responder, transport, timeline, timeout)
+    finally:
+        await responder.aclose()
+        await kit.aclose()
+    result = DemoResult(
+        transfers,
+        timeline.tool_results,
+        timeline.to_json(),
+        timeline.answer_latencies,
+        time.perf_counter() - started,
+        transport.clock / transport.sample_rate,
+    )
+    if out_dir is not None:
+        files = await transport.write_recordings(out_dir)
+        transcript = out_dir / "transcript.json"
+        await asyncio.to_thread(transcript.write_text, json.dumps(asdict(result), indent=2))
+        result.files = [str(p) for p in [*files, transcript]]
+    return result
+
+
+async def _phone_call(
+    kit: VoiceKit,
+    responder: VoiceResponder,
+    transport: ScriptedCallerTransport,
+    timeline: Timeline,
+    timeout: float,
+) -> list[float]:
+    from providers.local import LocalCascadeProvider
+
+    agent = TransferAgent()
+    voice = RealtimeVoiceChannel(
+        "phone",
+        provider=LocalCascadeProvider(),
+        transport=transport,
+        human_input_handler=HumanInputToolHandler(
+            {"AskUserQuestion", "ConfirmAction"},
+            timeout=timeout,
+            tool_definitions=[ASK_USER_QUESTION, CONFIRM_ACTION],
+        ),
+        reasoning_backend=agent,
+    )
+    voice.input_format = voice.output_format = AudioFormat(transport.sample_rate)
+    kit.register_channel(voice)
+    responder.serve(voice)
+    session = await voice.start_session("demo-room", participant_id="caller")
+    session.add_listener(transport.observe)
+    session.add_listener(timeline.observe)
+    timeline.add("call", "started (offline: local recogniser and synthesiser)")
+    async with asyncio.timeout(_call_bound(transport, timeout)):
+        await transport.finished.wait()
+    timeline.add("call", "caller hung up")
+    await voice.end_session(session)
+    return agent.transfers
+
+
+def _call_bound(transport: ScriptedCallerTransport, timeout: float) -> float:
+    """A generous bound on the whole call, so a broken script fails instead of hanging."""
+    return 30.0 + (len(transport.turns) + 1) * timeout
+
+
+def load_turns(
+    script: Sequence[tuple[str | None, str, After]], fixtures: Path = FIXTURES
+) -> list[CallerTurn]:
+    """Load recorded turns ``(speaker, file name, after)`` at 16 kHz (blocking: file I/O)."""
+    turns = []
+    for speaker, name, after in script:
+        audio, rate = read_wav_pcm16(fixtures / name)
+        label = Path(name).stem if speaker is None else f"{speaker}: {Path(name).stem}"
+        turns.append(
+            CallerTurn(
+                resample_pcm16(audio, rate, 16_000),
+                label,
+                barge_in="barge_in" in name,
+                after=after,
+                speaker=speaker,
+            )
+        )
+    return turns
+
+
+async def _meeting(
+    kit: VoiceKit,
+    responder: VoiceResponder,
+    transport: ScriptedCallerTransport,
+    timeline: Timeline,
+    timeout: float,
+) -> list[float]:
+    from conference import ConferenceChannel, ConferenceRealtimeConfig, InMemoryConferenceBackend
+    from providers.local import LocalCascadeProvider
+
+    backend = InMemoryConferenceBackend(frame_samples=transport.sample_rate // 50)
+    backend.join("alice", "Alice")
+    backend.join("bob", "Bob")
+    backend.join("carol", "Carol")  # in the meeting, but not an approver
+    agent = ApprovalAgent()
+    human = HumanInputToolHandler(
+        {"ConfirmAction"}, timeout=timeout, tool_definitions=[APPROVE_ACTION]
+    )
+    meeting = ConferenceChannel(
+        "meeting",
+        backend=backend,
+        realtime=ConferenceRealtimeConfig(
+            LocalCascadeProvider(),
+            human_input_handler=human,
+            reasoning_backend=agent,
+            sample_rate=transport.sample_rate,
+        ),
+    )
+    kit.register_channel(meeting)
+    responder.serve(meeting)
+    meeting.add_provider_listener(transport.observe)
+    meeting.add_provider_listener(timeline.observe)
+    await meeting.plug_realtime()
+    timeline.add("meeting", "started with Alice, Bob and Carol (offline)")
+    feeding = asyncio.create_task(_feed_meeting(transport, backend), name="meeting-audio")
+    try:
+        async with asyncio.timeout(_call_bound(transport, timeout)):
+            await transport.finished.wait()
+        timeline.add("meeting", "everyone hung up")
+    finally:
+        feeding.cancel()
+        await asyncio.gather(feeding, return_exceptions=True)
+        await meeting.close()
+    return agent.transfers
+
+
+async def _feed_meeting(
+    transport: ScriptedCallerTransport, backend: InMemoryConferenceBackend
+) -> None:
+    """Each participant's recorded turns go into the call; one mixed frame per frame."""
+    async for frame in transport.caller_audio("meeting"):
+        backend.push_audio(transport.speaker or "alice", frame)
+        backend.tick()
+
+
+def _run(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    result = asyncio.run(run_demo(speed=args.speed, out_dir=out, conference=args.conference))
+    print()
+    print(f"moved: {result.transfers or 'nothing'}")
+    if result.answer_latencies:
+        worst = max(result.answer_latencies) * 1000
+        print(f"end of answer -> tool result: worst {worst:.0f} ms (after end-of-speech silence)")
+    print(f"call {result.call_seconds:.1f}s, wall {result.wall_seconds:.1f}s")
+    print("wrote: " + ", ".join(result.files))
+    return 0 if result.transfers else 1
+
+
+def add_demo_command(subparsers: Any) -> None:
+    """Register ``voice-hitl demo``."""
+    parser = subparsers.add_parser(
+        "demo", help="run an offline end-to-end call (needs the 'speech' extra)"
+    )
+    parser.add_argument(
+        "--speed", type=float, default=1.0, help="caller pace: 1 real time, 0 as fast as possible"
+    )
+    parser.add_argument("--out", default="demo-output", help="folder for audio and transcript")
+    parser.add_argument(
+        "--conference", action="store_true", help="a meeting: two participants approve aloud"
+    )
+    parser.set_defaults(handler=_run)

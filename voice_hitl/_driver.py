@@ -1,0 +1,321 @@
+"""``SessionDriver``: runs one provider session's doors through a channel's gate.
+
+The driver reads the session's events and serves each tool call in a task of its own (so a
+pending question never blocks another call): provider calls are answered with
+``submit_tool_result``; calls recovered from the model's speech are answered with silent
+context; a reasoning backend takes the agent's turns and calls tools through the same gate.
+Every task belongs to the driver, and :meth:`SessionDriver.settle` cancels and awaits them, so
+open human-input requests are withdrawn and reported ``cancelled``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ._exceptions import ChannelClosedError, ProviderError
+from ._gate import Door, ToolCall, ToolGate, ToolResult
+from ._provider import ProviderSession
+from ._provider_events import (
+    AudioOutEvent,
+    ProviderErrorEvent,
+    ProviderEvent,
+    SpeechStartedEvent,
+    ToolCallCancelledEvent,
+    ToolCallEvent,
+    TranscriptionEvent,
+)
+from ._reasoning import ReasoningBackend, ReasoningReply, ReasoningTurn, TranscriptEntry
+from ._recovery import RecoveredCall, recover_tool_call
+
+__all__ = ["EventListener", "SessionDriver"]
+
+logger = logging.getLogger("voice_hitl.driver")
+
+EventListener = Callable[[ProviderEvent], None]
+"""Called for every event the session emits (must not block; schedule work instead)."""
+
+_RECOVERED_LABEL = {"ok": "completed", "refused": "denied", "failed": "failed"}
+
+
+class SessionDriver:
+    """Serves one provider session's tool calls through ``gate``.
+
+    Args:
+        provider_session: The connected session.
+        gate: The channel's gate (every door goes through it).
+        session_id: Names the session in logs and call ids.
+        room_id: The room the calls belong to.
+        door: The door of the provider's own calls (``PROVIDER`` or ``CONFERENCE``).
+        actor: Returns the ``actor_id`` of the current turn.
+        tool_recovery: Recover calls spoken as ``call:NAME{...}``.
+        reasoning_backend: Takes the agent's turns after each final user utterance.
+        play_audio: Where agent audio goes (the transport).
+        stop_playback: Called when the caller starts speaking (barge-in).
+    """
+
+    def __init__(
+        self,
+        provider_session: ProviderSession,
+        gate: ToolGate,
+        *,
+        session_id: str,
+        room_id: str,
+        door: Door,
+        actor: Callable[[], str | None],
+        tool_recovery: bool = True,
+        reasoning_backend: ReasoningBackend | None = None,
+        play_audio: Callable[[AudioOutEvent], Awaitable[None]] | None = None,
+        stop_playback: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        self.provider_session = provider_session
+        self.gate = gate
+        self.session_id = session_id
+        self.room_id = room_id
+        self.door = door
+        self._actor = actor
+        self._tool_recovery = tool_recovery
+        self._reasoning = reasoning_backend
+        self._play_audio = play_audio
+        self._stop_playback = stop_playback
+        self.transcript: list[TranscriptEntry] = []
+        self._reasoned_upto = 0
+        self._listeners: list[EventListener] = []
+        self._calls: dict[str, asyncio.Task[None]] = {}
+        self._reader: asyncio.Task[None] | None = None
+        self._reasoning_task: asyncio.Task[None] | None = None
+        self._reasoning_wakeup = asyncio.Event()
+        self._settled = False
+        self._stopped_reading = False
+
+    def add_listener(self, listener: EventListener) -> Callable[[], None]:
+        """Call ``listener`` for every event; returns a function that removes it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    @property
+    def open_calls(self) -> list[str]:
+        """Ids of the calls still being served."""
+        return list(self._calls)
+
+    def start(self) -> None:
+        """Start reading events (and the reasoning loop, when there is a backend)."""
+        if self._reader is not None:
+            raise RuntimeError(f"driver of session {self.session_id!r} already started")
+        self._reader = asyncio.create_task(self._read(), name=f"read-{self.session_id}")
+        if self._reasoning is not None:
+            self._reasoning_task = asyncio.create_task(
+                self._reason(), name=f"reason-{self.session_id}"
+            )
+
+    # -- reading ---------------------------------------------------------------------------
+
+    async def _read(self) -> None:
+        try:
+            async for event in self.provider_session.events():
+                try:
+                    await self._dispatch(event)
+                except (ChannelClosedError, ProviderError, ValueError) as exc:
+                    logger.warning(
+                        "session %r: could not handle %s: %s", self.session_id, event.type, exc
+                    )
+        except ProviderError as exc:
+            logger.error("session %r: provider failed: %s", self.session_id, exc)
+        finally:
+            if not self._settled and not self._stopped_reading:
+                # The provider ended the session on its own: nothing may wait forever.
+                self._cancel_calls("the provider session ended")
+
+    async def _dispatch(self, event: ProviderEvent) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:
+                logger.exception("session %r: event listener failed", self.session_id)
+        if isinstance(event, ToolCallEvent):
+            self._serve_provider_call(event)
+        elif isinstance(event, ToolCallCancelledEvent):
+            task = self._calls.get(event.call_id)
+            if task is None:
+                logger.debug("session %r: cancel for unknown call %r", self.session_id, event)
+            else:
+                task.cancel(event.reason)
+        elif isinstance(event, TranscriptionEvent):
+            self._on_transcription(event)
+        elif isinstance(event, AudioOutEvent):
+            if self._play_audio is not None:
+                await self._play_audio(event)
+        elif isinstance(event, SpeechStartedEvent):
+            if self._stop_playback is not None:
+                await self._stop_playback()
+        elif isinstance(event, ProviderErrorEvent):
+            log = logger.warning if event.error.recoverable else logger.error
+            log("session %r: provider error %s: %s", self.session_id, event.error.code, event.error)
+
+    def _on_transcription(self, event: TranscriptionEvent) -> None:
+        if not event.final:
+            return
+        text = event.text
+        if event.role == "assistant" and self._tool_recovery:
+            recovered = recover_tool_call(text, self.gate.toolset)
+            if recovered is not None:
+                text = recovered.spoken_text
+                self._spawn(recovered.call_id, self._serve_recovered(recovered))
+        if text:
+            self.transcript.append(TranscriptEntry(event.role, text, event.speaker_id))
+        if event.role == "user" and self._reasoning is not None:
+            self._reasoning_wakeup.set()
+
+    # -- doors -------------------------------------------------------------------------------
+
+    def _spawn(self, call_id: str, coro: Awaitable[None]) -> None:
+        task: asyncio.Task[None] = asyncio.ensure_future(coro)
+        task.set_name(f"call-{call_id}")
+        self._calls[call_id] = task
+
+        def forget(done: asyncio.Task[None]) -> None:
+            if self._calls.get(call_id) is done:
+                del self._calls[call_id]
+
+        task.add_done_callback(forget)
+
+    def _serve_provider_call(self, event: ToolCallEvent) -> None:
+        if event.call_id in self._calls:
+            logger.warning(
+                "session %r: duplicate tool call id %r ignored", self.session_id, event.call_id
+            )
+            return
+        if self._settled:
+            logger.warning(
+                "session %r: tool call %r after the session settled; not served",
+                self.session_id,
+                event.call_id,
+            )
+            return
+        call = ToolCall(
+            event.name, event.arguments, event.call_id, self.room_id, self._actor(), self.door
+        )
+        self._spawn(event.call_id, self._answer_provider_call(call))
+
+    async def _answer_provider_call(self, call: ToolCall) -> None:
+        result = await self.gate.call(call)
+        await self._deliver(
+            call.call_id,
+            self.provider_session.submit_tool_result(
+                call.call_id, result.text, is_error=result.is_error
+            ),
+        )
+
+    async def _serve_recovered(self, recovered: RecoveredCall) -> None:
+        call = ToolCall(
+            recovered.name,
+            recovered.arguments,
+            recovered.call_id,
+            self.room_id,
+            self._actor(),
+            Door.RECOVERED,
+        )
+        result = await self.gate.call(call)
+        label = _RECOVERED_LABEL.get(result.outcome, result.outcome)
+        await self._deliver(
+            call.call_id,
+            self.provider_session.inject_context(f"[Tool {call.name} {label}] {result.text}"),
+        )
+
+    async def _deliver(self, call_id: str, sending: Awaitable[None]) -> None:
+        try:
+            await sending
+        except (ChannelClosedError, ProviderError) as exc:
+            logger.warning(
+                "session %r: result of call %r not delivered: %s", self.session_id, call_id, exc
+            )
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        """A reasoning backend's tool call, through the gate (the backend's ``call_tool``).
+
+        Cancellation: the call is withdrawn and reported ``cancelled``.
+        """
+        call = ToolCall(
+            name,
+            arguments,
+            f"reasoning-{secrets.token_hex(6)}",
+            self.room_id,
+            self._actor(),
+            Door.REASONING,
+        )
+        return await self.gate.call(call)
+
+    async def _reason(self) -> None:
+        backend = self._reasoning
+        assert backend is not None
+        while True:
+            await self._reasoning_wakeup.wait()
+            self._reasoning_wakeup.clear()
+            entries = tuple(self.transcript[self._reasoned_upto :])
+            self._reasoned_upto = len(self.transcript)
+            turn = ReasoningTurn(self.session_id, self.room_id, entries)
+            try:
+                reply = await backend.respond(turn, self.call_tool)
+            except Exception:
+                logger.exception("session %r: reasoning backend failed", self.session_id)
+                continue
+            # What the caller said while the turn ran answered its questions: it is not a
+            # new turn.
+            self._reasoned_upto = len(self.transcript)
+            self._reasoning_wakeup.clear()
+            if reply is not None:
+                await self._send_reply(reply)
+
+    async def _send_reply(self, reply: ReasoningReply) -> None:
+        session = self.provider_session
+        sending = session.say(reply.text) if reply.speak else session.inject_context(reply.text)
+        await self._deliver("reasoning-reply", sending)
+        if reply.speak:
+            self.transcript.append(TranscriptEntry("assistant", reply.text))
+            self._reasoned_upto = len(self.transcript)
+
+    # -- settling ----------------------------------------------------------------------------
+
+    def _cancel_calls(self, reason: str) -> list[asyncio.Task[None]]:
+        tasks = list(self._calls.values())
+        if self._reasoning_task is not None:
+            tasks.append(self._reasoning_task)
+        for task in tasks:
+            task.cancel(reason)
+        return tasks
+
+    async def settle(self, reason: str) -> None:
+        """Withdraw every open call (reported ``cancelled`` with ``reason``); nothing is sent
+        to the provider for them. Idempotent.
+
+        Cancellation: the calls are cancelled first; cancelling stops only the wait for them.
+        """
+        self._settled = True
+        tasks = self._cancel_calls(reason)
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def stop_reading(self) -> None:
+        """Stop reading events (cancel and await the reader). Idempotent.
+
+        Open calls stay open: the owner settles them with :meth:`settle` and its own reason.
+
+        Cancellation: safe.
+        """
+        self._stopped_reading = True
+        reader = self._reader
+        if reader is not None and not reader.done():
+            reader.cancel()
+            await asyncio.gather(reader, return_exceptions=True)
+
+    async def aclose(self, reason: str) -> None:
+        """Settle open calls, stop reading and disconnect the provider session. Idempotent.
+
+        Cancellation: don't cancel; the session may stay connected.
+        """
+        await self.settle(reason)
+        await self.stop_reading()
+        await self.provider_session.aclose()

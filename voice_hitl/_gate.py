@@ -1,0 +1,341 @@
+"""``ToolGate``: the one code path every tool call takes, whatever door it came through.
+
+In order: the tool must be in the turn's toolset; its arguments must match the schema;
+``BEFORE_TOOL_USE`` hooks may block or rewrite; human-input tools are served first, under the
+human-input handler's own timeout, anything else by the host handler under the channel's
+per-call bound; ``ON_TOOL_CALL`` observers get one report per call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import json
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal
+
+from ._exceptions import (
+    ToolArgumentsError,
+    ToolFailedError,
+    ToolRefusedError,
+    ToolTimeoutError,
+    UnservedToolCallError,
+)
+from ._hooks import HookContext, HookResult, HookTrigger
+from ._human_input_tools import HumanInputToolHandler
+from ._schema import ArgumentValidator, parse_arguments
+from ._tools import AITool, ToolCallContext, ToolHandler, tool_context
+from ._types import ChannelType
+
+if TYPE_CHECKING:
+    from ._kit import VoiceKit
+
+__all__ = ["Door", "ToolCall", "ToolCallReport", "ToolGate", "ToolResult", "ToolUseEvent"]
+
+logger = logging.getLogger("voice_hitl.gate")
+
+ToolOutcome = Literal["ok", "failed", "refused", "cancelled"]
+
+
+class Door(enum.StrEnum):
+    """Where a tool call came from."""
+
+    PROVIDER = "provider"
+    """The realtime provider's function call."""
+    RECOVERED = "recovered"
+    """A call recovered from the model's speech."""
+    REASONING = "reasoning"
+    """A reasoning backend's call."""
+    CONFERENCE = "conference"
+    """A conference's realtime provider session."""
+    DIRECT = "direct"
+    """Called by the application itself."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A tool call as a door hands it to the gate; ``arguments`` may be raw JSON text."""
+
+    name: str
+    arguments: str | Mapping[str, Any]
+    call_id: str = ""
+    room_id: str = ""
+    actor_id: str | None = None
+    door: Door = Door.DIRECT
+
+
+@dataclass(frozen=True, slots=True)
+class ToolUseEvent:
+    """What ``BEFORE_TOOL_USE`` hooks receive: the validated call about to be served."""
+
+    tool_name: str
+    arguments: Mapping[str, Any]
+    tool_call_id: str
+    room_id: str
+    channel_id: str
+    channel_type: ChannelType
+    actor_id: str | None
+    door: Door
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """How a call ended and the text the model reads (``{"error": ...}`` unless ok)."""
+
+    outcome: ToolOutcome
+    text: str
+    error_detail: str = ""
+
+    @property
+    def is_error(self) -> bool:
+        """True unless the call succeeded."""
+        return self.outcome != "ok"
+
+    @classmethod
+    def error(cls, outcome: ToolOutcome, message: str, detail: str = "") -> ToolResult:
+        """A non-ok result whose text is ``{"error": message}``."""
+        return cls(outcome, json.dumps({"error": message}), detail)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallReport:
+    """What ``ON_TOOL_CALL`` observers receive, once per call."""
+
+    tool_name: str
+    arguments: Mapping[str, Any]
+    tool_call_id: str
+    room_id: str
+    channel_id: str
+    channel_type: ChannelType
+    actor_id: str | None
+    outcome: ToolOutcome
+    result: str
+    error_detail: str
+    door: Door
+
+
+class ToolGate:
+    """Serves tool calls for one channel, every door through :meth:`call`.
+
+    Args:
+        channel_id: The channel the calls belong to.
+        channel_type: The kind of door (what hooks and requests are told).
+        tools: Host tool definitions offered to the model.
+        tool_handler: Serves host tools; replaceable later via :attr:`tool_handler`.
+        human_input: Serves the human-input tools, first, under its own timeout.
+        tool_timeout_seconds: The bound on each host tool call.
+
+    Raises:
+        ValueError: A host tool reuses a name the human-input handler serves.
+    """
+
+    def __init__(
+        self,
+        channel_id: str,
+        channel_type: ChannelType,
+        *,
+        tools: Iterable[AITool] = (),
+        tool_handler: ToolHandler | None = None,
+        human_input: HumanInputToolHandler | None = None,
+        tool_timeout_seconds: float = 10.0,
+    ) -> None:
+        if tool_timeout_seconds <= 0:
+            raise ValueError(f"tool_timeout_seconds must be positive, got {tool_timeout_seconds}")
+        self.channel_id = channel_id
+        self.channel_type = channel_type
+        self.human_input = human_input
+        self.tool_timeout_seconds = tool_timeout_seconds
+        self.kit: VoiceKit | None = None
+        toolset: dict[str, AITool] = {}
+        for tool in tools:
+            if human_input is not None and human_input.serves(tool.name):
+                raise ValueError(
+                    f"host tool {tool.name!r} on channel {channel_id!r} reuses a name the "
+                    "human-input handler serves; rename it or drop it from tools="
+                )
+            toolset[tool.name] = tool
+        if human_input is not None:
+            for tool in human_input.tool_definitions:
+                toolset[tool.name] = tool
+            for name in sorted(human_input.tool_names - toolset.keys()):
+                logger.warning(
+                    "channel %r intercepts human-input tool %r but never offers it to the "
+                    "model; add it to tool_definitions= or tools=",
+                    channel_id,
+                    name,
+                )
+        self.toolset: Mapping[str, AITool] = MappingProxyType(toolset)
+        self._validators = {name: ArgumentValidator(tool) for name, tool in toolset.items()}
+        self._warned_handler = False
+        self._tool_handler: ToolHandler | None = None
+        self.tool_handler = tool_handler
+
+    @property
+    def tool_handler(self) -> ToolHandler | None:
+        """The host handler; the human-input tools stay served whatever is set here."""
+        return self._tool_handler
+
+    @tool_handler.setter
+    def tool_handler(self, handler: ToolHandler | None) -> None:
+        if isinstance(handler, HumanInputToolHandler) and not self._warned_handler:
+            self._warned_handler = True
+            logger.warning(
+                "channel %r got a HumanInputToolHandler as tool_handler=; it is served as a "
+                "plain host tool under the %gs call bound. Pass it as human_input_handler= so "
+                "its tools are offered, served first and bounded by its own timeout",
+                self.channel_id,
+                self.tool_timeout_seconds,
+            )
+        self._tool_handler = handler
+
+    def _hook_context(self, room_id: str) -> HookContext:
+        return HookContext(self.kit, room_id, self.channel_id, self.channel_type)
+
+    async def call(self, call: ToolCall) -> ToolResult:
+        """Serve one call through the gate and report it to ``ON_TOOL_CALL`` observers.
+
+        Returns:
+            The outcome and the text the model reads; never raises for a tool's failure.
+
+        Cancellation: the call is withdrawn (a human-input request with it) and reported
+        ``cancelled``, with the cancel message as ``error_detail``.
+        """
+        seen: list[Mapping[str, Any]] = [
+            call.arguments if isinstance(call.arguments, Mapping) else MappingProxyType({})
+        ]
+        try:
+            result = await self._serve(call, seen)
+        except asyncio.CancelledError as cancelled:
+            if self.kit is not None:
+                hint = str(cancelled.args[0]) if cancelled.args else "the call was cancelled"
+                cancelled_result = ToolResult.error("cancelled", hint, hint)
+                report, ctx = self._report(call, seen[-1], cancelled_result)
+                self.kit.hooks.observe_nowait(HookTrigger.ON_TOOL_CALL, report, ctx)
+            raise
+        if self.kit is not None:
+            report, ctx = self._report(call, seen[-1], result)
+            await self.kit.hooks.observe(HookTrigger.ON_TOOL_CALL, report, ctx)
+        return result
+
+    async def _serve(self, call: ToolCall, seen: list[Mapping[str, Any]]) -> ToolResult:
+        """Run the gate's steps; ``seen`` ends with the arguments as last validated."""
+        name = call.name
+        if name not in self.toolset:
+            message = f"Tool {name!r} is not available in the current turn."
+            return ToolResult.error("failed", message, message)
+        validator = self._validators[name]
+        try:
+            parsed = parse_arguments(name, call.arguments)
+            validator.validate(parsed)
+        except ToolArgumentsError as exc:
+            return ToolResult.error("failed", str(exc), str(exc))
+        seen.append(parsed)
+        if self.kit is not None:
+            event = ToolUseEvent(
+                name,
+                MappingProxyType(parsed),
+                call.call_id,
+                call.room_id,
+                self.channel_id,
+                self.channel_type,
+                call.actor_id,
+                call.door,
+            )
+            try:
+                decision, event = await self.kit.hooks.run_sync(
+                    HookTrigger.BEFORE_TOOL_USE,
+                    event,
+                    self._hook_context(call.room_id),
+                    rewrite=self._rewrite,
+                )
+            except ToolArgumentsError as exc:
+                return ToolResult.error("failed", str(exc), str(exc))
+            seen.append(event.arguments)
+            if decision.blocked:
+                message = decision.reason or f"Tool {name!r} was blocked by a hook"
+                detail = str(decision.metadata.get("detail", ""))
+                return ToolResult.error("refused", message, detail)
+        context = ToolCallContext(
+            call.room_id, call.call_id, self.channel_id, self.channel_type, call.actor_id
+        )
+        with tool_context(context):
+            return await self._dispatch(name, dict(seen[-1]))
+
+    def _rewrite(self, event: ToolUseEvent, result: HookResult) -> ToolUseEvent:
+        replacement = result.metadata.get("arguments")
+        if replacement is None:
+            return event
+        if not isinstance(replacement, Mapping):
+            raise ToolArgumentsError(
+                f"Invalid arguments for tool {event.tool_name!r}: a BEFORE_TOOL_USE hook "
+                f"replaced them with {type(replacement).__name__}, not an object"
+            )
+        self._validators[event.tool_name].validate(replacement)
+        return ToolUseEvent(
+            event.tool_name,
+            MappingProxyType(dict(replacement)),
+            event.tool_call_id,
+            event.room_id,
+            event.channel_id,
+            event.channel_type,
+            event.actor_id,
+            event.door,
+        )
+
+    async def _dispatch(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        human = self.human_input
+        try:
+            if human is not None and human.serves(name):
+                text = await human.ask(name, arguments, channel_type=self.channel_type)
+            else:
+                text = await self._call_host(name, arguments)
+        except ToolRefusedError as exc:
+            return ToolResult.error("refused", str(exc), str(exc))
+        except ToolFailedError as exc:
+            return ToolResult.error("failed", str(exc), str(exc))
+        except UnservedToolCallError:
+            message = f"Tool {name!r} has no handler on this channel"
+            return ToolResult.error("failed", message, message)
+        except Exception as exc:
+            logger.warning("tool %r failed on channel %r", name, self.channel_id, exc_info=True)
+            return ToolResult.error(
+                "failed", f"Tool {name!r} failed ({type(exc).__name__})", repr(exc)
+            )
+        if not isinstance(text, str):
+            message = f"Tool {name!r} failed (returned {type(text).__name__}, not text)"
+            return ToolResult.error("failed", message, message)
+        return ToolResult("ok", text)
+
+    async def _call_host(self, name: str, arguments: dict[str, Any]) -> str:
+        handler = self._tool_handler
+        if handler is None:
+            raise UnservedToolCallError(name)
+        bound = self.tool_timeout_seconds
+        try:
+            async with asyncio.timeout(bound) as scope:
+                return await handler(name, arguments)
+        except TimeoutError:
+            if scope.expired():
+                raise ToolTimeoutError(f"Tool {name!r} timed out after {bound:g}s") from None
+            raise
+
+    def _report(
+        self, call: ToolCall, arguments: Mapping[str, Any], result: ToolResult
+    ) -> tuple[ToolCallReport, HookContext]:
+        report = ToolCallReport(
+            call.name,
+            MappingProxyType(dict(arguments)),
+            call.call_id,
+            call.room_id,
+            self.channel_id,
+            self.channel_type,
+            call.actor_id,
+            result.outcome,
+            result.text,
+            result.error_detail,
+            call.door,
+        )
+        return report, self._hook_context(call.room_id)

@@ -1,0 +1,254 @@
+"""Hooks: what they are, how they are registered, and the engine that runs them.
+
+Sync hooks are awaited in priority order (lower number first), each within a budget; a block
+stops the chain. Async hooks observe only: they run in tasks the engine owns, and
+:meth:`HookEngine.aclose` cancels and awaits whatever is still running. A hook that raises or
+overruns fails open (logged with its traceback) unless it was registered ``fail_closed``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+from ._types import ChannelType
+
+if TYPE_CHECKING:
+    from ._kit import VoiceKit
+
+__all__ = [
+    "Hook",
+    "HookContext",
+    "HookEngine",
+    "HookExecution",
+    "HookRegistration",
+    "HookResult",
+    "HookTrigger",
+]
+
+logger = logging.getLogger("voice_hitl.hooks")
+
+E = TypeVar("E")
+
+
+class HookTrigger(enum.StrEnum):
+    """When a hook runs."""
+
+    BEFORE_TOOL_USE = "before_tool_use"
+    """Before a tool is served: may block, or replace the arguments."""
+    ON_USER_INPUT_REQUIRED = "on_user_input_required"
+    """A human-input request was created: notify the person; may deny."""
+    ON_TOOL_CALL = "on_tool_call"
+    """A tool call finished (any outcome): observe its ``ToolCallReport``."""
+    ON_OPERATOR_REQUESTED = "on_operator_requested"
+    """A person asked for an operator while a request was open: observe."""
+
+
+class HookExecution(enum.StrEnum):
+    """``SYNC`` hooks are awaited and can block; ``ASYNC`` hooks only observe."""
+
+    SYNC = "sync"
+    ASYNC = "async"
+
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class HookResult:
+    """What a sync hook decided. Return ``None`` from a hook to allow."""
+
+    action: Literal["allow", "block", "modify"] = "allow"
+    reason: str = ""
+    metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+
+    @classmethod
+    def allow(cls) -> HookResult:
+        """Let the call go on."""
+        return cls("allow")
+
+    @classmethod
+    def block(cls, reason: str = "") -> HookResult:
+        """Stop the call; the model reads ``reason``."""
+        return cls("block", reason)
+
+    @classmethod
+    def modify(cls, *, arguments: Mapping[str, Any] | None = None, **metadata: Any) -> HookResult:
+        """Go on with changes; replacement tool arguments go under ``metadata["arguments"]``."""
+        if arguments is not None:
+            metadata["arguments"] = dict(arguments)
+        return cls("modify", "", MappingProxyType(metadata))
+
+    @property
+    def blocked(self) -> bool:
+        """True for a block."""
+        return self.action == "block"
+
+
+@dataclass(frozen=True, slots=True)
+class HookContext:
+    """Where a hook runs: the kit, the room and the channel."""
+
+    kit: VoiceKit | None
+    room_id: str
+    channel_id: str
+    channel_type: ChannelType
+
+
+Hook = Callable[[Any, HookContext], Awaitable[HookResult | None]]
+"""``async (event, ctx) -> HookResult | None``."""
+
+
+@dataclass(frozen=True, slots=True)
+class HookRegistration:
+    """A registered hook and its options."""
+
+    trigger: HookTrigger
+    fn: Hook
+    execution: HookExecution = HookExecution.SYNC
+    priority: int = 0
+    channel_types: frozenset[ChannelType] | None = None
+    fail_closed: bool = False
+
+    @property
+    def name(self) -> str:
+        """The hook function's qualified name, for logs."""
+        return getattr(self.fn, "__qualname__", repr(self.fn))
+
+    def applies_to(self, channel_type: ChannelType) -> bool:
+        """True when the hook runs for this kind of channel."""
+        return self.channel_types is None or channel_type in self.channel_types
+
+
+class HookEngine:
+    """Holds hook registrations and runs them.
+
+    Args:
+        hook_timeout: The budget of each sync hook, in seconds.
+    """
+
+    def __init__(self, *, hook_timeout: float = 30.0) -> None:
+        self.hook_timeout = hook_timeout
+        self._hooks: dict[HookTrigger, list[HookRegistration]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def register(self, registration: HookRegistration) -> None:
+        """Add a hook; hooks of one trigger keep priority order (stable for ties)."""
+        hooks = self._hooks.setdefault(registration.trigger, [])
+        hooks.append(registration)
+        hooks.sort(key=lambda r: r.priority)
+
+    def _select(
+        self, trigger: HookTrigger, channel_type: ChannelType, execution: HookExecution
+    ) -> list[HookRegistration]:
+        return [
+            r
+            for r in self._hooks.get(trigger, ())
+            if r.execution is execution and r.applies_to(channel_type)
+        ]
+
+    async def run_sync(
+        self,
+        trigger: HookTrigger,
+        event: E,
+        ctx: HookContext,
+        *,
+        rewrite: Callable[[E, HookResult], E] | None = None,
+    ) -> tuple[HookResult, E]:
+        """Run the sync hooks in order; also fire the async ones with the original event.
+
+        Args:
+            rewrite: Applies a ``modify`` result to the event (may raise to refuse it); later
+                hooks see the rewritten event. Without it, ``modify`` acts as ``allow``.
+
+        Returns:
+            The deciding result (a block, or allow) and the event as the hooks left it. A
+            ``fail_closed`` hook that fails blocks, with what failed in ``metadata["detail"]``.
+
+        Cancellation: safe; hooks not yet run do not run.
+        """
+        self.fire_async(trigger, event, ctx)
+        for registration in self._select(trigger, ctx.channel_type, HookExecution.SYNC):
+            try:
+                async with asyncio.timeout(self.hook_timeout):
+                    result = await registration.fn(event, ctx)
+            except Exception as exc:
+                overran = isinstance(exc, TimeoutError)
+                detail = (
+                    f"hook {registration.name} overran its {self.hook_timeout:g}s budget"
+                    if overran
+                    else f"hook {registration.name} raised {type(exc).__name__}: {exc}"
+                )
+                if registration.fail_closed:
+                    logger.warning("%s; failing closed", detail)
+                    return HookResult("block", detail, MappingProxyType({"detail": detail})), event
+                logger.warning("%s; failing open", detail, exc_info=not overran)
+                continue
+            if result is None or result.action == "allow":
+                continue
+            if result.action == "block":
+                return result, event
+            if rewrite is not None:
+                event = rewrite(event, result)
+        return HookResult.allow(), event
+
+    async def observe(self, trigger: HookTrigger, event: object, ctx: HookContext) -> None:
+        """Run observers: sync hooks awaited in order (results ignored), async ones fired.
+
+        Cancellation: safe; observers not yet run do not run.
+        """
+        self.fire_async(trigger, event, ctx)
+        for registration in self._select(trigger, ctx.channel_type, HookExecution.SYNC):
+            try:
+                async with asyncio.timeout(self.hook_timeout):
+                    await registration.fn(event, ctx)
+            except Exception:
+                logger.exception("observer hook %s failed", registration.name)
+
+    def observe_nowait(self, trigger: HookTrigger, event: object, ctx: HookContext) -> None:
+        """Run :meth:`observe` in a task the engine owns (for teardown paths)."""
+        self._spawn(self.observe(trigger, event, ctx), f"observe-{trigger.value}")
+
+    def fire_async(self, trigger: HookTrigger, event: object, ctx: HookContext) -> None:
+        """Start the async hooks of ``trigger`` in tasks the engine owns."""
+        for registration in self._select(trigger, ctx.channel_type, HookExecution.ASYNC):
+            self._spawn(self._run_async(registration, event, ctx), f"hook-{registration.name}")
+
+    def _spawn(self, coro: Awaitable[None], name: str) -> None:
+        task: asyncio.Task[None] = asyncio.ensure_future(coro)
+        task.set_name(name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _run_async(
+        self, registration: HookRegistration, event: object, ctx: HookContext
+    ) -> None:
+        try:
+            await registration.fn(event, ctx)
+        except Exception:
+            logger.exception("async hook %s failed", registration.name)
+
+    async def drain(self) -> None:
+        """Wait until every hook task the engine started so far has finished.
+
+        Cancellation: safe; the tasks keep running.
+        """
+        while self._tasks:
+            await asyncio.wait(list(self._tasks))
+
+    async def aclose(self) -> None:
+        """Cancel and await the hook tasks still running. Idempotent.
+
+        Cancellation: the tasks are cancelled first; cancelling stops only the wait.
+        """
+        current = asyncio.current_task()  # a hook closing the kit is left to finish
+        tasks = [task for task in self._tasks if task is not current]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)

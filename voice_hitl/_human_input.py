@@ -1,0 +1,488 @@
+"""``HumanInputHandler``: the primitive that pauses one call until a person answers.
+
+A request is answerable as soon as :meth:`HumanInputHandler.create` returns. Its notification
+(the ``ON_USER_INPUT_REQUIRED`` callback of its channel) runs in a task alongside the wait, so a
+slow broadcast never delays an answer. :meth:`HumanInputHandler.wait` owns the cleanup: it
+retires the request when the outcome arrives, and the outcome stays replayable in a bounded
+retention.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import secrets
+from collections import OrderedDict, deque
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+from ._pending import (
+    OutcomeKind,
+    PendingInput,
+    PendingInputEvent,
+    PendingInputStatus,
+    unwrap,
+    utc_now,
+)
+from ._types import ChannelType
+
+__all__ = ["DENIED_BY_HOOK", "HumanInputHandler", "InputRequiredCallback"]
+
+logger = logging.getLogger("voice_hitl.human_input")
+
+InputRequiredCallback = Callable[[PendingInputEvent], Awaitable[str | None]]
+"""Notifies that a request needs an answer; returns a denial reason, or None to allow."""
+
+DENIED_BY_HOOK = "Denied by ON_USER_INPUT_REQUIRED hook"
+
+_STATUS_OF = {
+    OutcomeKind.ANSWERED: PendingInputStatus.RESOLVED,
+    OutcomeKind.REJECTED: PendingInputStatus.REJECTED,
+    OutcomeKind.TIMED_OUT: PendingInputStatus.TIMED_OUT,
+    OutcomeKind.GIVEN_UP: PendingInputStatus.REJECTED,
+}
+
+
+_ANSWERED = OutcomeKind.ANSWERED
+_PENDING = PendingInputStatus.PENDING
+_RESOLVED = PendingInputStatus.RESOLVED
+
+# An outcome as the retention keeps it: (kind, text).
+_Outcome = tuple[OutcomeKind, str]
+
+
+class _Slot:
+    """An active request with its outcome (once settled) and its waiter (while waited on)."""
+
+    __slots__ = ("kind", "pending", "text", "waiter", "watchers")
+
+    def __init__(self, pending: PendingInput) -> None:
+        self.pending = pending
+        self.kind: OutcomeKind | None = None  # None until settled
+        self.text = ""
+        self.waiter: asyncio.Future[None] | None = None
+        self.watchers: list[Callable[[PendingInput], None]] | None = None
+
+
+class _Deadlines:
+    """The waits of one loop that share one timeout value, served by a single loop timer.
+
+    Their deadlines arrive in order (the loop clock is monotonic), so a FIFO holds them sorted
+    and one timer, armed for the oldest live deadline, replaces a timer per wait. A wait that
+    ends marks its entry dead; dead entries are dropped when they reach the head, or all at
+    once when they outnumber the live ones (as asyncio does with cancelled timers).
+    """
+
+    __slots__ = ("dead", "entries", "handle", "loop", "owner", "timeout")
+
+    _COMPACT_AT = 64  # dead entries tolerated before a compaction is considered
+
+    def __init__(
+        self, owner: HumanInputHandler, loop: asyncio.AbstractEventLoop, timeout: float
+    ) -> None:
+        self.owner = owner
+        self.loop = loop
+        self.timeout = timeout
+        # Each entry is [deadline, slot]; the slot is None once the entry is dead.
+        self.entries: deque[list[Any]] = deque()
+        self.dead = 0
+        self.handle: asyncio.TimerHandle | None = None
+
+    def add(self, slot: _Slot) -> list[Any]:
+        loop = self.loop
+        deadline = loop.time() + self.timeout
+        entry: list[Any] = [deadline, slot]
+        self.entries.append(entry)
+        if self.handle is None:
+            self.handle = loop.call_at(deadline, self._expire)
+        return entry
+
+    @property
+    def idle(self) -> bool:
+        """True when no live wait is left (only dead entries, if any)."""
+        return self.dead == len(self.entries)
+
+    def discard(self, entry: list[Any]) -> None:
+        """The wait of ``entry`` ended; it no longer needs its deadline."""
+        if entry[1] is None:
+            return  # already taken off by _expire
+        entry[1] = None
+        self.dead = dead = self.dead + 1
+        if dead > self._COMPACT_AT and dead * 2 > len(self.entries):
+            self.entries = deque(e for e in self.entries if e[1] is not None)
+            self.dead = 0
+            if not self.entries:
+                self.drop()
+
+    def _expire(self) -> None:
+        # The loop judged the armed deadline reached: what is due by then is due now.
+        now = self.loop.time()
+        if self.handle is not None:
+            now = max(now, self.handle.when())
+            self.handle = None
+        entries = self.entries
+        due: list[_Slot] = []
+        while entries:
+            entry = entries[0]
+            slot = entry[1]
+            if slot is None:
+                entries.popleft()
+                self.dead -= 1
+            elif entry[0] <= now:
+                entries.popleft()
+                entry[1] = None
+                due.append(slot)
+            else:
+                self.handle = self.loop.call_at(entry[0], self._expire)
+                break
+        else:
+            self.drop()
+        for slot in due:
+            self.owner._time_out(slot, self.timeout)
+
+    def drop(self) -> None:
+        """Stop the timer and unregister from the handler."""
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
+        if self.owner._deadlines.get(self.timeout) is self:
+            del self.owner._deadlines[self.timeout]
+
+
+class HumanInputHandler:
+    """Creates, waits on and settles requests for human input.
+
+    One handler may serve several channels: notification callbacks are registered per
+    ``channel_id`` and :meth:`close` can close a single channel's scope.
+
+    Args:
+        retention: How many settled outcomes stay replayable by :meth:`wait` (an LRU);
+            ``0`` switches retention off.
+    """
+
+    def __init__(self, retention: int = 128) -> None:
+        if retention < 0:
+            raise ValueError(f"retention must be >= 0, got {retention}")
+        self._retention = retention
+        self._active: dict[str, _Slot] = {}
+        self._retained: OrderedDict[str, _Outcome] = OrderedDict()
+        self._deadlines: dict[float, _Deadlines] = {}
+        self._notifiers: dict[str, InputRequiredCallback] = {}
+        self._notify_tasks: dict[str, set[asyncio.Task[None]]] = {}
+        self._closed = False
+        self._closed_channels: set[str] = set()
+        self._id_prefix = f"hi_{secrets.token_hex(4)}_"
+        self._ids = itertools.count(1)
+
+    # -- notification routing ------------------------------------------------------------
+
+    def set_notifier(self, channel_id: str, callback: InputRequiredCallback | None) -> None:
+        """Route ``ON_USER_INPUT_REQUIRED`` for ``channel_id`` to ``callback`` (None removes)."""
+        if callback is None:
+            self._notifiers.pop(channel_id, None)
+        else:
+            self._notifiers[channel_id] = callback
+
+    # -- creating ------------------------------------------------------------------------
+
+    async def create(
+        self,
+        tool_name: str,
+        arguments: dict[str, Any],
+        *,
+        room_id: str = "",
+        tool_call_id: str = "",
+        channel_id: str = "",
+        channel_type: ChannelType = ChannelType.AI,
+        actor_id: str | None = None,
+    ) -> PendingInput:
+        """Register a request; it is answerable as soon as this returns.
+
+        The channel's notification callback is scheduled in a task that runs alongside the
+        wait. Call :meth:`wait` next: it owns the cleanup.
+
+        Raises:
+            RuntimeError: The handler, or this channel's scope, is closed.
+
+        Cancellation: safe; nothing is registered unless this returns.
+        """
+        return self._create(
+            tool_name, arguments, room_id, tool_call_id, channel_id, channel_type, actor_id, False
+        )
+
+    async def create_detached(
+        self,
+        tool_name: str,
+        arguments: dict[str, Any],
+        *,
+        room_id: str = "",
+        tool_call_id: str = "",
+        channel_id: str = "",
+        channel_type: ChannelType = ChannelType.AI,
+        actor_id: str | None = None,
+    ) -> PendingInput:
+        """Register a request nobody will :meth:`wait` on; the caller must :meth:`release` it.
+
+        Cancellation: safe; nothing is registered unless this returns.
+        """
+        return self._create(
+            tool_name, arguments, room_id, tool_call_id, channel_id, channel_type, actor_id, True
+        )
+
+    def _create(
+        self,
+        tool_name: str,
+        arguments: dict[str, Any],
+        room_id: str,
+        tool_call_id: str,
+        channel_id: str,
+        channel_type: ChannelType,
+        actor_id: str | None,
+        detached: bool,
+    ) -> PendingInput:
+        if self._closed:
+            raise RuntimeError("HumanInputHandler is closed")
+        if self._closed_channels and channel_id in self._closed_channels:
+            raise RuntimeError(f"HumanInputHandler is closed for channel {channel_id!r}")
+        pending_id = f"{self._id_prefix}{next(self._ids):x}"
+        # Every field positionally: much cheaper than keywords and default factories.
+        pending = PendingInput(
+            pending_id,
+            tool_name,
+            arguments,
+            room_id,
+            tool_call_id,
+            channel_id,
+            channel_type,
+            _PENDING,
+            None,
+            detached,
+            utc_now(),
+            actor_id,
+        )
+        slot = _Slot(pending)
+        self._active[pending_id] = slot
+        notifier = self._notifiers.get(channel_id) if self._notifiers else None
+        if notifier is not None:
+            task = asyncio.create_task(
+                self._notify(slot, notifier), name=f"notify-input-required-{pending_id}"
+            )
+            tasks = self._notify_tasks.setdefault(channel_id, set())
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+        return pending
+
+    async def _notify(self, slot: _Slot, notifier: InputRequiredCallback) -> None:
+        try:
+            denial = await notifier(slot.pending.to_event())
+        except Exception:
+            logger.exception(
+                "ON_USER_INPUT_REQUIRED notification failed for %s; the request stays open",
+                slot.pending.pending_id,
+            )
+            return
+        if denial is not None:
+            reason = f"{DENIED_BY_HOOK}: {denial}" if denial else DENIED_BY_HOOK
+            self._settle(slot, OutcomeKind.REJECTED, reason)
+
+    # -- waiting -------------------------------------------------------------------------
+
+    async def wait(self, pending_id: str, *, timeout: float | None = 300.0) -> str:
+        """Wait for the request's outcome and retire it.
+
+        An id that already left the active set replays its retained outcome.
+
+        Returns:
+            The answer.
+
+        Raises:
+            TimeoutError: Nobody answered within ``timeout`` seconds (status ``TIMED_OUT``).
+            HumanInputRejectedError: The request was rejected; carries the reason.
+            RuntimeError: The handler gave the request up (closed, released, withdrawn).
+            ValueError: The id was never seen, or was evicted from the retention.
+
+        Cancellation: withdraws the request: it is given up and a later ``resolve()``
+        returns False.
+        """
+        slot = self._active.get(pending_id)
+        if slot is None:
+            outcome = self._retained.get(pending_id)
+            if outcome is None:
+                raise ValueError(f"unknown pending id {pending_id!r} (never created, or evicted)")
+            self._retained.move_to_end(pending_id)
+            return unwrap(*outcome)
+        if slot.kind is None:
+            if slot.waiter is not None:
+                raise RuntimeError(f"request {pending_id!r} is already being waited on")
+            loop = asyncio.get_running_loop()
+            waiter = slot.waiter = loop.create_future()
+            deadlines: _Deadlines | None = None
+            entry: list[Any] = []
+            timer: asyncio.TimerHandle | None = None
+            if timeout is not None:
+                deadlines = self._deadlines.get(timeout)
+                if deadlines is not None and deadlines.loop is not loop and deadlines.idle:
+                    deadlines.drop()  # left behind by a loop with no live wait: start afresh
+                    deadlines = None
+                if deadlines is None:
+                    deadlines = self._deadlines[timeout] = _Deadlines(self, loop, timeout)
+                if deadlines.loop is loop:
+                    entry = deadlines.add(slot)
+                else:  # another loop still has live waits of this timeout: rare, time it alone
+                    deadlines = None
+                    timer = loop.call_later(timeout, self._time_out, slot, timeout)
+            try:
+                await waiter
+            except asyncio.CancelledError:
+                self._settle(slot, OutcomeKind.GIVEN_UP, "Human input request withdrawn")
+                self._retire(slot)
+                raise
+            finally:
+                slot.waiter = None
+                if deadlines is not None:
+                    deadlines.discard(entry)
+                elif timer is not None:
+                    timer.cancel()
+        if not slot.pending.detached:
+            self._active.pop(pending_id, None)
+        kind = slot.kind
+        assert kind is not None
+        return slot.text if kind is _ANSWERED else unwrap(kind, slot.text)
+
+    def _time_out(self, slot: _Slot, timeout: float) -> None:
+        self._settle(slot, OutcomeKind.TIMED_OUT, f"Human input timed out after {timeout:g}s")
+
+    def _retire(self, slot: _Slot) -> None:
+        if not slot.pending.detached:
+            self._active.pop(slot.pending.pending_id, None)
+
+    # -- settling ------------------------------------------------------------------------
+
+    def _settle(self, slot: _Slot, kind: OutcomeKind, text: str) -> bool:
+        if slot.kind is not None:
+            return False
+        slot.kind = kind
+        slot.text = text
+        pending = slot.pending
+        if kind is _ANSWERED:
+            pending.status = _RESOLVED
+            pending.result = text
+        else:
+            pending.status = _STATUS_OF[kind]
+        if self._retention:
+            retained = self._retained
+            retained[pending.pending_id] = (kind, text)
+            if len(retained) > self._retention:
+                retained.popitem(last=False)
+        waiter = slot.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+        watchers = slot.watchers
+        if watchers is not None:
+            slot.watchers = None
+            for watcher in watchers:
+                try:
+                    watcher(pending)
+                except Exception:
+                    logger.exception("settle watcher of %s failed", pending.pending_id)
+        return True
+
+    def watch(self, pending_id: str, callback: Callable[[PendingInput], None]) -> bool:
+        """Call ``callback(pending)`` once the active request settles (now, if it has).
+
+        For code that answers a request (a spoken dialogue, an operator UI) and must stop
+        when someone else settles it. The callback must not block.
+
+        Returns:
+            False when no active request has that id.
+        """
+        slot = self._active.get(pending_id)
+        if slot is None:
+            return False
+        if slot.kind is not None:
+            callback(slot.pending)
+        elif slot.watchers is None:
+            slot.watchers = [callback]
+        else:
+            slot.watchers.append(callback)
+        return True
+
+    def resolve(self, pending_id: str, result: str) -> bool:
+        """Answer a request. True only if it was still pending (the first settle wins)."""
+        slot = self._active.get(pending_id)
+        return slot is not None and self._settle(slot, _ANSWERED, result)
+
+    def reject(self, pending_id: str, reason: str = "") -> bool:
+        """Refuse a request with a reason the model reads. True only if it was still pending."""
+        slot = self._active.get(pending_id)
+        return slot is not None and self._settle(slot, OutcomeKind.REJECTED, reason)
+
+    def release(self, pending_id: str) -> bool:
+        """Drop a request its caller owns, giving it up if still unanswered.
+
+        Returns:
+            True if an active request was dropped.
+        """
+        slot = self._active.pop(pending_id, None)
+        if slot is None:
+            return False
+        self._settle(slot, OutcomeKind.GIVEN_UP, "Human input request released")
+        return True
+
+    async def close(self, *, channel_id: str | None = None) -> None:
+        """Give up active requests and refuse later creates: all, or one channel's.
+
+        Notification tasks of the closed scope are cancelled and awaited. Idempotent.
+
+        Cancellation: the requests are given up before the first await; cancelling only stops
+        the wait for notification tasks to finish (they were already cancelled).
+        """
+        if channel_id is None:
+            self._closed = True
+            slots: Iterable[_Slot] = list(self._active.values())
+            tasks = [t for group in self._notify_tasks.values() for t in group]
+        else:
+            self._closed_channels.add(channel_id)
+            slots = [s for s in self._active.values() if s.pending.channel_id == channel_id]
+            tasks = list(self._notify_tasks.get(channel_id, ()))
+        reason = "Human input handler closed"
+        for slot in slots:
+            self._settle(slot, OutcomeKind.GIVEN_UP, reason)
+            self._active.pop(slot.pending.pending_id, None)
+        # A notification that closes its own scope is left to finish by itself.
+        current = asyncio.current_task()
+        tasks = [task for task in tasks if task is not current]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    def reopen(self, channel_id: str) -> None:
+        """Accept creates for a channel whose scope was closed (a global close is final)."""
+        self._closed_channels.discard(channel_id)
+
+    # -- inspection ----------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` ran without a ``channel_id``."""
+        return self._closed
+
+    def is_open_for(self, channel_id: str) -> bool:
+        """True when creates for ``channel_id`` are accepted."""
+        return not self._closed and channel_id not in self._closed_channels
+
+    @property
+    def pending(self) -> dict[str, PendingInput]:
+        """A snapshot of the requests still waiting for an outcome."""
+        return {
+            pid: slot.pending
+            for pid, slot in self._active.items()
+            if slot.pending.status is PendingInputStatus.PENDING
+        }
+
+    def get(self, pending_id: str) -> PendingInput | None:
+        """The active request with that id, if any."""
+        slot = self._active.get(pending_id)
+        return None if slot is None else slot.pending

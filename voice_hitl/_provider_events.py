@@ -1,0 +1,100 @@
+"""Events a realtime provider session emits to the channel that drives it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from ._exceptions import ProviderError
+
+__all__ = [
+    "AudioOutEvent",
+    "PCM16",
+    "ProviderErrorEvent",
+    "ProviderEvent",
+    "SpeechStartedEvent",
+    "SpeechStoppedEvent",
+    "ToolCallCancelledEvent",
+    "ToolCallEvent",
+    "TranscriptionEvent",
+]
+
+PCM16 = npt.NDArray[np.int16]
+"""Mono PCM16 audio, one sample per element."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallEvent:
+    """The model called a tool; ``arguments`` is the JSON text the model wrote."""
+
+    call_id: str
+    name: str
+    arguments: str
+    type: Literal["tool_call"] = "tool_call"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallCancelledEvent:
+    """The model dropped a call (e.g. the caller barged in); its request is withdrawn."""
+
+    call_id: str
+    reason: str = "the provider cancelled the call"
+    type: Literal["tool_call_cancelled"] = "tool_call_cancelled"
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptionEvent:
+    """Text of what the caller (``user``) or the model (``assistant``) said.
+
+    ``speaker_id`` names the participant when the provider or backend can attribute speech.
+    """
+
+    role: Literal["user", "assistant"]
+    text: str
+    final: bool = True
+    speaker_id: str | None = None
+    type: Literal["transcription"] = "transcription"
+
+
+@dataclass(frozen=True, slots=True)
+class AudioOutEvent:
+    """Audio the model speaks, PCM16 at the session's output rate."""
+
+    frame: PCM16 = field(repr=False)
+    type: Literal["audio_out"] = "audio_out"
+
+
+@dataclass(frozen=True, slots=True)
+class SpeechStartedEvent:
+    """The provider detected the caller starting to speak."""
+
+    type: Literal["speech_started"] = "speech_started"
+
+
+@dataclass(frozen=True, slots=True)
+class SpeechStoppedEvent:
+    """The provider detected the caller stopping speaking."""
+
+    type: Literal["speech_stopped"] = "speech_stopped"
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderErrorEvent:
+    """The provider reported an error; ``error.recoverable`` says if the session goes on."""
+
+    error: ProviderError
+    type: Literal["error"] = "error"
+
+
+ProviderEvent = (
+    ToolCallEvent
+    | ToolCallCancelledEvent
+    | TranscriptionEvent
+    | AudioOutEvent
+    | SpeechStartedEvent
+    | SpeechStoppedEvent
+    | ProviderErrorEvent
+)

@@ -1,0 +1,236 @@
+"""``VoiceResponder``: answers human-input requests by asking the person on the call aloud.
+
+For each request raised on a voice or conference door of a channel it serves, the responder
+speaks the question (phrased from the tool call's ``AnswerSpec``), listens to the addressed
+person only (speech or keypad, whichever comes first; speaking over the question stops it),
+re-prompts on an answer it cannot trust, and settles the request with a JSON answer. When the
+request settles any other way (answered elsewhere, timed out, session ended, unplugged, closed)
+its dialogue is cancelled at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from typing import Protocol
+
+from ._answer_json import answer_json
+from ._call_line import CallLine, Heard, Inbox
+from ._hooks import HookContext, HookExecution, HookTrigger
+from ._human_input import HumanInputHandler
+from ._human_input_tools import HumanInputToolHandler
+from ._kit import VoiceKit
+from ._pending import PendingInput, PendingInputEvent
+from ._prompts import phrase_question, phrase_read_back, phrase_reprompt
+from ._types import ChannelType
+from .speech import Answer, AnswerSpec, AnswerSpecError, MetaAnswer, MetaIntent, NoMatch
+from .speech import understand as understand_text
+from .speech.dtmf import dtmf_entry_complete, dtmf_to_answer
+
+__all__ = ["AnswerableChannel", "OperatorRequest", "VoiceResponder", "answer_json"]
+
+logger = logging.getLogger("voice_hitl.responder")
+
+_YES_OR_NO = AnswerSpec.confirm(default=None)
+
+ReadBack = Callable[[AnswerSpec, Answer], bool]
+"""Decides whether an answer is read back for confirmation before it is taken."""
+
+
+class AnswerableChannel(Protocol):
+    """A channel whose requests a :class:`VoiceResponder` can ask aloud."""
+
+    @property
+    def channel_id(self) -> str: ...
+
+    @property
+    def human_input_handler(self) -> HumanInputToolHandler | None: ...
+
+    def find_line(self, event: PendingInputEvent) -> CallLine | None:
+        """The line to ask ``event`` on, or None when the request has no call to ask on."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class OperatorRequest:
+    """What ``ON_OPERATOR_REQUESTED`` observers receive: a person asked for an operator.
+
+    The request stays pending for another answerer (an operator console, say).
+    """
+
+    request: PendingInputEvent
+    transcript: str
+    actor_id: str | None
+
+
+@dataclass(slots=True)
+class _Dialogue:
+    """One request being asked: what, how, on which line; ``asking`` while a prompt is
+    being handed to the line (a settlement then also stops the line's speech)."""
+
+    event: PendingInputEvent
+    spec: AnswerSpec
+    line: CallLine
+    asking: bool = False
+
+
+class VoiceResponder:
+    """Asks human-input requests aloud on the channels it serves.
+
+    Args:
+        kit: The kit whose ``ON_USER_INPUT_REQUIRED`` announcements start the dialogues.
+        reprompts: How many times an answer that cannot be understood is asked again before
+            the request is rejected ("repeat" does not count).
+        read_back: When it returns True for an answer, the answer is read back and taken
+            only once the person confirms it.
+    """
+
+    def __init__(
+        self, kit: VoiceKit, *, reprompts: int = 2, read_back: ReadBack | None = None
+    ) -> None:
+        if reprompts < 0:
+            raise ValueError(f"reprompts must be >= 0, got {reprompts}")
+        self.kit = kit
+        self.reprompts = reprompts
+        self.read_back = read_back
+        self._channels: dict[str, AnswerableChannel] = {}
+        self._dialogues: set[asyncio.Task[None]] = set()
+        kit.hook(
+            HookTrigger.ON_USER_INPUT_REQUIRED,
+            execution=HookExecution.ASYNC,
+            channel_types=(ChannelType.REALTIME_VOICE, ChannelType.CONFERENCE),
+        )(self._on_request)
+
+    def serve(self, channel: AnswerableChannel) -> None:
+        """Ask the requests of ``channel`` aloud."""
+        self._channels[channel.channel_id] = channel
+
+    async def _on_request(self, event: PendingInputEvent, ctx: HookContext) -> None:
+        channel = self._channels.get(event.channel_id)
+        human = None if channel is None else channel.human_input_handler
+        if channel is None or human is None:
+            return
+        line = channel.find_line(event)
+        if line is None:
+            logger.info("request %s has no call to ask on; left pending", event.pending_id)
+            return
+        try:
+            spec = AnswerSpec.from_tool_call(event.tool_name, event.arguments)
+        except AnswerSpecError as exc:
+            logger.warning("request %s cannot be asked aloud: %s", event.pending_id, exc)
+            return
+        task = asyncio.current_task()
+        assert task is not None
+        self._dialogues.add(task)
+
+        def stop(_: PendingInput) -> None:
+            # Settled elsewhere (answered, timed out, withdrawn): stop asking at once. When the
+            # dialogue settles it itself, it simply returns.
+            if asyncio.current_task() is not task:
+                task.cancel("request settled")
+
+        dialogue = _Dialogue(event, spec, line)
+        try:
+            if human.handler.watch(event.pending_id, stop):
+                await self._converse(dialogue, human.handler)
+        except asyncio.CancelledError:
+            if dialogue.asking:  # cut off mid-prompt: make sure the line stops speaking
+                await asyncio.shield(line.stop_speaking())
+            raise
+        finally:
+            self._dialogues.discard(task)
+
+    async def _converse(self, dialogue: _Dialogue, handler: HumanInputHandler) -> None:
+        event, spec, line = dialogue.event, dialogue.spec, dialogue.line
+        inbox = line.listen(self._addressed(event), spec)
+        try:
+            prompt = phrase_question(event.tool_name, spec)
+            misses = 0
+            while True:
+                if prompt:
+                    await self._say(dialogue, prompt)
+                understood, heard = await self._hear(inbox, spec, dialogue)
+                if isinstance(understood, Answer):
+                    if not await self._accepted(inbox, dialogue, understood):
+                        prompt = phrase_question(event.tool_name, spec)
+                        continue
+                    line.deliver(event, understood, heard.speaker_id or event.actor_id)
+                    if event.pending_id not in handler.pending:
+                        return
+                    # A quorum still needs other people: keep listening, do not ask again.
+                    prompt = ""
+                    continue
+                if isinstance(understood, MetaAnswer):
+                    if understood.intent is MetaIntent.REPEAT:
+                        prompt = phrase_question(event.tool_name, spec)
+                        continue
+                    if understood.intent is MetaIntent.CANCEL:
+                        handler.reject(event.pending_id, "The person cancelled the request")
+                        return
+                    await self._hand_to_operator(event, heard)
+                    return
+                misses += 1
+                if misses > self.reprompts:
+                    handler.reject(
+                        event.pending_id,
+                        f"No usable answer after {misses} attempts ({understood.reason})",
+                    )
+                    return
+                prompt = phrase_reprompt(event.tool_name, spec)
+        finally:
+            inbox.close()
+
+    def _addressed(self, event: PendingInputEvent) -> Collection[str] | None:
+        channel = self._channels[event.channel_id]
+        addressed = getattr(channel, "addressed_participants", None)
+        return None if addressed is None else addressed(event)
+
+    async def _hear(
+        self, inbox: Inbox, spec: AnswerSpec, dialogue: _Dialogue
+    ) -> tuple[Answer | MetaAnswer | NoMatch, Heard]:
+        line = dialogue.line
+        keys = ""
+        while True:
+            heard = await inbox.get()
+            if heard.kind == "speech_started":
+                await line.stop_speaking()  # barge-in: the person talks over the question
+                continue
+            await line.stop_speaking()
+            if heard.kind == "speech":
+                return understand_text(heard.text, spec), heard
+            keys += heard.text
+            if dtmf_entry_complete(keys, spec):
+                return dtmf_to_answer(keys, spec), heard
+
+    async def _say(self, dialogue: _Dialogue, text: str) -> None:
+        dialogue.asking = True
+        try:
+            await dialogue.line.say(text)
+        finally:
+            dialogue.asking = False
+
+    async def _accepted(self, inbox: Inbox, dialogue: _Dialogue, answer: Answer) -> bool:
+        """True unless a read-back applies to ``answer`` and the person does not confirm it."""
+        if self.read_back is None or not self.read_back(dialogue.spec, answer):
+            return True
+        await self._say(dialogue, phrase_read_back(answer))
+        understood, _ = await self._hear(inbox, _YES_OR_NO, dialogue)
+        return isinstance(understood, Answer) and understood.value is True
+
+    async def _hand_to_operator(self, event: PendingInputEvent, heard: Heard) -> None:
+        request = OperatorRequest(event, heard.text, heard.speaker_id or event.actor_id)
+        ctx = self.kit.context(event.room_id, event.channel_id, event.channel_type)
+        await self.kit.hooks.observe(HookTrigger.ON_OPERATOR_REQUESTED, request, ctx)
+
+    async def aclose(self) -> None:
+        """Stop every dialogue still running (the requests stay as they are). Idempotent.
+
+        Cancellation: the dialogues are cancelled first; cancelling stops only the wait.
+        """
+        tasks = list(self._dialogues)
+        for task in tasks:
+            task.cancel("responder closed")
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)

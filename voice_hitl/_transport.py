@@ -1,0 +1,116 @@
+"""Transports: where a session's caller audio comes from and the agent's audio goes."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from ._exceptions import ChannelClosedError
+from ._provider_events import PCM16
+
+__all__ = ["LocalTransport", "Transport", "check_pcm16"]
+
+
+def check_pcm16(frame: object) -> PCM16:
+    """Return ``frame`` as mono PCM16, or raise a ``ValueError`` naming what is wrong."""
+    if not isinstance(frame, np.ndarray):
+        raise ValueError(f"audio frame must be a numpy array, got {type(frame).__name__}")
+    if frame.dtype != np.int16:
+        raise ValueError(f"audio frame must be PCM16 (int16), got dtype {frame.dtype}")
+    if frame.ndim != 1:
+        raise ValueError(f"audio frame must be mono (1-D), got shape {frame.shape}")
+    return frame
+
+
+@runtime_checkable
+class Transport(Protocol):
+    """Moves audio between the person on the call and a session."""
+
+    def caller_audio(self, session_id: str) -> AsyncIterator[PCM16]:
+        """The caller's audio for a session; ends when the caller hangs up."""
+        ...
+
+    async def play(self, session_id: str, frame: PCM16) -> None:
+        """Play agent audio to the caller.
+
+        Cancellation: safe; the frame is dropped.
+        """
+
+    async def stop_playback(self, session_id: str) -> None:
+        """Drop agent audio not yet played (barge-in).
+
+        Cancellation: safe.
+        """
+
+    async def close_session(self, session_id: str) -> None:
+        """Release the session's audio lanes; idempotent.
+
+        Cancellation: safe.
+        """
+
+
+class _Lane:
+    __slots__ = ("closed", "inbound", "played")
+
+    def __init__(self) -> None:
+        self.inbound: asyncio.Queue[PCM16 | None] = asyncio.Queue()
+        self.played: list[PCM16] = []
+        self.closed = False
+
+
+class LocalTransport:
+    """An in-memory transport: push caller frames in, read what the agent played."""
+
+    def __init__(self) -> None:
+        self._lanes: dict[str, _Lane] = {}
+
+    def _lane(self, session_id: str) -> _Lane:
+        lane = self._lanes.get(session_id)
+        if lane is None:
+            lane = self._lanes[session_id] = _Lane()
+        return lane
+
+    def push_caller_audio(self, session_id: str, frame: PCM16) -> None:
+        """Queue a caller frame for the session.
+
+        Raises:
+            ValueError: The frame is not mono PCM16.
+            ChannelClosedError: The session's lanes are closed.
+        """
+        lane = self._lane(session_id)
+        if lane.closed:
+            raise ChannelClosedError(f"transport lanes of session {session_id!r} are closed")
+        lane.inbound.put_nowait(check_pcm16(frame))
+
+    def hang_up(self, session_id: str) -> None:
+        """End the caller's audio for the session."""
+        self._lane(session_id).inbound.put_nowait(None)
+
+    def played(self, session_id: str) -> list[PCM16]:
+        """The agent audio played to the session so far."""
+        return list(self._lane(session_id).played)
+
+    async def caller_audio(self, session_id: str) -> AsyncIterator[PCM16]:
+        lane = self._lane(session_id)
+        while not lane.closed:
+            frame = await lane.inbound.get()
+            if frame is None:
+                return
+            yield frame
+
+    async def play(self, session_id: str, frame: PCM16) -> None:
+        lane = self._lane(session_id)
+        if not lane.closed:
+            lane.played.append(check_pcm16(frame))
+
+    async def stop_playback(self, session_id: str) -> None:
+        return None
+
+    async def close_session(self, session_id: str) -> None:
+        lane = self._lane(session_id)
+        if not lane.closed:
+            lane.closed = True
+            lane.inbound.put_nowait(None)

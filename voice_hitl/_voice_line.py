@@ -1,0 +1,60 @@
+"""``VoiceLine``: the call line of one voice session (its caller, its provider's voice)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import TYPE_CHECKING
+
+from ._answer_json import answer_json
+from ._call_line import DtmfTap, Inbox, feed_provider_event
+from ._pending import PendingInputEvent
+from .speech import Answer, AnswerSpec
+
+if TYPE_CHECKING:
+    from ._voice_channel import RealtimeVoiceChannel, VoiceSession
+
+__all__ = ["VoiceLine"]
+
+
+class VoiceLine:
+    """Speaks through the session's provider and hears its caller (speech and keypad)."""
+
+    def __init__(self, channel: RealtimeVoiceChannel, session: VoiceSession) -> None:
+        self.channel = channel
+        self.session = session
+
+    async def say(self, text: str) -> None:
+        """Speak ``text`` with the provider's voice.
+
+        Cancellation: safe; speech may already have started.
+        """
+        await self.session.provider_session.say(text)
+
+    async def stop_speaking(self) -> None:
+        """Interrupt the provider and drop unplayed audio.
+
+        Cancellation: safe.
+        """
+        await self.session.provider_session.interrupt()
+        if self.channel.transport is not None:
+            await self.channel.transport.stop_playback(self.session.session_id)
+
+    def deliver(self, event: PendingInputEvent, answer: Answer, actor_id: str | None) -> bool:
+        """Resolve the request with the answer's JSON."""
+        human = self.channel.human_input_handler
+        if human is None:
+            return False
+        return human.handler.resolve(event.pending_id, answer_json(answer, actor_id))
+
+    def listen(
+        self, addressed: Collection[str] | None = None, expecting: AnswerSpec | None = None
+    ) -> Inbox:
+        """Hear the session's caller (a voice session has one; ``addressed`` is ignored)."""
+        inbox = Inbox(None)
+        provider_session = self.session.provider_session
+        provider_session.expect_answer(expecting)
+        inbox.on_close(lambda: provider_session.expect_answer(None))
+        inbox.on_close(self.session.add_listener(lambda event: feed_provider_event(inbox, event)))
+        tap = DtmfTap(inbox, self.channel.input_format.sample_rate)
+        inbox.on_close(self.session.add_audio_tap(tap))
+        return inbox
