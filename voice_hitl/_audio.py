@@ -13,22 +13,32 @@ import numpy as np
 
 from ._provider_events import PCM16
 
-__all__ = ["read_wav_pcm16", "resample_pcm16", "write_wav_pcm16"]
+__all__ = ["read_wav_pcm16", "resample_linear", "resample_pcm16", "write_wav_pcm16"]
+
+
+def resample_linear(frame: PCM16, from_rate: int, to_rate: int) -> PCM16:
+    """Resample mono PCM16 by linear interpolation (numpy only; no anti-alias filter).
+
+    Deterministic frame by frame, so it suits streaming; returns ``frame`` if rates match.
+    """
+    if from_rate == to_rate or frame.size == 0:
+        return frame
+    count = max(1, round(frame.size * to_rate / from_rate))
+    positions = np.arange(count, dtype=np.float64) * (from_rate / to_rate)
+    samples = np.interp(positions, np.arange(frame.size), frame.astype(np.float64))
+    interpolated: PCM16 = np.clip(np.rint(samples), -32768, 32767).astype(np.int16)
+    return interpolated
 
 
 def resample_pcm16(frame: PCM16, from_rate: int, to_rate: int) -> PCM16:
-    """Resample mono PCM16 (soxr when installed, else linear interpolation)."""
+    """Resample mono PCM16: soxr (high quality) when installed, else :func:`resample_linear`."""
     if from_rate == to_rate or len(frame) == 0:
         return frame
     try:
         import soxr
     except ImportError:
-        n_out = max(1, round(len(frame) * to_rate / from_rate))
-        positions = np.arange(n_out) * (from_rate / to_rate)
-        out = np.interp(positions, np.arange(len(frame)), frame.astype(np.float64))
-        interpolated: PCM16 = np.clip(np.round(out), -32768, 32767).astype(np.int16)
-        return interpolated
-    result: PCM16 = np.asarray(soxr.resample(frame, from_rate, to_rate), dtype=np.int16)
+        return resample_linear(frame, from_rate, to_rate)
+    result: PCM16 = np.asarray(soxr.resample(frame, from_rate, to_rate, quality="HQ"), np.int16)
     return result
 
 

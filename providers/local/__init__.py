@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from voice_hitl._public import publish
 
-from ._endpoint import EnergyEndpointer, SpeechStart, Utterance
+from ._endpoint import SpeechStart, StreamingEndpointer, Utterance
 from ._provider import LocalCascadeProvider
 from ._session import LocalCascadeSession, Recognizer
 from ._synth import EspeakSynthesizer, PiperSynthesizer, Synthesizer, default_synthesizer
 
 __all__ = [
-    "EnergyEndpointer",
+    "StreamingEndpointer",
     "EspeakSynthesizer",
     "LocalCascadeProvider",
     "LocalCascadeSession",

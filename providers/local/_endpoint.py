@@ -8,7 +8,7 @@ import numpy as np
 
 from voice_hitl._provider_events import PCM16
 
-__all__ = ["EnergyEndpointer", "SpeechStart", "Utterance"]
+__all__ = ["StreamingEndpointer", "SpeechStart", "Utterance"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,7 +23,7 @@ class Utterance:
     audio: PCM16 = field(repr=False)
 
 
-class EnergyEndpointer:
+class StreamingEndpointer:
     """Finds utterances by frame energy: speech above ``threshold_dbfs`` for
     ``start_ms``, ended by ``end_silence_ms`` below it.
 

@@ -20,7 +20,7 @@ from voice_hitl._provider_events import (
     TranscriptionEvent,
 )
 
-from ._endpoint import EnergyEndpointer, SpeechStart, Utterance
+from ._endpoint import SpeechStart, StreamingEndpointer, Utterance
 from ._synth import Synthesizer
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ class LocalCascadeSession(ProviderSession):
         self.synthesizer = synthesizer
         self.in_rate = config.input_format.sample_rate
         self.out_rate = config.output_format.sample_rate
-        self._endpointer = EnergyEndpointer(self.in_rate)
+        self._endpointer = StreamingEndpointer(self.in_rate)
         self._events: asyncio.Queue[ProviderEvent | _Closed] = asyncio.Queue()
         self._utterances: asyncio.Queue[PCM16] = asyncio.Queue()
         self._expected: AnswerSpec | None = None

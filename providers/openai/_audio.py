@@ -11,22 +11,13 @@ import binascii
 
 import numpy as np
 
+from voice_hitl._audio import resample_linear as resample
 from voice_hitl._provider_events import PCM16
 
 __all__ = ["WIRE_RATE", "decode_pcm16", "encode_pcm16", "resample"]
 
 WIRE_RATE = 24_000
 """The only PCM rate the GA API accepts and produces (``audio/pcm``)."""
-
-
-def resample(frame: PCM16, from_rate: int, to_rate: int) -> PCM16:
-    """Resample mono PCM16 by linear interpolation; returns ``frame`` itself if rates match."""
-    if from_rate == to_rate or frame.size == 0:
-        return frame
-    count = max(1, round(frame.size * to_rate / from_rate))
-    positions = np.arange(count, dtype=np.float64) * (from_rate / to_rate)
-    samples = np.interp(positions, np.arange(frame.size), frame.astype(np.float64))
-    return np.clip(np.rint(samples), -32768, 32767).astype(np.int16)
 
 
 def encode_pcm16(frame: PCM16, rate: int) -> str:

@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from ..._audio import resample_pcm16
+
 __all__ = ["AudioFormatError", "check_pcm16", "load_wav", "read_wav", "resample"]
 
 
@@ -75,16 +77,11 @@ async def load_wav(path: str | Path) -> tuple[npt.NDArray[np.int16], int]:
 
 
 def resample(pcm16: npt.NDArray[np.int16], from_rate: int, to_rate: int) -> npt.NDArray[np.int16]:
-    """Resample PCM16 audio with soxr (blocking, fast: run it in a thread for long audio).
+    """Resample PCM16 audio (soxr when installed; blocking: run long audio in a thread).
 
     Raises:
         AudioFormatError: bad audio or rates.
     """
     check_pcm16(pcm16, from_rate)
     check_pcm16(pcm16, to_rate)
-    if from_rate == to_rate:
-        return pcm16
-    import soxr
-
-    out = soxr.resample(pcm16, from_rate, to_rate, quality="HQ")
-    return np.asarray(out, dtype=np.int16)
+    return resample_pcm16(pcm16, from_rate, to_rate)
