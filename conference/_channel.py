@@ -56,7 +56,6 @@ UNPLUGGED = "realtime provider unplugged"
 CHANNEL_CLOSED = "the conference channel closed"
 
 
-
 class _State(enum.Enum):
     OPEN = "open"
     CLOSED = "closed"

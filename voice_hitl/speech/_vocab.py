@@ -34,19 +34,21 @@ AFFIRMATIVE_PHRASES = _phrases(
     "alright", "all right", "affirmative", "absolutely", "definitely", "certainly", "correct",
     "right", "go ahead", "proceed", "do it", "confirm", "confirmed", "agree", "agreed", "fine",
     "of course", "sounds good", "good", "uhhuh", "mmhmm", "approve", "approved", "indeed",
-    "exactly", "please do", "go for it", "that is right",
+    "exactly", "please do", "go for it", "that is right", "granted",
 )  # fmt: skip
 """Phrases that say yes (``uhhuh``/``mmhmm`` are produced from "uh huh"/"mm hmm")."""
 
 NEGATION_WORDS: frozenset[str] = frozenset(
     {"no", "not", "never", "nope", "nah", "negative", "nay", "none", "nothing", "neither",
-     "nor", "without", "decline", "refuse", "incorrect", "wrong"}
+     "nor", "without", "decline", "refuse", "incorrect", "wrong", "deny", "denied",
+     "reject", "rejected", "veto", "disapprove", "object"}
 )  # fmt: skip
 """Any of these anywhere in a transcript rules out reading it as yes."""
 
 NEGATIVE_PHRASES = _phrases(
     "no", "nope", "nah", "negative", "nay", "never", "no way", "not", "do not",
     "decline", "refuse", "incorrect", "wrong", "no thanks", "no thank you",
+    "deny", "denied", "reject", "rejected", "veto", "disapprove", "i object",
 )  # fmt: skip
 """Phrases that say no."""
 
