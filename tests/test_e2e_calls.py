@@ -97,10 +97,10 @@ async def test_silence_until_timeout() -> None:
     quiet = np.zeros(16_000, dtype=np.int16)
     turns = await asyncio.to_thread(load_turns, PHONE_CALL[:1])
     turns.append(CallerTurn(quiet, "silence"))
-    result = await run_demo(speed=0, turns=turns, printing=False, timeout=1.5)
+    result = await run_demo(speed=0, turns=turns, printing=False, timeout=3.0)
     ((outcome, error),) = read(result, "AskUserQuestion")
     assert outcome == "failed"
-    assert error == {"error": "Human input timed out after 1.5s for tool 'AskUserQuestion'"}
+    assert error == {"error": "Human input timed out after 3s for tool 'AskUserQuestion'"}
     assert result.transfers == []
 
 

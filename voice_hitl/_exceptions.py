@@ -13,6 +13,8 @@ catch what they would expect::
     ├── UnservedToolCallError                         a handler does not serve that tool name
     ├── ToolArgumentsError (also ValueError)          arguments do not match the tool's schema
     ├── ChannelClosedError (also RuntimeError)        the channel or session is closed
+    ├── speech.AnswerSpecError (also ValueError)      a question spec / its tool arguments
+    ├── speech.asr.AudioFormatError (also ValueError) audio in a form speech cannot use
     └── ProviderError                                 the provider failed (code, recoverable)
 
 A tool error's ``str()`` is exactly the text the model reads inside ``{"error": ...}``.

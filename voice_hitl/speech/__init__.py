@@ -11,6 +11,7 @@ Errors: `AnswerSpecError` (a ``ValueError``) for a bad spec or tool arguments.
 
 from __future__ import annotations
 
+from .._public import publish
 from ._answer import (
     Answer,
     AnswerValue,
@@ -40,9 +41,4 @@ __all__ = [
     "understand",
 ]
 
-for _name in (
-    Answer, AnswerKind, AnswerSpec, AnswerSpecError, Choice, MetaAnswer, MetaIntent, NoMatch,
-    NoMatchReason, understand,
-):  # fmt: skip
-    _name.__module__ = __name__
-del _name
+publish(__name__, globals(), __all__)

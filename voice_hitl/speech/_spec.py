@@ -28,12 +28,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._exceptions import VoiceHitlError
 from ._answer import Answer
 
 __all__ = ["AnswerKind", "AnswerSpec", "AnswerSpecError", "Choice"]
 
 
-class AnswerSpecError(ValueError):
+class AnswerSpecError(VoiceHitlError, ValueError):
     """An `AnswerSpec` (or the tool arguments it was built from) is invalid."""
 
 

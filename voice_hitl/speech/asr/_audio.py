@@ -12,11 +12,12 @@ import numpy as np
 import numpy.typing as npt
 
 from ..._audio import resample_pcm16
+from ..._exceptions import VoiceHitlError
 
 __all__ = ["AudioFormatError", "check_pcm16", "load_wav", "read_wav", "resample"]
 
 
-class AudioFormatError(ValueError):
+class AudioFormatError(VoiceHitlError, ValueError):
     """Audio is not in a form the speech tools accept (file format, dtype, rate, channels)."""
 
 

@@ -6,6 +6,7 @@ tones, and `dtmf_to_answer` turns an entry into an `Answer`, `MetaAnswer` or `No
 
 from __future__ import annotations
 
+from ..._public import publish
 from ._detect import DtmfDetector
 from ._keys import dtmf_entry_complete, dtmf_to_answer
 from ._tones import COLUMN_FREQS, KEYS, ROW_FREQS, generate_dtmf, key_frequencies
@@ -21,6 +22,4 @@ __all__ = [
     "key_frequencies",
 ]
 
-for _obj in (DtmfDetector, dtmf_entry_complete, dtmf_to_answer, generate_dtmf, key_frequencies):
-    _obj.__module__ = __name__
-del _obj
+publish(__name__, globals(), __all__)
