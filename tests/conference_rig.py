@@ -12,32 +12,17 @@ from doors import ModelRead, Observed
 from conference import ConferenceChannel, ConferenceRealtimeConfig, InMemoryConferenceBackend
 from providers.base import PCM16, SessionConfig
 from providers.mock import MockProviderSession, MockRealtimeProvider
-from voice_hitl import AITool, HumanInputToolHandler, ToolHandler, VoiceKit
+from voice_hitl import (
+    ASK_USER_QUESTION,
+    CONFIRM_ACTION,
+    AITool,
+    HumanInputToolHandler,
+    ToolHandler,
+    VoiceKit,
+)
 
-ASK = AITool(
-    name="AskUserQuestion",
-    description="Ask someone in the call a question.",
-    parameters={
-        "type": "object",
-        "properties": {"question": {"type": "string"}, "ask": {"type": "string"}},
-        "required": ["question"],
-        "additionalProperties": False,
-    },
-)
-CONFIRM = AITool(
-    name="ConfirmAction",
-    description="Have participants approve an action.",
-    parameters={
-        "type": "object",
-        "properties": {
-            "action": {"type": "string"},
-            "approvers": {"type": "array", "items": {"type": "string"}},
-            "quorum": {"type": "integer"},
-        },
-        "required": ["action"],
-        "additionalProperties": False,
-    },
-)
+ASK = ASK_USER_QUESTION
+CONFIRM = CONFIRM_ACTION
 LOOKUP = AITool(
     name="lookup",
     description="A host tool.",

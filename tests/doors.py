@@ -9,6 +9,8 @@ from typing import Any
 
 from providers.mock import MockRealtimeProvider
 from voice_hitl import (
+    ASK_USER_QUESTION,
+    CONFIRM_ACTION,
     AITool,
     HookContext,
     HookTrigger,
@@ -23,30 +25,8 @@ from voice_hitl import (
     VoiceSession,
 )
 
-ASK = AITool(
-    name="AskUserQuestion",
-    description="Ask the caller a question.",
-    parameters={
-        "type": "object",
-        "properties": {
-            "question": {"type": "string"},
-            "choices": {"type": "array", "items": {"type": "string"}},
-            "mode": {"enum": ["confirm", "choices", "number", "digits", "free_text"]},
-        },
-        "required": ["question"],
-        "additionalProperties": False,
-    },
-)
-CONFIRM = AITool(
-    name="ConfirmAction",
-    description="Confirm an action with the caller.",
-    parameters={
-        "type": "object",
-        "properties": {"action": {"type": "string"}, "amount": {"type": "integer"}},
-        "required": ["action"],
-        "additionalProperties": False,
-    },
-)
+ASK = ASK_USER_QUESTION
+CONFIRM = CONFIRM_ACTION
 LOOKUP = AITool(
     name="lookup",
     description="A host tool.",

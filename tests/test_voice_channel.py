@@ -302,7 +302,7 @@ async def test_recovered_undeclared_key_is_rejected_by_schema() -> None:
     kit, voice, provider, driver, observed = build("recovered")
     session = await voice.start_session("room-1")
     provider.simulate_transcription(
-        session, "call:ConfirmAction{action: pay, amount: 5, urgent: yes}", role="assistant"
+        session, "call:ConfirmAction{action: pay, quorum: 5, urgent: yes}", role="assistant"
     )
     await provider.wait_for("inject_context")
     (text,) = provider.injected_texts

@@ -40,6 +40,7 @@ from ._reasoning import (
 )
 from ._recovery import RecoveredCall, recover_tool_call
 from ._responder import AnswerableChannel, OperatorRequest, VoiceResponder
+from ._standard_tools import ASK_USER_QUESTION, CONFIRM_ACTION
 from ._tools import (
     AITool,
     ToolCallContext,
@@ -54,6 +55,8 @@ from ._voice_channel import RealtimeVoiceChannel, VoiceSession
 from ._voice_line import VoiceLine
 
 __all__ = [
+    "ASK_USER_QUESTION",
+    "CONFIRM_ACTION",
     "CallerTurn",
     "ScriptedCallerTransport",
     "CallLine",

@@ -21,17 +21,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ._audio import read_wav_pcm16, resample_pcm16
 from ._caller_transport import CallerTurn, ScriptedCallerTransport
-from ._demo_agent import (
-    APPROVE_ACTION,
-    ASK_USER_QUESTION,
-    CONFIRM_ACTION,
-    ApprovalAgent,
-    TransferAgent,
-)
+from ._demo_agent import ApprovalAgent, TransferAgent
 from ._human_input_tools import HumanInputToolHandler
 from ._kit import VoiceKit
 from ._provider import AudioFormat
 from ._responder import VoiceResponder
+from ._standard_tools import ASK_USER_QUESTION, CONFIRM_ACTION
 from ._timeline import Timeline
 from ._voice_channel import RealtimeVoiceChannel
 
@@ -215,7 +210,7 @@ async def _meeting(
     backend.join("carol", "Carol")  # in the meeting, but not an approver
     agent = ApprovalAgent()
     human = HumanInputToolHandler(
-        {"ConfirmAction"}, timeout=timeout, tool_definitions=[APPROVE_ACTION]
+        {"ConfirmAction"}, timeout=timeout, tool_definitions=[CONFIRM_ACTION]
     )
     meeting = ConferenceChannel(
         "meeting",

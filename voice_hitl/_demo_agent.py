@@ -6,40 +6,8 @@ import json
 from typing import Any
 
 from ._reasoning import ReasoningReply, ReasoningTurn, ToolCaller
-from ._tools import AITool
 
-__all__ = [
-    "APPROVE_ACTION",
-    "ASK_USER_QUESTION",
-    "CONFIRM_ACTION",
-    "ApprovalAgent",
-    "TransferAgent",
-]
-
-ASK_USER_QUESTION = AITool(
-    name="AskUserQuestion",
-    description="Ask the caller a question and wait for the answer.",
-    parameters={
-        "type": "object",
-        "properties": {
-            "question": {"type": "string"},
-            "choices": {"type": "array", "items": {"type": "string"}},
-            "mode": {"enum": ["confirm", "choices", "number", "digits", "free_text"]},
-        },
-        "required": ["question"],
-        "additionalProperties": False,
-    },
-)
-CONFIRM_ACTION = AITool(
-    name="ConfirmAction",
-    description="Confirm an action with the caller before doing it.",
-    parameters={
-        "type": "object",
-        "properties": {"action": {"type": "string"}},
-        "required": ["action"],
-        "additionalProperties": False,
-    },
-)
+__all__ = ["ApprovalAgent", "TransferAgent"]
 
 
 def _answer(text: str) -> Any:
@@ -82,22 +50,6 @@ class TransferAgent:
             return ReasoningReply("Okay, I have not moved anything. Goodbye.")
         self.transfers.append(float(amount))
         return ReasoningReply(f"Done. {shown} dollars are now in your savings account. Goodbye.")
-
-
-APPROVE_ACTION = AITool(
-    name="ConfirmAction",
-    description="Have the named participants approve an action before doing it.",
-    parameters={
-        "type": "object",
-        "properties": {
-            "action": {"type": "string"},
-            "approvers": {"type": "array", "items": {"type": "string"}},
-            "quorum": {"type": "integer", "minimum": 1},
-        },
-        "required": ["action"],
-        "additionalProperties": False,
-    },
-)
 
 
 class ApprovalAgent:

@@ -23,7 +23,7 @@ AFFIRMATIVE_WORDS = {
     "right", "affirmative", "absolutely", "definitely", "certainly", "correct", "go", "ahead",
     "proceed", "do", "it", "confirm", "confirmed", "agree", "agreed", "fine", "course",
     "sounds", "good", "huh", "hmm", "mhm", "mmhmm", "uhhuh", "approve", "approved", "indeed",
-    "exactly", "please", "for", "that", "is", "that's", "of",
+    "exactly", "please", "for", "that", "is", "that's", "of", "granted",
 }  # fmt: skip
 NEGATIONS = {"no", "not", "never", "nope", "nah", "negative", "nay", "cannot"}
 NEGATED_CONTRACTION = re.compile(r"n[\u2019']t\b|\b(dont|cant|wont|isnt|didnt|doesnt|aint)\b")
