@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from voice_hitl._public import publish
 
-from ._endpoint import SpeechStart, StreamingEndpointer, Utterance
+from ._endpoint import Pause, SpeechStart, StreamingEndpointer, Utterance
 from ._provider import LocalCascadeProvider
 from ._session import LocalCascadeSession, Recognizer
 from ._synth import EspeakSynthesizer, PiperSynthesizer, Synthesizer, default_synthesizer
@@ -15,6 +15,7 @@ __all__ = [
     "EspeakSynthesizer",
     "LocalCascadeProvider",
     "LocalCascadeSession",
+    "Pause",
     "PiperSynthesizer",
     "Recognizer",
     "SpeechStart",

@@ -8,12 +8,21 @@ import numpy as np
 
 from voice_hitl._provider_events import PCM16
 
-__all__ = ["StreamingEndpointer", "SpeechStart", "Utterance"]
+__all__ = ["Pause", "SpeechStart", "StreamingEndpointer", "Utterance"]
 
 
 @dataclass(frozen=True, slots=True)
 class SpeechStart:
     """The caller started speaking."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pause:
+    """The caller paused (``pause_ms`` of quiet): the utterance may end here. ``audio`` is
+    the utterance as it would be if it ended here (the quiet tail repeated to the full
+    end-of-speech length); recognising it now has the answer ready when the end comes."""
+
+    audio: PCM16 = field(repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +42,7 @@ class StreamingEndpointer:
         start_ms: Speech needed before an utterance starts (ignores clicks).
         end_silence_ms: Quiet that ends an utterance.
         padding_ms: Audio kept before the start.
+        pause_ms: Quiet after which a :class:`Pause` is reported (before the end).
     """
 
     def __init__(
@@ -43,6 +53,7 @@ class StreamingEndpointer:
         start_ms: int = 60,
         end_silence_ms: int = 500,
         padding_ms: int = 200,
+        pause_ms: int = 150,
         max_utterance_s: float = 15.0,
     ) -> None:
         self.sample_rate = sample_rate
@@ -51,6 +62,7 @@ class StreamingEndpointer:
         self._start_blocks = max(1, start_ms // 10)
         self._end_blocks = max(1, end_silence_ms // 10)
         self._pad_blocks = padding_ms // 10
+        self._pause_blocks = max(1, min(pause_ms // 10, self._end_blocks - 1))
         self._max_blocks = int(max_utterance_s * 100)
         self._pending = np.zeros(0, dtype=np.int16)
         self._history: list[PCM16] = []
@@ -59,10 +71,10 @@ class StreamingEndpointer:
         self._quiet_run = 0
         self._in_speech = False
 
-    def feed(self, frame: PCM16) -> list[SpeechStart | Utterance]:
-        """Add caller audio; returns what it completed (in order)."""
+    def feed(self, frame: PCM16) -> list[SpeechStart | Pause | Utterance]:
+        """Add caller audio; returns what it found (in order)."""
         self._pending = np.concatenate([self._pending, frame])
-        events: list[SpeechStart | Utterance] = []
+        events: list[SpeechStart | Pause | Utterance] = []
         block = self._block
         while len(self._pending) >= block:
             chunk, self._pending = self._pending[:block], self._pending[block:]
@@ -72,7 +84,15 @@ class StreamingEndpointer:
                 events.append(event)
         return events
 
-    def _step(self, chunk: PCM16, voiced: bool) -> SpeechStart | Utterance | None:
+    def _as_if_ended(self) -> PCM16:
+        """The utterance so far, its quiet tail repeated to the full end-of-speech length, so
+        a recogniser hears what it would hear if the utterance ends here."""
+        quiet = self._utterance[-self._pause_blocks :]
+        missing = self._end_blocks - self._pause_blocks
+        filler = [quiet[i % len(quiet)] for i in range(missing)]
+        return np.concatenate(self._utterance + filler)
+
+    def _step(self, chunk: PCM16, voiced: bool) -> SpeechStart | Pause | Utterance | None:
         if not self._in_speech:
             self._history.append(chunk)
             self._voiced_run = self._voiced_run + 1 if voiced else 0
@@ -86,6 +106,8 @@ class StreamingEndpointer:
             return SpeechStart()
         self._utterance.append(chunk)
         self._quiet_run = 0 if voiced else self._quiet_run + 1
+        if self._quiet_run == self._pause_blocks:
+            return Pause(self._as_if_ended())
         if self._quiet_run < self._end_blocks and len(self._utterance) < self._max_blocks:
             return None
         audio = np.concatenate(self._utterance)

@@ -20,7 +20,7 @@ from voice_hitl._provider_events import (
     TranscriptionEvent,
 )
 
-from ._endpoint import SpeechStart, StreamingEndpointer, Utterance
+from ._endpoint import Pause, SpeechStart, StreamingEndpointer, Utterance
 from ._synth import Synthesizer
 
 if TYPE_CHECKING:
@@ -71,7 +71,9 @@ class LocalCascadeSession(ProviderSession):
         self.out_rate = config.output_format.sample_rate
         self._endpointer = StreamingEndpointer(self.in_rate)
         self._events: asyncio.Queue[ProviderEvent | _Closed] = asyncio.Queue()
-        self._utterances: asyncio.Queue[PCM16] = asyncio.Queue()
+        # Utterances in order, each as the (usually already running) recognition of its audio.
+        self._utterances: asyncio.Queue[asyncio.Task[Sequence[Hypothesis]]] = asyncio.Queue()
+        self._early: asyncio.Task[Sequence[Hypothesis]] | None = None
         self._expected: AnswerSpec | None = None
         self._speaking: asyncio.Task[None] | None = None
         self._say_lock = asyncio.Lock()
@@ -106,19 +108,34 @@ class LocalCascadeSession(ProviderSession):
         for found in self._endpointer.feed(frame):
             if isinstance(found, SpeechStart):
                 self._emit(SpeechStartedEvent())
+            elif isinstance(found, Pause):
+                # Recognise speculatively: if this pause turns out to end the utterance, the
+                # answer is ready when the end is confirmed; if speech resumes, drop it.
+                self._drop_early()
+                self._early = self._start_recognition(found.audio)
             elif isinstance(found, Utterance):
                 self._emit(SpeechStoppedEvent())
-                self._utterances.put_nowait(found.audio)
+                early, self._early = self._early, None
+                self._utterances.put_nowait(early or self._start_recognition(found.audio))
+
+    def _start_recognition(self, audio: PCM16) -> asyncio.Task[Sequence[Hypothesis]]:
+        return asyncio.create_task(
+            self.recognizer.recognize(audio, self.in_rate, self._expected), name="local-asr-utt"
+        )
+
+    def _drop_early(self) -> None:
+        if self._early is not None:
+            self._early.cancel()
+            self._early = None
 
     def expect_answer(self, spec: Any | None) -> None:
         self._expected = spec
 
     async def _recognize_utterances(self) -> None:
         while True:
-            audio = await self._utterances.get()
-            spec = self._expected
+            recognition = await self._utterances.get()
             try:
-                hypotheses = await self.recognizer.recognize(audio, self.in_rate, spec)
+                hypotheses = await recognition
             except Exception:
                 logger.exception("recognition failed; the utterance is reported as unheard")
                 hypotheses = []
@@ -174,7 +191,9 @@ class LocalCascadeSession(ProviderSession):
             return
         self._closed = True
         self._events.put_nowait(_Closed())
-        task = self._recognition
-        if task is not None:
+        tasks = [t for t in (self._recognition, self._early) if t is not None]
+        while not self._utterances.empty():
+            tasks.append(self._utterances.get_nowait())
+        for task in tasks:
             task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
