@@ -4,7 +4,7 @@
 Usage (needs the ``speech`` extra)::
 
     python bench/bench_speech.py [audio_fixtures] [--recognizer pocketsphinx|whisper]
-        [--verify yes|all|off] [--no-dtmf]
+        [--verify yes|all|off] [--no-dtmf] [--report PATH]
 
 ``--recognizer whisper`` needs the ``whisper`` extra.
 """
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from voice_hitl.speech._fixtures import summarise
+from voice_hitl.speech._fixtures import report_json, summarise
 from voice_hitl.speech._replay import RECOGNIZERS, replay
 from voice_hitl.speech.asr import read_wav
 from voice_hitl.speech.dtmf import KEYS, DtmfDetector, generate_dtmf
@@ -56,9 +56,12 @@ def main() -> int:
     parser.add_argument("--recognizer", choices=RECOGNIZERS, default="pocketsphinx")
     parser.add_argument("--verify", choices=["yes", "all", "off"], default="yes")
     parser.add_argument("--no-dtmf", action="store_true", help="skip the DTMF benchmark")
+    parser.add_argument("--report", type=Path, default=None, help="write the JSON report here")
     args = parser.parse_args()
     results = asyncio.run(replay(args.fixtures, verify=args.verify, recognizer=args.recognizer))
     s = summarise(results)
+    if args.report is not None:
+        args.report.write_text(report_json(results, s) + "\n")
     label = (
         f"pocketsphinx grammar, verify={args.verify}"
         if args.recognizer == "pocketsphinx"
