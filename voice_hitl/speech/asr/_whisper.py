@@ -19,8 +19,10 @@ Whisper transcribes open vocabulary, so its text is then checked against the que
    the nearest answer. Free-text questions (and ``spec=None``) return the raw text.
 
 Safety for yes/no questions: a result that reads as yes must come from Whisper's own words
-(step 1, never from step 2's mapping), must contain no negation word, and its segment
-log-probability must reach ``min_yes_logprob``; otherwise it is rejected.
+(step 1, never from step 2's mapping), must contain no negation word, and its average token
+log-probability must reach ``min_yes_logprob``. With ``verify=True`` (the default) the audio
+is then decoded a second time without hotwords, and the yes stands only if that unprompted
+pass also reads as yes with no negation word; otherwise the utterance is rejected.
 
 The model is loaded lazily on first use (or by `WhisperRecognizer.load`) and shared by all
 recognisers with the same settings; every use holds that model's lock. Loading and
@@ -148,6 +150,7 @@ class WhisperRecognizer:
         max_distance: largest normalised edit distance (0..1) at which a transcript is mapped
             onto an answer phrase; anything further is rejected.
         min_yes_logprob: lowest average token log-probability accepted for a yes.
+        verify: confirm a yes by a second decoding pass without hotwords.
 
     Raises:
         ValueError: a parameter is out of range (the message names it).
@@ -163,7 +166,8 @@ class WhisperRecognizer:
         cpu_threads: int = 0,
         beam_size: int = 5,
         max_distance: float = 0.34,
-        min_yes_logprob: float = -0.6,
+        min_yes_logprob: float = -1.2,
+        verify: bool = True,
     ) -> None:
         if not 0.0 <= max_distance < 1.0:
             raise ValueError(f"max_distance must be in [0, 1), got {max_distance!r}")
@@ -177,6 +181,7 @@ class WhisperRecognizer:
         self._beam = beam_size
         self._max_distance = max_distance
         self._min_yes_logprob = min_yes_logprob
+        self._verify = verify
 
     def _shared(self) -> _Shared:
         return _load_shared(self._path, self._compute_type, self._threads)
@@ -271,9 +276,21 @@ class WhisperRecognizer:
         return mapped if isinstance(understand(mapped, spec), Answer) else None
 
     def transcribe_sync(
-        self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None
+        self,
+        pcm16: npt.NDArray[np.int16],
+        sample_rate: int,
+        spec: AnswerSpec | None,
+        *,
+        hotwords: bool = True,
     ) -> tuple[str, float]:
-        """Whisper's raw ``(text, average log-probability)`` (blocking)."""
+        """Whisper's raw ``(text, average log-probability)`` (blocking).
+
+        Args:
+            pcm16: mono PCM16 samples.
+            sample_rate: their rate in Hz.
+            spec: the question; its phrases are hotwords.
+            hotwords: ``False`` decodes without any prompt.
+        """
         audio = resample(check_pcm16(pcm16, sample_rate), sample_rate, _MODEL_RATE)
         samples = audio.astype(np.float32) / 32768.0
         shared = self._shared()
@@ -287,7 +304,7 @@ class WhisperRecognizer:
                 condition_on_previous_text=False,
                 without_timestamps=True,
                 vad_filter=False,
-                hotwords=self.hotwords_for(spec),
+                hotwords=self.hotwords_for(spec) if hotwords else None,
             )
             segs = list(segments)
         text = " ".join(s.text.strip() for s in segs).strip()
@@ -303,6 +320,10 @@ class WhisperRecognizer:
         mapped = self.map_transcript(text, spec, logprob)
         if mapped is None:
             return []
+        if self._verify and spec is not None and _reads_as_yes(mapped, spec):
+            check, _ = self.transcribe_sync(pcm16, sample_rate, spec, hotwords=False)
+            if set(tokens(check)) & NEGATION_WORDS or not _reads_as_yes(check, spec):
+                return []  # the unprompted pass did not hear a clear yes
         return [Hypothesis(mapped, min(1.0, max(0.0, math.exp(logprob))))]
 
     async def recognize(
