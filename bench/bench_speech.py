@@ -3,7 +3,10 @@
 
 Usage (needs the ``speech`` extra)::
 
-    python bench/bench_speech.py [audio_fixtures] [--verify yes|all|off]
+    python bench/bench_speech.py [audio_fixtures] [--recognizer pocketsphinx|whisper]
+        [--verify yes|all|off] [--no-dtmf] [--report PATH]
+
+``--recognizer whisper`` needs the ``whisper`` extra.
 """
 
 from __future__ import annotations
@@ -15,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from voice_hitl.speech._fixtures import summarise
-from voice_hitl.speech._replay import replay
+from voice_hitl.speech._fixtures import report_json, summarise
+from voice_hitl.speech._replay import RECOGNIZERS, replay
 from voice_hitl.speech.asr import read_wav
 from voice_hitl.speech.dtmf import KEYS, DtmfDetector, generate_dtmf
 
@@ -50,11 +53,21 @@ def bench_dtmf(fixtures: Path) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("fixtures", nargs="?", type=Path, default=Path("audio_fixtures"))
+    parser.add_argument("--recognizer", choices=RECOGNIZERS, default="pocketsphinx")
     parser.add_argument("--verify", choices=["yes", "all", "off"], default="yes")
+    parser.add_argument("--no-dtmf", action="store_true", help="skip the DTMF benchmark")
+    parser.add_argument("--report", type=Path, default=None, help="write the JSON report here")
     args = parser.parse_args()
-    results = asyncio.run(replay(args.fixtures, verify=args.verify))
+    results = asyncio.run(replay(args.fixtures, verify=args.verify, recognizer=args.recognizer))
     s = summarise(results)
-    print(f"pocketsphinx grammar, verify={args.verify}: {s['fixtures']} fixtures")
+    if args.report is not None:
+        args.report.write_text(report_json(results, s) + "\n")
+    label = (
+        f"pocketsphinx grammar, verify={args.verify}"
+        if args.recognizer == "pocketsphinx"
+        else "whisper tiny.en (hotwords, nearest answer)"
+    )
+    print(f"{label}: {s['fixtures']} fixtures")
     print(f"overall accuracy {s['accuracy']:.1%}   RTF {s['rtf']:.3f}")
     conditions = sorted(s["condition"])
     print(f"{'voice':8}" + "".join(f"{c:>11}" for c in conditions) + f"{'all':>9}")
@@ -68,7 +81,8 @@ def main() -> int:
         f"negated read as yes {s['negated_false_yes']}/{s['negated']}; "
         f"false yes overall {s['false_yes']}"
     )
-    bench_dtmf(args.fixtures)
+    if not args.no_dtmf:
+        bench_dtmf(args.fixtures)
     return 0
 
 

