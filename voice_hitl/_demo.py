@@ -24,7 +24,7 @@ from ._caller_transport import CallerTurn, ScriptedCallerTransport
 from ._demo_agent import ApprovalAgent, TransferAgent
 from ._human_input_tools import HumanInputToolHandler
 from ._kit import VoiceKit
-from ._provider import AudioFormat
+from ._provider import AudioFormat, RealtimeProvider
 from ._responder import VoiceResponder
 from ._standard_tools import ASK_USER_QUESTION, CONFIRM_ACTION
 from ._timeline import Timeline
@@ -82,6 +82,7 @@ async def run_demo(
     timeout: float = 60.0,
     printing: bool = True,
     kit: VoiceKit | None = None,
+    recognizer: str = "pocketsphinx",
 ) -> DemoResult:
     """Run the demo call (or meeting) and return what happened.
 
@@ -94,6 +95,8 @@ async def run_demo(
         timeout: The human-input handler's timeout, in seconds.
         printing: Print the live timeline.
         kit: A kit to use (to add hooks); a new one by default. It is closed at the end.
+        recognizer: ``"pocketsphinx"`` (grammar-constrained, fast) or ``"whisper"`` (the
+            ``whisper`` extra; more accurate, slower).
 
     Cancellation: safe; the call is ended and its requests settled.
     """
@@ -110,11 +113,12 @@ async def run_demo(
         out=sys.stdout if printing else None,
     )
     responder = VoiceResponder(kit, reprompts=2)
+    provider = await _provider(recognizer)
     try:
         if conference:
-            transfers = await _meeting(kit, responder, transport, timeline, timeout)
+            transfers = await _meeting(kit, responder, transport, timeline, timeout, provider)
         else:
-            transfers = await _phone_call(kit, responder, transport, timeline, timeout)
+            transfers = await _phone_call(kit, responder, transport, timeline, timeout, provider)
     finally:
         await responder.aclose()
         await kit.aclose()
@@ -140,13 +144,12 @@ async def _phone_call(
     transport: ScriptedCallerTransport,
     timeline: Timeline,
     timeout: float,
+    provider: RealtimeProvider,
 ) -> list[float]:
-    from providers.local import LocalCascadeProvider
-
     agent = TransferAgent()
     voice = RealtimeVoiceChannel(
         "phone",
-        provider=LocalCascadeProvider(),
+        provider=provider,
         transport=transport,
         human_input_handler=HumanInputToolHandler(
             {"AskUserQuestion", "ConfirmAction"},
@@ -167,6 +170,19 @@ async def _phone_call(
     timeline.add("call", "caller hung up")
     await voice.end_session(session)
     return agent.transfers
+
+
+async def _provider(recognizer: str) -> RealtimeProvider:
+    """The embedded default with the chosen recogniser (loaded off the event loop)."""
+    from providers.local import LocalCascadeProvider
+
+    if recognizer == "pocketsphinx":
+        return LocalCascadeProvider()
+    if recognizer == "whisper":
+        from .speech.asr import WhisperRecognizer
+
+        return LocalCascadeProvider(recognizer=WhisperRecognizer())
+    raise ValueError(f"unknown recognizer {recognizer!r}: use 'pocketsphinx' or 'whisper'")
 
 
 def _call_bound(transport: ScriptedCallerTransport, timeout: float) -> float:
@@ -200,9 +216,9 @@ async def _meeting(
     transport: ScriptedCallerTransport,
     timeline: Timeline,
     timeout: float,
+    provider: RealtimeProvider,
 ) -> list[float]:
     from conference import ConferenceChannel, ConferenceRealtimeConfig, InMemoryConferenceBackend
-    from providers.local import LocalCascadeProvider
 
     backend = InMemoryConferenceBackend(frame_samples=transport.sample_rate // 50)
     backend.join("alice", "Alice")
@@ -216,7 +232,7 @@ async def _meeting(
         "meeting",
         backend=backend,
         realtime=ConferenceRealtimeConfig(
-            LocalCascadeProvider(),
+            provider,
             human_input_handler=human,
             reasoning_backend=agent,
             sample_rate=transport.sample_rate,
@@ -251,7 +267,14 @@ async def _feed_meeting(
 
 def _run(args: argparse.Namespace) -> int:
     out = Path(args.out)
-    result = asyncio.run(run_demo(speed=args.speed, out_dir=out, conference=args.conference))
+    result = asyncio.run(
+        run_demo(
+            speed=args.speed,
+            out_dir=out,
+            conference=args.conference,
+            recognizer=args.recognizer,
+        )
+    )
     print()
     print(f"moved: {result.transfers or 'nothing'}")
     if result.answer_latencies:
@@ -273,5 +296,11 @@ def add_demo_command(subparsers: Any) -> None:
     parser.add_argument("--out", default="demo-output", help="folder for audio and transcript")
     parser.add_argument(
         "--conference", action="store_true", help="a meeting: two participants approve aloud"
+    )
+    parser.add_argument(
+        "--recognizer",
+        choices=("pocketsphinx", "whisper"),
+        default="pocketsphinx",
+        help="the local recogniser (whisper needs the 'whisper' extra)",
     )
     parser.set_defaults(handler=_run)
