@@ -16,6 +16,7 @@ import secrets
 from collections.abc import Callable, Mapping
 
 from providers.base import (
+    PCM16,
     ProviderEvent,
     ProviderSession,
     SpeechStartedEvent,
@@ -32,6 +33,7 @@ from voice_hitl import (
     ToolHandler,
     VoiceKit,
 )
+from voice_hitl._audio import resample_pcm16
 
 from ._answers_api import AnswersApi
 from ._attribution import TurnAttribution
@@ -251,6 +253,26 @@ class ConferenceChannel(AnswersApi):
         return lambda: (
             self._speech_listeners.remove(listener) if listener in self._speech_listeners else None
         )
+
+    @property
+    def realtime_config(self) -> ConferenceRealtimeConfig | None:
+        """The plugged config (None when unplugged)."""
+        return None if self._plug is None else self._plug.config
+
+    async def play_bot_audio(self, pcm16: PCM16, sample_rate: int) -> None:
+        """Play speech on the bot's track (resampled to the plugged rate); nothing when
+        unplugged.
+
+        Cancellation: safe; the rest is not played.
+        """
+        plug = self._plug
+        if plug is None:
+            return
+        rate = plug.config.sample_rate
+        audio = resample_pcm16(pcm16, sample_rate, rate)
+        step = max(1, rate // 10)
+        for start in range(0, len(audio), step):
+            await plug.lane.play(audio[start : start + step])
 
     def find_line(self, event: PendingInputEvent) -> ConferenceLine | None:
         """The line a spoken dialogue asks ``event`` on (None when unplugged or not ours)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
+from providers.base import PCM16
 from voice_hitl import Heard, Inbox, PendingInputEvent, answer_json
 from voice_hitl.speech import Answer, AnswerSpec
 
@@ -26,6 +27,19 @@ class ConferenceLine:
 
     def __init__(self, channel: ConferenceChannel) -> None:
         self.channel = channel
+
+    @property
+    def can_say(self) -> bool:
+        """The plugged provider's ``can_say`` capability (False when unplugged)."""
+        config = self.channel.realtime_config
+        return config is not None and config.provider.capabilities.can_say
+
+    async def play_audio(self, pcm16: PCM16, sample_rate: int) -> None:
+        """Play speech to everyone in the call (the bot's track).
+
+        Cancellation: safe; the rest is not played.
+        """
+        await self.channel.play_bot_audio(pcm16, sample_rate)
 
     async def say(self, text: str) -> None:
         """Speak ``text`` through the plugged provider (nothing when unplugged).

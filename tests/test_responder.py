@@ -243,3 +243,41 @@ async def test_silent_tone_free_audio_is_not_a_key() -> None:
     record = await rig.provider.wait_for_tool_result(call_id)
     assert json.loads(record.output)["via"] == "speech"
     await rig.close()
+
+
+async def test_local_voice_when_the_provider_cannot_say_text() -> None:
+    from providers.base import ProviderCapabilities
+
+    class Beeps:
+        def __init__(self) -> None:
+            self.texts: list[str] = []
+            self.asked = asyncio.Event()
+
+        async def synthesize(self, text: str) -> tuple[np.ndarray, int]:
+            self.texts.append(text)
+            self.asked.set()
+            return np.full(1600, 1000, dtype=np.int16), 16_000
+
+    synthesizer = Beeps()
+    kit = VoiceKit()
+    provider = MockRealtimeProvider(ProviderCapabilities(can_say=False))
+    transport = LocalTransport()
+    voice = RealtimeVoiceChannel(
+        "voice", provider=provider, transport=transport, human_input_handler=human_tools()
+    )
+    kit.register_channel(voice)
+    responder = VoiceResponder(kit, synthesizer=synthesizer)
+    responder.serve(voice)
+    session = await voice.start_session("room", participant_id="caller-1")
+    call_id = provider.simulate_tool_call(session, "ConfirmAction", {"action": "pay"})
+    assert voice.human_input_handler is not None
+    await synthesizer.asked.wait()  # the question is synthesised locally, not said by the model
+    provider.simulate_transcription(session, "yes", role="user")
+    record = await provider.wait_for_tool_result(call_id)
+    assert json.loads(record.output)["answer"] is True
+    assert provider.said == []
+    assert synthesizer.texts == ["Please confirm: pay. Please say yes or no."]
+    played = np.concatenate(transport.played(session.session_id))
+    assert len(played) == 2400  # 0.1 s at 16 kHz resampled to the channel's 24 kHz
+    await responder.aclose()
+    await kit.aclose()

@@ -7,7 +7,7 @@ the answer, a refusal or a timeout the model can read.
 from __future__ import annotations
 
 from ._answer_json import answer_json
-from ._call_line import CallLine, Heard, Inbox
+from ._call_line import CallLine, Heard, Inbox, SpeechSynthesizer
 from ._caller_transport import CallerTurn, ScriptedCallerTransport
 from ._driver import EventListener, SessionDriver
 from ._exceptions import (
@@ -55,6 +55,7 @@ from ._voice_channel import RealtimeVoiceChannel, VoiceSession
 from ._voice_line import VoiceLine
 
 __all__ = [
+    "SpeechSynthesizer",
     "ASK_USER_QUESTION",
     "CONFIRM_ACTION",
     "CallerTurn",

@@ -22,7 +22,7 @@ from ._provider_events import (
 from .speech import Answer, AnswerSpec
 from .speech.dtmf import DtmfDetector
 
-__all__ = ["CallLine", "Heard", "Inbox"]
+__all__ = ["CallLine", "Heard", "Inbox", "SpeechSynthesizer"]
 
 logger = logging.getLogger("voice_hitl.responder")
 
@@ -81,8 +81,30 @@ class Inbox:
             closer()
 
 
+class SpeechSynthesizer(Protocol):
+    """Text in, mono PCM16 out (e.g. ``providers.local.PiperSynthesizer``)."""
+
+    async def synthesize(self, text: str) -> tuple[PCM16, int]:
+        """Speak ``text``; returns the samples and their rate.
+
+        Cancellation: safe.
+        """
+        ...
+
+
 class CallLine(Protocol):
     """The people on one call, as a spoken dialogue sees them."""
+
+    @property
+    def can_say(self) -> bool:
+        """True when :meth:`say` can speak arbitrary text (the provider's capability)."""
+        ...
+
+    async def play_audio(self, pcm16: PCM16, sample_rate: int) -> None:
+        """Play ready-made speech to the call (when the provider cannot say text itself).
+
+        Cancellation: safe; the rest is not played.
+        """
 
     async def say(self, text: str) -> None:
         """Speak ``text`` to the call.

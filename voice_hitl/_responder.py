@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ._answer_json import answer_json
-from ._call_line import CallLine, Heard, Inbox
+from ._call_line import CallLine, Heard, Inbox, SpeechSynthesizer
 from ._hooks import HookContext, HookExecution, HookTrigger
 from ._human_input import HumanInputHandler
 from ._human_input_tools import HumanInputToolHandler
@@ -85,16 +85,24 @@ class VoiceResponder:
             the request is rejected ("repeat" does not count).
         read_back: When it returns True for an answer, the answer is read back and taken
             only once the person confirms it.
+        synthesizer: Speaks the questions on lines whose provider cannot say arbitrary text
+            (``can_say`` is False): the audio is played into the call instead.
     """
 
     def __init__(
-        self, kit: VoiceKit, *, reprompts: int = 2, read_back: ReadBack | None = None
+        self,
+        kit: VoiceKit,
+        *,
+        reprompts: int = 2,
+        read_back: ReadBack | None = None,
+        synthesizer: SpeechSynthesizer | None = None,
     ) -> None:
         if reprompts < 0:
             raise ValueError(f"reprompts must be >= 0, got {reprompts}")
         self.kit = kit
         self.reprompts = reprompts
         self.read_back = read_back
+        self.synthesizer = synthesizer
         self._channels: dict[str, AnswerableChannel] = {}
         self._dialogues: set[asyncio.Task[None]] = set()
         kit.hook(
@@ -205,9 +213,14 @@ class VoiceResponder:
                 return dtmf_to_answer(keys, spec), heard
 
     async def _say(self, dialogue: _Dialogue, text: str) -> None:
+        line = dialogue.line
         dialogue.asking = True
         try:
-            await dialogue.line.say(text)
+            if line.can_say or self.synthesizer is None:
+                await line.say(text)
+            else:
+                audio, rate = await self.synthesizer.synthesize(text)
+                await line.play_audio(audio, rate)
         finally:
             dialogue.asking = False
 

@@ -6,8 +6,11 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from ._answer_json import answer_json
+from ._audio import resample_pcm16
 from ._call_line import DtmfTap, Inbox, feed_provider_event
+from ._exceptions import ChannelClosedError
 from ._pending import PendingInputEvent
+from ._provider_events import PCM16
 from .speech import Answer, AnswerSpec
 
 if TYPE_CHECKING:
@@ -22,6 +25,30 @@ class VoiceLine:
     def __init__(self, channel: RealtimeVoiceChannel, session: VoiceSession) -> None:
         self.channel = channel
         self.session = session
+
+    @property
+    def can_say(self) -> bool:
+        """The provider's ``can_say`` capability."""
+        return self.channel.provider.capabilities.can_say
+
+    async def play_audio(self, pcm16: PCM16, sample_rate: int) -> None:
+        """Play speech into the session's transport at the channel's output rate.
+
+        Raises:
+            ChannelClosedError: The channel has no transport to play into.
+
+        Cancellation: safe; the rest is not played.
+        """
+        transport = self.channel.transport
+        if transport is None:
+            raise ChannelClosedError(
+                f"voice channel {self.channel.channel_id!r} has no transport to play speech into"
+            )
+        rate = self.channel.output_format.sample_rate
+        audio = resample_pcm16(pcm16, sample_rate, rate)
+        step = max(1, rate // 10)
+        for start in range(0, len(audio), step):
+            await transport.play(self.session.session_id, audio[start : start + step])
 
     async def say(self, text: str) -> None:
         """Speak ``text`` with the provider's voice.
