@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from providers.base import PCM16
 from voice_hitl import Heard, Inbox, PendingInputEvent, answer_json
 from voice_hitl.speech import Answer, AnswerSpec
+from voice_hitl.speech.asr import Recognizer
 
 from ._backend import ConferenceEvent, SpeakerTranscription
 
@@ -60,9 +61,13 @@ class ConferenceLine:
             await session.interrupt()
 
     def listen(
-        self, addressed: Collection[str] | None = None, expecting: AnswerSpec | None = None
+        self,
+        addressed: Collection[str] | None = None,
+        expecting: AnswerSpec | None = None,
+        recognizer: Recognizer | None = None,
     ) -> Inbox:
-        """Hear attributed speech of ``addressed`` participants (anyone's when None)."""
+        """Hear attributed speech of ``addressed`` participants (anyone's when None). A local
+        ``recognizer`` is not used here: the mixed audio has no single speaker."""
         inbox = Inbox(addressed if addressed is not None else None)
         session = self.channel.provider_session
         if session is not None:

@@ -281,3 +281,46 @@ async def test_local_voice_when_the_provider_cannot_say_text() -> None:
     assert len(played) == 2400  # 0.1 s at 16 kHz resampled to the channel's 24 kHz
     await responder.aclose()
     await kit.aclose()
+
+
+async def test_local_recognizer_hears_a_caller_the_provider_does_not_transcribe() -> None:
+    from providers.base import ProviderCapabilities
+    from voice_hitl.speech.asr import Hypothesis
+
+    class HearsYes:
+        name = "fake"
+
+        def __init__(self) -> None:
+            self.seen: list[float] = []
+
+        async def recognize(
+            self, pcm16: np.ndarray, sample_rate: int, spec: object
+        ) -> list[Hypothesis]:
+            self.seen.append(len(pcm16) / sample_rate)
+            return [Hypothesis("yes please", 0.9)]
+
+    recognizer = HearsYes()
+    kit = VoiceKit()
+    provider = MockRealtimeProvider(ProviderCapabilities(user_transcription=False))
+    transport = LocalTransport()
+    voice = RealtimeVoiceChannel(
+        "voice", provider=provider, transport=transport, human_input_handler=human_tools()
+    )
+    kit.register_channel(voice)
+    responder = VoiceResponder(kit, recognizer=recognizer)
+    responder.serve(voice)
+    session = await voice.start_session("room", participant_id="caller-1")
+    call_id = provider.simulate_tool_call(session, "ConfirmAction", {"action": "pay"})
+    await provider.wait_for("say")
+    rate = voice.input_format.sample_rate
+    t = np.arange(rate) / rate
+    speech = (6000 * np.sin(2 * np.pi * 200 * t)).astype(np.int16)
+    quiet = np.random.default_rng(0).normal(0, 30, rate).astype(np.int16)
+    for chunk in np.array_split(np.concatenate([quiet[:4800], speech, quiet]), 50):
+        transport.push_caller_audio(session.session_id, chunk)
+    record = await provider.wait_for_tool_result(call_id)
+    answer = json.loads(record.output)
+    assert (answer["answer"], answer["transcript"], answer["via"]) == (True, "yes please", "speech")
+    assert len(recognizer.seen) == 1 and 1.0 < recognizer.seen[0] < 2.0
+    await responder.aclose()
+    await kit.aclose()

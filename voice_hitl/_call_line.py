@@ -19,10 +19,11 @@ from ._provider_events import (
     SpeechStartedEvent,
     TranscriptionEvent,
 )
-from .speech import Answer, AnswerSpec
+from .speech import Answer, AnswerSpec, SpeechStart, StreamingEndpointer, Utterance
+from .speech.asr._protocol import Recognizer
 from .speech.dtmf import DtmfDetector
 
-__all__ = ["CallLine", "Heard", "Inbox", "SpeechSynthesizer"]
+__all__ = ["CallLine", "Heard", "Inbox", "RecognizingTap", "SpeechSynthesizer"]
 
 logger = logging.getLogger("voice_hitl.responder")
 
@@ -123,10 +124,16 @@ class CallLine(Protocol):
         ...
 
     def listen(
-        self, addressed: Collection[str] | None = None, expecting: AnswerSpec | None = None
+        self,
+        addressed: Collection[str] | None = None,
+        expecting: AnswerSpec | None = None,
+        recognizer: Recognizer | None = None,
     ) -> Inbox:
-        """Open an inbox of what ``addressed`` people say or key (``None``: the caller);
-        ``expecting`` tells a provider with its own recogniser what answer to listen for."""
+        """Open an inbox of what ``addressed`` people say or key (``None``: the caller).
+
+        ``expecting`` tells a provider with its own recogniser what answer to listen for;
+        ``recognizer`` also hears the caller's audio locally, where the line has it.
+        """
         ...
 
 
@@ -137,6 +144,47 @@ def feed_provider_event(inbox: Inbox, event: ProviderEvent) -> None:
             inbox.offer(Heard("speech", event.text, event.speaker_id))
     elif isinstance(event, SpeechStartedEvent):
         inbox.offer(Heard("speech_started", "", None))
+
+
+class RecognizingTap:
+    """Hears caller audio with a local recogniser: endpointing finds each utterance, the
+    recogniser (in its worker thread) transcribes it for ``spec``, and the inbox gets it.
+
+    Recognition tasks belong to the tap; :meth:`close` cancels them (the inbox calls it).
+    """
+
+    def __init__(
+        self, inbox: Inbox, recognizer: Recognizer, sample_rate: int, spec: AnswerSpec | None
+    ) -> None:
+        self._inbox = inbox
+        self._recognizer = recognizer
+        self._rate = sample_rate
+        self._spec = spec
+        self._endpointer = StreamingEndpointer(sample_rate)
+        self._tasks: set[asyncio.Task[None]] = set()
+        inbox.on_close(self.close)
+
+    def __call__(self, frame: PCM16) -> None:
+        for found in self._endpointer.feed(frame):
+            if isinstance(found, SpeechStart):
+                self._inbox.offer(Heard("speech_started"))
+            elif isinstance(found, Utterance):
+                task = asyncio.get_running_loop().create_task(self._recognize(found.audio))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+
+    async def _recognize(self, audio: PCM16) -> None:
+        try:
+            hypotheses = await self._recognizer.recognize(audio, self._rate, self._spec)
+        except Exception:
+            logger.exception("local recognition failed; the utterance counts as unheard")
+            hypotheses = []
+        self._inbox.offer(Heard("speech", hypotheses[0].text if hypotheses else ""))
+
+    def close(self) -> None:
+        """Cancel recognitions still running."""
+        for task in list(self._tasks):
+            task.cancel()
 
 
 class DtmfTap:

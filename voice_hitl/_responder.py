@@ -27,6 +27,7 @@ from ._prompts import phrase_question, phrase_read_back, phrase_reprompt
 from ._types import ChannelType
 from .speech import Answer, AnswerSpec, AnswerSpecError, MetaAnswer, MetaIntent, NoMatch
 from .speech import understand as understand_text
+from .speech.asr._protocol import Recognizer
 from .speech.dtmf import dtmf_entry_complete, dtmf_to_answer
 
 __all__ = ["AnswerableChannel", "OperatorRequest", "VoiceResponder", "answer_json"]
@@ -87,6 +88,8 @@ class VoiceResponder:
             only once the person confirms it.
         synthesizer: Speaks the questions on lines whose provider cannot say arbitrary text
             (``can_say`` is False): the audio is played into the call instead.
+        recognizer: Also hears the caller's audio with a local recogniser (for providers
+            that do not transcribe the caller, or as a second ear); the first answer wins.
     """
 
     def __init__(
@@ -96,6 +99,7 @@ class VoiceResponder:
         reprompts: int = 2,
         read_back: ReadBack | None = None,
         synthesizer: SpeechSynthesizer | None = None,
+        recognizer: Recognizer | None = None,
     ) -> None:
         if reprompts < 0:
             raise ValueError(f"reprompts must be >= 0, got {reprompts}")
@@ -103,6 +107,7 @@ class VoiceResponder:
         self.reprompts = reprompts
         self.read_back = read_back
         self.synthesizer = synthesizer
+        self.recognizer = recognizer
         self._channels: dict[str, AnswerableChannel] = {}
         self._dialogues: set[asyncio.Task[None]] = set()
         kit.hook(
@@ -152,7 +157,7 @@ class VoiceResponder:
 
     async def _converse(self, dialogue: _Dialogue, handler: HumanInputHandler) -> None:
         event, spec, line = dialogue.event, dialogue.spec, dialogue.line
-        inbox = line.listen(self._addressed(event), spec)
+        inbox = line.listen(self._addressed(event), spec, self.recognizer)
         try:
             prompt = phrase_question(event.tool_name, spec)
             misses = 0

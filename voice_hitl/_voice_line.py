@@ -7,11 +7,12 @@ from typing import TYPE_CHECKING
 
 from ._answer_json import answer_json
 from ._audio import resample_pcm16
-from ._call_line import DtmfTap, Inbox, feed_provider_event
+from ._call_line import DtmfTap, Inbox, RecognizingTap, feed_provider_event
 from ._exceptions import ChannelClosedError
 from ._pending import PendingInputEvent
 from ._provider_events import PCM16
 from .speech import Answer, AnswerSpec
+from .speech.asr._protocol import Recognizer
 
 if TYPE_CHECKING:
     from ._voice_channel import RealtimeVoiceChannel, VoiceSession
@@ -74,14 +75,22 @@ class VoiceLine:
         return human.handler.resolve(event.pending_id, answer_json(answer, actor_id))
 
     def listen(
-        self, addressed: Collection[str] | None = None, expecting: AnswerSpec | None = None
+        self,
+        addressed: Collection[str] | None = None,
+        expecting: AnswerSpec | None = None,
+        recognizer: Recognizer | None = None,
     ) -> Inbox:
-        """Hear the session's caller (a voice session has one; ``addressed`` is ignored)."""
+        """Hear the session's caller: the provider's transcripts, keypad tones and, with a
+        ``recognizer``, their audio recognised locally — whichever comes first (a voice
+        session has one caller; ``addressed`` is ignored)."""
         inbox = Inbox(None)
         provider_session = self.session.provider_session
         provider_session.expect_answer(expecting)
         inbox.on_close(lambda: provider_session.expect_answer(None))
         inbox.on_close(self.session.add_listener(lambda event: feed_provider_event(inbox, event)))
-        tap = DtmfTap(inbox, self.channel.input_format.sample_rate)
-        inbox.on_close(self.session.add_audio_tap(tap))
+        rate = self.channel.input_format.sample_rate
+        inbox.on_close(self.session.add_audio_tap(DtmfTap(inbox, rate)))
+        if recognizer is not None:
+            tap = RecognizingTap(inbox, recognizer, rate, expecting)
+            inbox.on_close(self.session.add_audio_tap(tap))
         return inbox

@@ -4,8 +4,8 @@ local synthesiser) for demos, tests and air-gapped deployments. Needs the ``spee
 from __future__ import annotations
 
 from voice_hitl._public import publish
+from voice_hitl.speech import Pause, SpeechStart, StreamingEndpointer, Utterance
 
-from ._endpoint import Pause, SpeechStart, StreamingEndpointer, Utterance
 from ._provider import LocalCascadeProvider
 from ._session import LocalCascadeSession, Recognizer
 from ._synth import EspeakSynthesizer, PiperSynthesizer, Synthesizer, default_synthesizer

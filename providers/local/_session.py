@@ -19,8 +19,8 @@ from voice_hitl._provider_events import (
     SpeechStoppedEvent,
     TranscriptionEvent,
 )
+from voice_hitl.speech import Pause, SpeechStart, StreamingEndpointer, Utterance
 
-from ._endpoint import Pause, SpeechStart, StreamingEndpointer, Utterance
 from ._synth import Synthesizer
 
 if TYPE_CHECKING:

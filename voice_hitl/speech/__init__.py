@@ -23,9 +23,14 @@ from ._answer import (
     Via,
 )
 from ._spec import AnswerKind, AnswerSpec, AnswerSpecError, Choice
+from ._streaming import Pause, SpeechStart, StreamingEndpointer, Utterance
 from ._understand import understand
 
 __all__ = [
+    "Pause",
+    "SpeechStart",
+    "StreamingEndpointer",
+    "Utterance",
     "Answer",
     "AnswerKind",
     "AnswerSpec",

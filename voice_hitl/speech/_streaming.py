@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from voice_hitl._provider_events import PCM16
+from .._provider_events import PCM16
 
 __all__ = ["Pause", "SpeechStart", "StreamingEndpointer", "Utterance"]
 
