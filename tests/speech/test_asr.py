@@ -49,7 +49,8 @@ def test_grammars_cover_the_answers() -> None:
     assert colours is not None and {"red", "the blue one", "the second one"} <= set(colours)
     assert answer_phrases(AnswerSpec.free_text()) is None
     grammar = build_jsgf(AnswerSpec.digits(), lambda w: True)
-    assert grammar is not None and "<answer> = <phrase>+;" in grammar and "oh" in grammar
+    assert grammar is not None and "<answer> = ([double | triple] <digit>)+;" in grammar
+    assert "oh" in grammar
     unknown = build_jsgf(AnswerSpec.choose("Q", ["Zorblax"]), lambda w: w != "zorblax")
     assert unknown is not None and "zorblax" not in unknown
 
@@ -188,3 +189,27 @@ async def test_pocketsphinx_cancellation_is_safe(pocketsphinx_recognizer: object
         await task
     hyps = await rec.recognize(pcm, rate, spec)  # the decoder is still usable
     assert hyps and hyps[0].text == "cash"
+
+
+def test_number_grammar_is_structured_and_bounded() -> None:
+    grammar = build_jsgf(AnswerSpec.number(), lambda w: True)
+    assert grammar is not None
+    assert "hundred [[and] <n99>]" in grammar and "thousand" in grammar and "[minus]" in grammar
+    small = build_jsgf(AnswerSpec.number(minimum=0, maximum=500), lambda w: True)
+    assert small is not None and "thousand" not in small and "minus" not in small
+    fixed = build_jsgf(AnswerSpec.digits(length=3), lambda w: True)
+    assert fixed is not None and "<answer> = <digit> <digit> <digit>;" in fixed
+
+
+async def test_pocketsphinx_rejects_by_phone_ratio(pocketsphinx_recognizer: object) -> None:
+    from voice_hitl.speech.asr import PocketsphinxRecognizer, load_wav
+
+    assert isinstance(pocketsphinx_recognizer, PocketsphinxRecognizer)
+    spec = AnswerSpec.choose("Which colour would you like?", ["Red", "Green", "Blue"])
+    pcm, rate = await load_wav(FIXTURES / "blue__piper__clean.wav")
+    hyps = await pocketsphinx_recognizer.recognize(pcm, rate, spec)
+    assert hyps and hyps[0].text == "blue"
+    ratio = pocketsphinx_recognizer.last_phone_ratio
+    assert ratio is not None and ratio > -17.0
+    strict = PocketsphinxRecognizer(min_phone_ratio=ratio + 1.0)
+    assert await strict.recognize(pcm, rate, spec) == []

@@ -42,6 +42,14 @@ _DIGIT_WORDS = (
     "zero", "oh", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
     "double", "triple",
 )  # fmt: skip
+_UNITS = "one | two | three | four | five | six | seven | eight | nine"
+_TEENS = (
+    "ten | eleven | twelve | thirteen | fourteen | fifteen | sixteen | seventeen | eighteen"
+    " | nineteen"
+)
+_TENS = "twenty | thirty | forty | fifty | sixty | seventy | eighty | ninety"
+_DIGIT = "zero | oh | " + _UNITS
+_CURRENCY = "dollars | dollar | bucks | euros | pounds"
 _ORDINAL_WORDS = [w for w in ORDINALS if w.isalpha()]
 
 
@@ -81,11 +89,54 @@ def answer_phrases(spec: AnswerSpec) -> list[str] | None:
     return list(seen)
 
 
+def _number_rules(spec: AnswerSpec) -> list[str]:
+    """Rules for a spoken amount: cardinals, "twelve hundred", decimals, halves, currency.
+
+    A bounded question (``maximum`` under a thousand or a million) leaves out the larger
+    scales, and a non-negative one leaves out "minus", so fewer wrong readings compete.
+    """
+    top = max(abs(spec.minimum or 0.0), abs(spec.maximum)) if spec.maximum is not None else None
+    scales = [w for w, size in (("thousand", 1e3), ("million", 1e6)) if top is None or top >= size]
+    sign = "" if spec.minimum is not None and spec.minimum >= 0 else "[minus] "
+    rules = [
+        f"<units> = {_UNITS};",
+        f"<teens> = {_TEENS};",
+        f"<tens> = {_TENS};",
+        f"<digit> = {_DIGIT};",
+        "<n99> = <units> | <teens> | <tens> [<units>];",
+        "<n999> = <n99> | (a | <n99>) hundred [[and] <n99>];",
+    ]
+    if scales:
+        rules.append(f"<int> = zero | <n999> | (a | <n999>) ({' | '.join(scales)}) [[and] <n999>];")
+    else:
+        rules.append("<int> = zero | <n999>;")
+    rules += [
+        "<fraction> = and a (half | quarter);",
+        f"<currency> = {_CURRENCY};",
+        "<cents> = and <n99> cents;",
+        f"<answer> = {sign}(<int> [<fraction>] | [<int>] point <digit>+ | a (half | quarter))"
+        " [<currency> [<cents>]] | <n99> cents;",
+    ]
+    return rules
+
+
+def _digit_rules(spec: AnswerSpec) -> list[str]:
+    """Rules for a digit string: "oh" for zero, "double"/"triple", a fixed ``length``."""
+    if spec.length is not None:
+        return [f"<digit> = {_DIGIT};", "<answer> = " + " ".join(["<digit>"] * spec.length) + ";"]
+    return [
+        f"<digit> = {_DIGIT};",
+        "<answer> = ([double | triple] <digit>)+;",
+    ]
+
+
 def build_jsgf(spec: AnswerSpec, known: Callable[[str], bool]) -> str | None:
     """A JSGF grammar for ``spec``, or ``None`` for free text.
 
-    Confirm and choices grammars accept one phrase; number and digits grammars a sequence of
-    number words. Either may instead be one meta-intent phrase.
+    Confirm and choices grammars accept one phrase; number grammars a structured amount
+    ("one thousand two hundred", "twelve hundred", "two point five", "five hundred dollars",
+    "two and a half"); digits grammars a digit sequence ("nine oh five", "double four").
+    Any of them may instead be one meta-intent phrase.
 
     Args:
         spec: the question.
@@ -95,16 +146,23 @@ def build_jsgf(spec: AnswerSpec, known: Callable[[str], bool]) -> str | None:
     phrases = answer_phrases(spec)
     if phrases is None:
         return None
-    usable = [p for p in phrases if p and all(known(w) for w in p.split())]
-    if not usable:
-        return None
-    loop = "+" if spec.kind in (AnswerKind.NUMBER, AnswerKind.DIGITS) else ""
     meta = [p for p in GRAMMAR_META if all(known(w) for w in p.split())]
-    return (
-        "#JSGF V1.0;\n"
-        "grammar answer;\n"
-        "public <utterance> = <answer> | <meta>;\n"
-        f"<answer> = <phrase>{loop};\n"
-        f"<phrase> = {' | '.join(usable)};\n"
-        f"<meta> = {' | '.join(meta)};\n"
+    if spec.kind is AnswerKind.NUMBER:
+        rules = _number_rules(spec)
+    elif spec.kind is AnswerKind.DIGITS:
+        rules = _digit_rules(spec)
+    else:
+        usable = [p for p in phrases if p and all(known(w) for w in p.split())]
+        if not usable:
+            return None
+        rules = [f"<answer> = {' | '.join(usable)};"]
+    return "\n".join(
+        [
+            "#JSGF V1.0;",
+            "grammar answer;",
+            "public <utterance> = <answer> | <meta>;",
+            *rules,
+            f"<meta> = {' | '.join(meta)};",
+            "",
+        ]
     )
