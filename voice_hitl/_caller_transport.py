@@ -164,7 +164,13 @@ class ScriptedCallerTransport:
                 await self._changed.wait()
 
     async def play(self, session_id: str, frame: PCM16) -> None:
-        if self._closed or session_id != self._session_id:
+        if session_id == self._session_id:
+            self.hear_agent(frame)
+
+    def hear_agent(self, frame: PCM16) -> None:
+        """The caller hears agent audio (for lines whose audio does not go through
+        :meth:`play`, e.g. a conference's bot track)."""
+        if self._closed:
             return
         frame = check_pcm16(frame)
         start = max(self.clock, self._agent_cursor)

@@ -25,6 +25,7 @@ from ._demo_agent import ApprovalAgent, TransferAgent
 from ._human_input_tools import HumanInputToolHandler
 from ._kit import VoiceKit
 from ._provider import AudioFormat, RealtimeProvider
+from ._provider_events import AudioOutEvent
 from ._responder import VoiceResponder
 from ._standard_tools import ASK_USER_QUESTION, CONFIRM_ACTION
 from ._timeline import Timeline
@@ -241,6 +242,11 @@ async def _meeting(
     kit.register_channel(meeting)
     responder.serve(meeting)
     meeting.add_provider_listener(transport.observe)
+    meeting.add_provider_listener(
+        lambda event: (
+            transport.hear_agent(event.frame) if isinstance(event, AudioOutEvent) else None
+        )
+    )
     meeting.add_provider_listener(timeline.observe)
     await meeting.plug_realtime()
     timeline.add("meeting", "started with Alice, Bob and Carol (offline)")
