@@ -109,7 +109,7 @@ class ScriptedCallerTransport:
 
     @classmethod
     async def from_wav_files(
-        cls, paths: Sequence[str | Path], *, sample_rate: int = 16_000, **options: float
+        cls, paths: Sequence[str | Path], *, sample_rate: int = 16_000, speed: float = 1.0
     ) -> ScriptedCallerTransport:
         """Build a caller from WAV recordings (loaded and resampled in a worker thread).
 
@@ -133,7 +133,7 @@ class ScriptedCallerTransport:
                 )
             return turns
 
-        return cls(await asyncio.to_thread(load), sample_rate=sample_rate, **options)  # type: ignore[arg-type]
+        return cls(await asyncio.to_thread(load), sample_rate=sample_rate, speed=speed)
 
     # -- what the agent does -------------------------------------------------------------
 

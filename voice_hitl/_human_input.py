@@ -13,7 +13,7 @@ import asyncio
 import itertools
 import logging
 import secrets
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
@@ -25,6 +25,7 @@ from ._pending import (
     unwrap,
     utc_now,
 )
+from ._slots import Deadlines, Slot
 from ._types import ChannelType
 
 __all__ = ["DENIED_BY_HOOK", "HumanInputHandler", "InputRequiredCallback"]
@@ -52,104 +53,6 @@ _RESOLVED = PendingInputStatus.RESOLVED
 _Outcome = tuple[OutcomeKind, str]
 
 
-class _Slot:
-    """An active request with its outcome (once settled) and its waiter (while waited on)."""
-
-    __slots__ = ("kind", "pending", "text", "waiter", "watchers")
-
-    def __init__(self, pending: PendingInput) -> None:
-        self.pending = pending
-        self.kind: OutcomeKind | None = None  # None until settled
-        self.text = ""
-        self.waiter: asyncio.Future[None] | None = None
-        self.watchers: list[Callable[[PendingInput], None]] | None = None
-
-
-class _Deadlines:
-    """The waits of one loop that share one timeout value, served by a single loop timer.
-
-    Their deadlines arrive in order (the loop clock is monotonic), so a FIFO holds them sorted
-    and one timer, armed for the oldest live deadline, replaces a timer per wait. A wait that
-    ends marks its entry dead; dead entries are dropped when they reach the head, or all at
-    once when they outnumber the live ones (as asyncio does with cancelled timers).
-    """
-
-    __slots__ = ("dead", "entries", "handle", "loop", "owner", "timeout")
-
-    _COMPACT_AT = 64  # dead entries tolerated before a compaction is considered
-
-    def __init__(
-        self, owner: HumanInputHandler, loop: asyncio.AbstractEventLoop, timeout: float
-    ) -> None:
-        self.owner = owner
-        self.loop = loop
-        self.timeout = timeout
-        # Each entry is [deadline, slot]; the slot is None once the entry is dead.
-        self.entries: deque[list[Any]] = deque()
-        self.dead = 0
-        self.handle: asyncio.TimerHandle | None = None
-
-    def add(self, slot: _Slot) -> list[Any]:
-        loop = self.loop
-        deadline = loop.time() + self.timeout
-        entry: list[Any] = [deadline, slot]
-        self.entries.append(entry)
-        if self.handle is None:
-            self.handle = loop.call_at(deadline, self._expire)
-        return entry
-
-    @property
-    def idle(self) -> bool:
-        """True when no live wait is left (only dead entries, if any)."""
-        return self.dead == len(self.entries)
-
-    def discard(self, entry: list[Any]) -> None:
-        """The wait of ``entry`` ended; it no longer needs its deadline."""
-        if entry[1] is None:
-            return  # already taken off by _expire
-        entry[1] = None
-        self.dead = dead = self.dead + 1
-        if dead > self._COMPACT_AT and dead * 2 > len(self.entries):
-            self.entries = deque(e for e in self.entries if e[1] is not None)
-            self.dead = 0
-            if not self.entries:
-                self.drop()
-
-    def _expire(self) -> None:
-        # The loop judged the armed deadline reached: what is due by then is due now.
-        now = self.loop.time()
-        if self.handle is not None:
-            now = max(now, self.handle.when())
-            self.handle = None
-        entries = self.entries
-        due: list[_Slot] = []
-        while entries:
-            entry = entries[0]
-            slot = entry[1]
-            if slot is None:
-                entries.popleft()
-                self.dead -= 1
-            elif entry[0] <= now:
-                entries.popleft()
-                entry[1] = None
-                due.append(slot)
-            else:
-                self.handle = self.loop.call_at(entry[0], self._expire)
-                break
-        else:
-            self.drop()
-        for slot in due:
-            self.owner._time_out(slot, self.timeout)
-
-    def drop(self) -> None:
-        """Stop the timer and unregister from the handler."""
-        if self.handle is not None:
-            self.handle.cancel()
-            self.handle = None
-        if self.owner._deadlines.get(self.timeout) is self:
-            del self.owner._deadlines[self.timeout]
-
-
 class HumanInputHandler:
     """Creates, waits on and settles requests for human input.
 
@@ -165,9 +68,9 @@ class HumanInputHandler:
         if retention < 0:
             raise ValueError(f"retention must be >= 0, got {retention}")
         self._retention = retention
-        self._active: dict[str, _Slot] = {}
+        self._active: dict[str, Slot] = {}
         self._retained: OrderedDict[str, _Outcome] = OrderedDict()
-        self._deadlines: dict[float, _Deadlines] = {}
+        self._deadlines: dict[float, Deadlines] = {}
         self._notifiers: dict[str, InputRequiredCallback] = {}
         self._notify_tasks: dict[str, set[asyncio.Task[None]]] = {}
         self._closed = False
@@ -261,7 +164,7 @@ class HumanInputHandler:
             utc_now(),
             actor_id,
         )
-        slot = _Slot(pending)
+        slot = Slot(pending)
         self._active[pending_id] = slot
         notifier = self._notifiers.get(channel_id) if self._notifiers else None
         if notifier is not None:
@@ -273,7 +176,7 @@ class HumanInputHandler:
             task.add_done_callback(tasks.discard)
         return pending
 
-    async def _notify(self, slot: _Slot, notifier: InputRequiredCallback) -> None:
+    async def _notify(self, slot: Slot, notifier: InputRequiredCallback) -> None:
         try:
             denial = await notifier(slot.pending.to_event())
         except Exception:
@@ -317,7 +220,7 @@ class HumanInputHandler:
                 raise RuntimeError(f"request {pending_id!r} is already being waited on")
             loop = asyncio.get_running_loop()
             waiter = slot.waiter = loop.create_future()
-            deadlines: _Deadlines | None = None
+            deadlines: Deadlines | None = None
             entry: list[Any] = []
             timer: asyncio.TimerHandle | None = None
             if timeout is not None:
@@ -326,7 +229,9 @@ class HumanInputHandler:
                     deadlines.drop()  # left behind by a loop with no live wait: start afresh
                     deadlines = None
                 if deadlines is None:
-                    deadlines = self._deadlines[timeout] = _Deadlines(self, loop, timeout)
+                    deadlines = self._deadlines[timeout] = Deadlines(
+                        loop, timeout, self._time_out, self._forget_deadlines
+                    )
                 if deadlines.loop is loop:
                     entry = deadlines.add(slot)
                 else:  # another loop still has live waits of this timeout: rare, time it alone
@@ -350,16 +255,20 @@ class HumanInputHandler:
         assert kind is not None
         return slot.text if kind is _ANSWERED else unwrap(kind, slot.text)
 
-    def _time_out(self, slot: _Slot, timeout: float) -> None:
+    def _forget_deadlines(self, deadlines: Deadlines) -> None:
+        if self._deadlines.get(deadlines.timeout) is deadlines:
+            del self._deadlines[deadlines.timeout]
+
+    def _time_out(self, slot: Slot, timeout: float) -> None:
         self._settle(slot, OutcomeKind.TIMED_OUT, f"Human input timed out after {timeout:g}s")
 
-    def _retire(self, slot: _Slot) -> None:
+    def _retire(self, slot: Slot) -> None:
         if not slot.pending.detached:
             self._active.pop(slot.pending.pending_id, None)
 
     # -- settling ------------------------------------------------------------------------
 
-    def _settle(self, slot: _Slot, kind: OutcomeKind, text: str) -> bool:
+    def _settle(self, slot: Slot, kind: OutcomeKind, text: str) -> bool:
         if slot.kind is not None:
             return False
         slot.kind = kind
@@ -440,7 +349,7 @@ class HumanInputHandler:
         """
         if channel_id is None:
             self._closed = True
-            slots: Iterable[_Slot] = list(self._active.values())
+            slots: Iterable[Slot] = list(self._active.values())
             tasks = [t for group in self._notify_tasks.values() for t in group]
         else:
             self._closed_channels.add(channel_id)
