@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from doors import Observed, human_tools
 
+from providers.base import ProviderCapabilities
 from providers.mock import MockRealtimeProvider
 from voice_hitl import (
     HookContext,
@@ -27,10 +28,16 @@ from voice_hitl.speech.dtmf import generate_dtmf
 
 
 class Rig:
-    def __init__(self, *, timeout: float = 300.0, **responder: Any) -> None:
+    def __init__(
+        self,
+        *,
+        timeout: float = 300.0,
+        capabilities: ProviderCapabilities | None = None,
+        **responder: Any,
+    ) -> None:
         self.kit = VoiceKit()
         self.observed = Observed.on(self.kit)
-        self.provider = MockRealtimeProvider()
+        self.provider = MockRealtimeProvider(capabilities)
         self.transport = LocalTransport()
         self.voice = RealtimeVoiceChannel(
             "voice",
@@ -246,8 +253,6 @@ async def test_silent_tone_free_audio_is_not_a_key() -> None:
 
 
 async def test_local_voice_when_the_provider_cannot_say_text() -> None:
-    from providers.base import ProviderCapabilities
-
     class Beeps:
         def __init__(self) -> None:
             self.texts: list[str] = []
@@ -259,18 +264,10 @@ async def test_local_voice_when_the_provider_cannot_say_text() -> None:
             return np.full(1600, 1000, dtype=np.int16), 16_000
 
     synthesizer = Beeps()
-    kit = VoiceKit()
-    provider = MockRealtimeProvider(ProviderCapabilities(can_say=False))
-    transport = LocalTransport()
-    voice = RealtimeVoiceChannel(
-        "voice", provider=provider, transport=transport, human_input_handler=human_tools()
-    )
-    kit.register_channel(voice)
-    responder = VoiceResponder(kit, synthesizer=synthesizer)
-    responder.serve(voice)
-    session = await voice.start_session("room", participant_id="caller-1")
+    rig = Rig(capabilities=ProviderCapabilities(can_say=False), synthesizer=synthesizer)
+    provider, transport = rig.provider, rig.transport
+    session = await rig.start()
     call_id = provider.simulate_tool_call(session, "ConfirmAction", {"action": "pay"})
-    assert voice.human_input_handler is not None
     await synthesizer.asked.wait()  # the question is synthesised locally, not said by the model
     provider.simulate_transcription(session, "yes", role="user")
     record = await provider.wait_for_tool_result(call_id)
@@ -279,8 +276,7 @@ async def test_local_voice_when_the_provider_cannot_say_text() -> None:
     assert synthesizer.texts == ["Please confirm: pay. Please say yes or no."]
     played = np.concatenate(transport.played(session.session_id))
     assert len(played) == 2400  # 0.1 s at 16 kHz resampled to the channel's 24 kHz
-    await responder.aclose()
-    await kit.aclose()
+    await rig.close()
 
 
 async def test_local_recognizer_hears_a_caller_the_provider_does_not_transcribe() -> None:
@@ -300,16 +296,9 @@ async def test_local_recognizer_hears_a_caller_the_provider_does_not_transcribe(
             return [Hypothesis("yes please", 0.9)]
 
     recognizer = HearsYes()
-    kit = VoiceKit()
-    provider = MockRealtimeProvider(ProviderCapabilities(user_transcription=False))
-    transport = LocalTransport()
-    voice = RealtimeVoiceChannel(
-        "voice", provider=provider, transport=transport, human_input_handler=human_tools()
-    )
-    kit.register_channel(voice)
-    responder = VoiceResponder(kit, recognizer=recognizer)
-    responder.serve(voice)
-    session = await voice.start_session("room", participant_id="caller-1")
+    rig = Rig(capabilities=ProviderCapabilities(user_transcription=False), recognizer=recognizer)
+    provider, voice, transport = rig.provider, rig.voice, rig.transport
+    session = await rig.start()
     call_id = provider.simulate_tool_call(session, "ConfirmAction", {"action": "pay"})
     await provider.wait_for("say")
     rate = voice.input_format.sample_rate
@@ -322,5 +311,4 @@ async def test_local_recognizer_hears_a_caller_the_provider_does_not_transcribe(
     answer = json.loads(record.output)
     assert (answer["answer"], answer["transcript"], answer["via"]) == (True, "yes please", "speech")
     assert len(recognizer.seen) == 1 and 1.0 < recognizer.seen[0] < 2.0
-    await responder.aclose()
-    await kit.aclose()
+    await rig.close()
