@@ -81,6 +81,7 @@ class MockProviderSession(ProviderSession):
     async def send_audio(self, frame: PCM16) -> None:
         self._check_open("send_audio")
         self.audio_in.append(frame)
+        self.provider._record("send_audio", self.session_id, None)
 
     async def submit_tool_result(self, call_id: str, output: str, *, is_error: bool) -> None:
         self._check_open("submit_tool_result")

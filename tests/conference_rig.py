@@ -7,11 +7,10 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from doors import ModelRead, Observed
+from doors import Host, ModelRead, Observed
 
 from conference import ConferenceChannel, ConferenceRealtimeConfig, InMemoryConferenceBackend
-from providers.base import PCM16, SessionConfig
-from providers.mock import MockProviderSession, MockRealtimeProvider
+from providers.mock import MockRealtimeProvider
 from voice_hitl import (
     ASK_USER_QUESTION,
     CONFIRM_ACTION,
@@ -31,34 +30,6 @@ LOOKUP = AITool(
 KEY = b"application-receipt-key"
 
 
-class AudioReportingSession(MockProviderSession):
-    """A mock session whose ``send_audio`` is recorded, so a test can wait for audio."""
-
-    async def send_audio(self, frame: PCM16) -> None:
-        await super().send_audio(frame)
-        self.provider._record("send_audio", self.session_id, None)
-
-
-class RigProvider(MockRealtimeProvider):
-    async def connect(self, config: SessionConfig) -> MockProviderSession:
-        session = AudioReportingSession(self, config)
-        self.sessions.append(session)
-        self._record("connect", session.session_id, None)
-        return session
-
-
-class Host:
-    def __init__(self, delay: float = 0.0) -> None:
-        self.calls: list[str] = []
-        self.delay = delay
-
-    async def __call__(self, name: str, arguments: dict[str, Any]) -> str:
-        self.calls.append(name)
-        if self.delay:
-            await asyncio.sleep(self.delay)
-        return f"host:{name}"
-
-
 def conference_tools(timeout: float = 300.0) -> HumanInputToolHandler:
     return HumanInputToolHandler(
         {"AskUserQuestion", "ConfirmAction"}, timeout=timeout, tool_definitions=[ASK, CONFIRM]
@@ -70,7 +41,7 @@ class Rig:
     kit: VoiceKit
     conf: ConferenceChannel
     backend: InMemoryConferenceBackend
-    provider: RigProvider
+    provider: MockRealtimeProvider
     observed: Observed
     human: HumanInputToolHandler
     config: ConferenceRealtimeConfig
@@ -97,7 +68,7 @@ async def make_rig(
     backend = InMemoryConferenceBackend(frame_samples=160)
     for participant_id, name in people:
         backend.join(participant_id, name)
-    provider = RigProvider()
+    provider = MockRealtimeProvider()
     human = conference_tools(timeout)
     config = ConferenceRealtimeConfig(
         provider,

@@ -36,6 +36,20 @@ LOOKUP = AITool(
 DOORS = ["provider", "recovered", "reasoning"]
 
 
+class Host:
+    """A host tool handler: records calls, answers ``host:<name>``, optionally slowly."""
+
+    def __init__(self, delay: float = 0.0) -> None:
+        self.calls: list[str] = []
+        self.delay = delay
+
+    async def __call__(self, name: str, arguments: dict[str, Any]) -> str:
+        self.calls.append(name)
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        return f"host:{name}"
+
+
 def human_tools(timeout: float = 300.0) -> HumanInputToolHandler:
     return HumanInputToolHandler(
         {"AskUserQuestion", "ConfirmAction"}, timeout=timeout, tool_definitions=[ASK, CONFIRM]

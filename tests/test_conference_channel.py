@@ -8,7 +8,8 @@ import logging
 
 import numpy as np
 import pytest
-from conference_rig import ASK, CONFIRM, LOOKUP, Host, make_rig
+from conference_rig import ASK, CONFIRM, LOOKUP, make_rig
+from doors import Host
 
 from conference import (
     ConferenceChannel,

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("livekit.agents")
 
 import numpy as np
-from doors import ASK, LOOKUP, Observed, human_tools
+from doors import ASK, LOOKUP, Host, Observed, human_tools
 from livekit.agents.types import NOT_GIVEN
 from livekit_fakes import (
     FakeRealtimeModel,
@@ -39,11 +39,6 @@ from voice_hitl import (
     VoiceKit,
     VoiceSession,
 )
-
-
-class Host:
-    async def __call__(self, name: str, arguments: dict[str, Any]) -> str:
-        return f"host:{name}"
 
 
 def build(

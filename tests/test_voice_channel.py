@@ -15,6 +15,7 @@ from doors import (
     DOORS,
     LOOKUP,
     DoorDriver,
+    Host,
     Observed,
     QueueBackend,
     human_tools,
@@ -35,18 +36,6 @@ from voice_hitl import (
     ToolUseEvent,
     VoiceKit,
 )
-
-
-class Host:
-    def __init__(self, delay: float = 0.0) -> None:
-        self.calls: list[str] = []
-        self.delay = delay
-
-    async def __call__(self, name: str, arguments: dict[str, Any]) -> str:
-        self.calls.append(name)
-        if self.delay:
-            await asyncio.sleep(self.delay)
-        return f"host:{name}"
 
 
 def build(
