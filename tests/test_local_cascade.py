@@ -4,7 +4,6 @@ session (speculative recognition, interruptible speech, clean close), the script
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -25,6 +24,7 @@ from providers.local import (
     Utterance,
 )
 from voice_hitl import CallerTurn, ScriptedCallerTransport
+from voice_hitl.speech.asr import Hypothesis
 
 RATE = 16_000
 
@@ -59,19 +59,17 @@ def test_endpointer_ignores_clicks_and_resumed_speech_is_one_utterance() -> None
 
 
 class CountingRecognizer:
+    name = "counting"
+
     def __init__(self) -> None:
         self.calls: list[float] = []
 
     async def recognize(
         self, pcm16: np.ndarray, sample_rate: int, spec: object
-    ) -> Sequence[object]:
+    ) -> list[Hypothesis]:
         self.calls.append(len(pcm16) / sample_rate)
         await asyncio.sleep(0)
-
-        class Hypothesis:
-            text = f"heard {len(self.calls)}"
-
-        return [Hypothesis()]
+        return [Hypothesis(f"heard {len(self.calls)}", 1.0)]
 
 
 class ToneSynthesizer:

@@ -7,7 +7,7 @@ from voice_hitl._public import publish
 from voice_hitl.speech import Pause, SpeechStart, StreamingEndpointer, Utterance
 
 from ._provider import LocalCascadeProvider
-from ._session import LocalCascadeSession, Recognizer
+from ._session import LocalCascadeSession
 from ._synth import EspeakSynthesizer, PiperSynthesizer, Synthesizer, default_synthesizer
 
 __all__ = [
@@ -17,7 +17,6 @@ __all__ = [
     "LocalCascadeSession",
     "Pause",
     "PiperSynthesizer",
-    "Recognizer",
     "SpeechStart",
     "Synthesizer",
     "Utterance",

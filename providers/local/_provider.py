@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 
 from voice_hitl._provider import ProviderCapabilities, RealtimeProvider, SessionConfig
+from voice_hitl.speech.asr import Recognizer
 
-from ._session import LocalCascadeSession, Recognizer
+from ._session import LocalCascadeSession
 from ._synth import Synthesizer, default_synthesizer
 
 __all__ = ["LocalCascadeProvider"]

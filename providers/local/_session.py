@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import AsyncIterator
+from typing import Any
 
 from voice_hitl import ChannelClosedError
 from voice_hitl._audio import resample_pcm16
@@ -19,38 +19,16 @@ from voice_hitl._provider_events import (
     SpeechStoppedEvent,
     TranscriptionEvent,
 )
-from voice_hitl.speech import Pause, SpeechStart, StreamingEndpointer, Utterance
+from voice_hitl.speech import AnswerSpec, Pause, SpeechStart, StreamingEndpointer, Utterance
+from voice_hitl.speech.asr import Hypothesis, Recognizer
 
 from ._synth import Synthesizer
 
-if TYPE_CHECKING:
-    from voice_hitl.speech import AnswerSpec
-
-__all__ = ["Hypothesis", "LocalCascadeSession", "Recognizer"]
+__all__ = ["LocalCascadeSession"]
 
 logger = logging.getLogger("voice_hitl.local")
 
 _CHUNK_S = 0.1
-
-
-class Hypothesis(Protocol):
-    """A recognition hypothesis: ``text`` and ``score``."""
-
-    @property
-    def text(self) -> str: ...
-
-
-class Recognizer(Protocol):
-    """Speech in, n-best text out (see ``voice_hitl.speech.asr.Recognizer``)."""
-
-    async def recognize(
-        self, pcm16: PCM16, sample_rate: int, spec: AnswerSpec | None
-    ) -> Sequence[Hypothesis]:
-        """Recognise one utterance off the event loop.
-
-        Cancellation: safe.
-        """
-        ...
 
 
 class _Closed:
@@ -72,8 +50,8 @@ class LocalCascadeSession(ProviderSession):
         self._endpointer = StreamingEndpointer(self.in_rate)
         self._events: asyncio.Queue[ProviderEvent | _Closed] = asyncio.Queue()
         # Utterances in order, each as the (usually already running) recognition of its audio.
-        self._utterances: asyncio.Queue[asyncio.Task[Sequence[Hypothesis]]] = asyncio.Queue()
-        self._early: asyncio.Task[Sequence[Hypothesis]] | None = None
+        self._utterances: asyncio.Queue[asyncio.Task[list[Hypothesis]]] = asyncio.Queue()
+        self._early: asyncio.Task[list[Hypothesis]] | None = None
         self._expected: AnswerSpec | None = None
         self._speaking: asyncio.Task[None] | None = None
         self._say_lock = asyncio.Lock()
@@ -118,7 +96,7 @@ class LocalCascadeSession(ProviderSession):
                 early, self._early = self._early, None
                 self._utterances.put_nowait(early or self._start_recognition(found.audio))
 
-    def _start_recognition(self, audio: PCM16) -> asyncio.Task[Sequence[Hypothesis]]:
+    def _start_recognition(self, audio: PCM16) -> asyncio.Task[list[Hypothesis]]:
         return asyncio.create_task(
             self.recognizer.recognize(audio, self.in_rate, self._expected), name="local-asr-utt"
         )

@@ -7,28 +7,19 @@ import shutil
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 
 from voice_hitl._audio import read_wav_pcm16
+from voice_hitl._call_line import SpeechSynthesizer
 from voice_hitl._provider_events import PCM16
 
 __all__ = ["EspeakSynthesizer", "PiperSynthesizer", "Synthesizer", "default_synthesizer"]
 
 
-@runtime_checkable
-class Synthesizer(Protocol):
-    """Text in, mono PCM16 out."""
-
-    name: str
-
-    async def synthesize(self, text: str) -> tuple[PCM16, int]:
-        """Speak ``text``; returns the samples and their rate.
-
-        Cancellation: safe; a synthesis already running in a thread finishes and is dropped.
-        """
-        ...
+Synthesizer = SpeechSynthesizer
+"""The agent's voice: ``voice_hitl.SpeechSynthesizer`` (text in, mono PCM16 out)."""
 
 
 class PiperSynthesizer:
