@@ -19,7 +19,7 @@ def check_pcm16(frame: object) -> PCM16:
     if not isinstance(frame, np.ndarray):
         raise ValueError(f"audio frame must be a numpy array, got {type(frame).__name__}")
     if frame.dtype != np.int16:
-        raise ValueError(f"audio frame must be PCM16 (int16), got dtype {frame.dtype}")
+        raise ValueError(f"audio frame must have dtype int16 (PCM16), got {frame.dtype}")
     if frame.ndim != 1:
         raise ValueError(f"audio frame must be mono (1-D), got shape {frame.shape}")
     return frame

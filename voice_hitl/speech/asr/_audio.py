@@ -13,6 +13,7 @@ import numpy.typing as npt
 
 from ..._audio import resample_pcm16
 from ..._exceptions import VoiceHitlError
+from ..._transport import check_pcm16 as check_frame
 
 __all__ = ["AudioFormatError", "check_pcm16", "load_wav", "read_wav", "resample"]
 
@@ -27,17 +28,15 @@ def check_pcm16(pcm16: object, sample_rate: object) -> npt.NDArray[np.int16]:
     Raises:
         AudioFormatError: wrong type, dtype, shape or sample rate (the message says which).
     """
-    if not isinstance(pcm16, np.ndarray):
-        raise AudioFormatError(f"audio must be a numpy array, got {type(pcm16).__name__}")
-    if pcm16.dtype != np.int16:
-        raise AudioFormatError(f"audio must have dtype int16 (PCM16), got {pcm16.dtype}")
-    if pcm16.ndim != 1:
-        raise AudioFormatError(f"audio must be mono (1-D), got shape {pcm16.shape}")
+    try:
+        frame = check_frame(pcm16)
+    except ValueError as exc:
+        raise AudioFormatError(str(exc)) from None
     if isinstance(sample_rate, bool) or not isinstance(sample_rate, int):
         raise AudioFormatError(f"sample_rate must be an int, got {sample_rate!r}")
     if not 8000 <= sample_rate <= 96000:
         raise AudioFormatError(f"sample_rate must be 8000..96000 Hz, got {sample_rate}")
-    return pcm16
+    return frame
 
 
 def read_wav(path: str | Path) -> tuple[npt.NDArray[np.int16], int]:
