@@ -3,10 +3,10 @@
 
 Usage (needs the ``speech`` extra)::
 
-    python bench/bench_speech.py [audio_fixtures] [--recognizer pocketsphinx|whisper]
+    python bench/bench_speech.py [audio_fixtures] [--recognizer pocketsphinx|whisper|combined]
         [--verify yes|all|off] [--no-dtmf] [--report PATH]
 
-``--recognizer whisper`` needs the ``whisper`` extra.
+``--recognizer whisper|combined`` needs the ``whisper`` extra.
 """
 
 from __future__ import annotations
@@ -62,11 +62,11 @@ def main() -> int:
     s = summarise(results)
     if args.report is not None:
         args.report.write_text(report_json(results, s) + "\n")
-    label = (
-        f"pocketsphinx grammar, verify={args.verify}"
-        if args.recognizer == "pocketsphinx"
-        else "whisper tiny.en (hotwords, nearest answer)"
-    )
+    label = {
+        "pocketsphinx": f"pocketsphinx grammar, verify={args.verify}",
+        "whisper": "whisper tiny.en (hotwords, nearest answer)",
+        "combined": "combined: pocketsphinx grammar, whisper tiny.en when unsure",
+    }[args.recognizer]
     print(f"{label}: {s['fixtures']} fixtures")
     print(f"overall accuracy {s['accuracy']:.1%}   RTF {s['rtf']:.3f}")
     conditions = sorted(s["condition"])

@@ -52,3 +52,30 @@ def test_replay_fails_below_baseline(tmp_path: Path) -> None:
          "--report", str(tmp_path / "r.json")]
     )  # fmt: skip
     assert code == 1
+
+
+def test_baseline_limits_per_recogniser(tmp_path: Path) -> None:
+    from voice_hitl.speech._replay import baseline_for, check_baseline
+
+    data = {"recognizers": {"pocketsphinx": {"min_accuracy": 0.5}, "combined": {"x": 1}}}
+    assert baseline_for(data, "pocketsphinx") == {"min_accuracy": 0.5}
+    assert baseline_for(data, "whisper") == {}  # no entry: nothing checked
+    assert baseline_for({"min_accuracy": 0.7}, "whisper") == {"min_accuracy": 0.7}  # flat file
+    with pytest.raises(ValueError, match="recognizers"):
+        baseline_for({"recognizers": {"combined": 0.9}}, "combined")
+    summary = {
+        "accuracy": 0.9,
+        "false_yes": 0,
+        "condition": {"clean": 0.95},
+        "voice_condition": {"espeak/clean": 0.8, "piper/clean": 1.0},
+    }
+    limits = {"min_accuracy_by_cell": {"espeak/clean": 0.85, "piper/clean": 0.97}}
+    assert check_baseline(summary, limits) == ["espeak/clean accuracy 0.800 < baseline 0.850"]
+    # a malformed baseline file is bad input (exit 2), not a pass
+    bad = tmp_path / "baseline.json"
+    bad.write_text(json.dumps({"recognizers": ["pocketsphinx"]}))
+    code = main(
+        ["replay", str(FIXTURES), "--limit", "1", "--quiet", "--baseline", str(bad),
+         "--report", str(tmp_path / "r.json")]
+    )  # fmt: skip
+    assert code == 2

@@ -4,8 +4,11 @@ Prints a table (expected, got, confidence, latency) after a progress bar, writes
 report, and exits 1 when accuracy falls below the committed baseline (``baseline.json``
 beside the manifest, or ``--baseline``). Exit codes: 0 pass, 1 below baseline, 2 bad input.
 
-Baseline format: ``{"min_accuracy": float, "min_accuracy_by_condition": {cond: float},
-"max_false_yes": int}`` (missing keys are not checked).
+Baseline format: ``{"recognizers": {NAME: LIMITS}}`` with one entry per recogniser name of
+`RECOGNIZERS`, each ``{"min_accuracy": float, "min_accuracy_by_condition": {cond: float},
+"min_accuracy_by_cell": {"voice/cond": float}, "max_false_yes": int}`` (missing keys are not
+checked; a recogniser without an entry is not checked). A file without ``"recognizers"`` is one
+set of limits for every recogniser.
 """
 
 from __future__ import annotations
@@ -20,10 +23,10 @@ from typing import Any, TextIO
 from ._fixtures import FixtureResult, load_manifest, report_json, run_fixtures, summarise
 from ._spec import AnswerSpec
 
-__all__ = ["RECOGNIZERS", "add_replay_command", "check_baseline", "replay"]
+__all__ = ["RECOGNIZERS", "add_replay_command", "baseline_for", "check_baseline", "replay"]
 
-RECOGNIZERS = ("pocketsphinx", "whisper")
-"""Recognisers ``replay`` can run (``whisper`` needs the ``whisper`` extra)."""
+RECOGNIZERS = ("pocketsphinx", "whisper", "combined")
+"""Recognisers ``replay`` can run (``whisper`` and ``combined`` need the ``whisper`` extra)."""
 
 
 def add_replay_command(subparsers: Any) -> None:
@@ -64,10 +67,29 @@ def check_baseline(summary: dict[str, Any], baseline: dict[str, Any]) -> list[st
         got = summary.get("condition", {}).get(cond)
         if got is not None and got < floor:
             failures.append(f"{cond} accuracy {got:.3f} < baseline {floor:.3f}")
+    for cell, floor in baseline.get("min_accuracy_by_cell", {}).items():
+        got = summary.get("voice_condition", {}).get(cell)
+        if got is not None and got < floor:
+            failures.append(f"{cell} accuracy {got:.3f} < baseline {floor:.3f}")
     max_yes = baseline.get("max_false_yes")
     if max_yes is not None and summary["false_yes"] > max_yes:
         failures.append(f"false yes {summary['false_yes']} > baseline {max_yes}")
     return failures
+
+
+def baseline_for(data: dict[str, Any], recognizer: str) -> dict[str, Any]:
+    """The limits in a baseline file's ``data`` that apply to ``recognizer`` (may be empty).
+
+    Raises:
+        ValueError: ``"recognizers"`` is not an object of objects.
+    """
+    per = data.get("recognizers")
+    if per is None:
+        return data
+    if not isinstance(per, dict) or not all(isinstance(v, dict) for v in per.values()):
+        raise ValueError("baseline: 'recognizers' must map recogniser names to objects")
+    limits: dict[str, Any] = per.get(recognizer, {})
+    return limits
 
 
 def _progress(out: TextIO) -> Any:
@@ -121,7 +143,7 @@ async def replay(
 ) -> list[FixtureResult]:
     """Run the fixtures at ``path`` through a recogniser and `understand`.
 
-    ``recognizer`` is one of `RECOGNIZERS`; ``verify`` applies to PocketSphinx only.
+    ``recognizer`` is one of `RECOGNIZERS`; ``verify`` applies to PocketSphinx alone.
 
     Raises:
         FileNotFoundError: no manifest or audio file.
@@ -131,7 +153,13 @@ async def replay(
     Cancellation:
         Safe: stops after the fixture in flight.
     """
-    from .asr import PocketsphinxRecognizer, Recognizer, WhisperRecognizer, load_wav
+    from .asr import (
+        CombinedRecognizer,
+        PocketsphinxRecognizer,
+        Recognizer,
+        WhisperRecognizer,
+        load_wav,
+    )
 
     if recognizer not in RECOGNIZERS:
         raise ValueError(f"recognizer must be one of {RECOGNIZERS}, got {recognizer!r}")
@@ -149,6 +177,9 @@ async def replay(
     engine: Recognizer
     if recognizer == "whisper":
         engine = WhisperRecognizer()
+        await engine.load()
+    elif recognizer == "combined":
+        engine = CombinedRecognizer()
         await engine.load()
     else:
         engine = await asyncio.to_thread(PocketsphinxRecognizer, verify=verify)  # type: ignore[arg-type]
@@ -192,7 +223,12 @@ def _main(args: argparse.Namespace) -> int:
         baseline_path = candidate if candidate.is_file() else None
     if baseline_path is None:
         return 0
-    failures = check_baseline(summary, json.loads(baseline_path.read_text()))
+    try:
+        limits = baseline_for(json.loads(baseline_path.read_text()), args.recognizer)
+    except ValueError as exc:
+        print(f"replay: {baseline_path}: {exc}", file=sys.stderr)
+        return 2
+    failures = check_baseline(summary, limits)
     for failure in failures:
         print(f"BELOW BASELINE: {failure}", file=sys.stderr)
     return 1 if failures else 0

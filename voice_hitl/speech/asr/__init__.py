@@ -9,7 +9,8 @@ Errors: `AudioFormatError` (a ``ValueError``) names what is wrong with audio inp
 
 from __future__ import annotations
 
-from ._audio import AudioFormatError, check_pcm16, load_wav, read_wav, resample
+from ._audio import AudioFormatError, check_pcm16, is_narrowband, load_wav, read_wav, resample
+from ._combined import CombinedRecognizer
 from ._endpoint import Endpointer, EnergyEndpointer, SileroEndpointer, Span, make_endpointer
 from ._grammar import answer_phrases, build_jsgf
 from ._pocketsphinx import PocketsphinxRecognizer
@@ -18,6 +19,7 @@ from ._whisper import WhisperRecognizer
 
 __all__ = [
     "AudioFormatError",
+    "CombinedRecognizer",
     "EnergyEndpointer",
     "Endpointer",
     "Hypothesis",
@@ -29,6 +31,7 @@ __all__ = [
     "answer_phrases",
     "build_jsgf",
     "check_pcm16",
+    "is_narrowband",
     "load_wav",
     "make_endpointer",
     "read_wav",
@@ -36,9 +39,9 @@ __all__ = [
 ]
 
 for _obj in (
-    AudioFormatError, EnergyEndpointer, Hypothesis, PocketsphinxRecognizer, SileroEndpointer,
-    Span, WhisperRecognizer, answer_phrases, build_jsgf, check_pcm16, load_wav, make_endpointer,
-    read_wav, resample,
+    AudioFormatError, CombinedRecognizer, EnergyEndpointer, Hypothesis, PocketsphinxRecognizer,
+    SileroEndpointer, Span, WhisperRecognizer, answer_phrases, build_jsgf, check_pcm16,
+    is_narrowband, load_wav, make_endpointer, read_wav, resample,
 ):  # fmt: skip
     _obj.__module__ = __name__
 del _obj

@@ -15,7 +15,14 @@ from ..._audio import resample_pcm16
 from ..._exceptions import VoiceHitlError
 from ..._transport import check_pcm16 as check_frame
 
-__all__ = ["AudioFormatError", "check_pcm16", "load_wav", "read_wav", "resample"]
+__all__ = [
+    "AudioFormatError",
+    "check_pcm16",
+    "is_narrowband",
+    "load_wav",
+    "read_wav",
+    "resample",
+]
 
 
 class AudioFormatError(VoiceHitlError, ValueError):
@@ -85,3 +92,27 @@ def resample(pcm16: npt.NDArray[np.int16], from_rate: int, to_rate: int) -> npt.
     check_pcm16(pcm16, from_rate)
     check_pcm16(pcm16, to_rate)
     return resample_pcm16(pcm16, from_rate, to_rate)
+
+
+NARROWBAND_HZ = 4_000
+"""Telephone speech (G.711, 8 kHz sampling) carries nothing above this frequency."""
+
+
+def is_narrowband(pcm16: npt.NDArray[np.int16], sample_rate: int) -> bool:
+    """Whether the audio is band-limited like a telephone call (nothing above 4 kHz).
+
+    True for audio sampled at 8 kHz or less, or for audio whose energy above 4 kHz is under
+    1/10,000 (-40 dB) of the total, as after an 8 kHz call was resampled upwards.
+
+    Raises:
+        AudioFormatError: bad audio.
+    """
+    frame = check_pcm16(pcm16, sample_rate)
+    if sample_rate <= 2 * NARROWBAND_HZ:
+        return True
+    spectrum = np.abs(np.fft.rfft(frame.astype(np.float64))) ** 2
+    total = float(spectrum.sum())
+    if total == 0.0:
+        return False
+    cut = int(len(spectrum) * NARROWBAND_HZ / (sample_rate / 2))
+    return float(spectrum[cut:].sum()) < 1e-4 * total

@@ -144,6 +144,26 @@ class PocketsphinxRecognizer:
             spec.kind is AnswerKind.CONFIRM and isinstance(result, Answer) and result.value is True
         )
 
+    def grammar_decode_sync(
+        self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec
+    ) -> tuple[str, float | None]:
+        """The grammar's best phrase and its phone-loop ratio, unchecked (blocking).
+
+        No rejection and no verification pass: for callers that weigh the ratio themselves
+        (`CombinedRecognizer`). The ratio is ``None`` when nothing was recognised or the
+        question has no grammar (free text).
+
+        Raises:
+            AudioFormatError: bad audio.
+        """
+        audio = resample(check_pcm16(pcm16, sample_rate), sample_rate, _MODEL_RATE).tobytes()
+        with self._lock:
+            search = self._search(spec)
+            text, _score = self._decode(search, audio)
+            if not text or search == _LM_SEARCH:
+                return text, None
+            return text, self._phone_ratio(audio)
+
     def recognize_sync(
         self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None
     ) -> list[Hypothesis]:

@@ -18,6 +18,14 @@ Whisper transcribes open vocabulary, so its text is then checked against the que
 3. otherwise the utterance is rejected (no hypothesis): out-of-set speech is never forced onto
    the nearest answer. Free-text questions (and ``spec=None``) return the raw text.
 
+Hotwords help most answers but sometimes pull the decoder onto them ("repeat" heard as "your
+peak" with hotwords, "Repeat." without). So when the prompted pass maps to nothing, the audio is
+decoded once more without hotwords and that transcript is mapped the same way (never to a yes:
+see below). On the committed fixtures this took Whisper from 91.3 % to 92.4 % for about 10 % more
+decoding time. A transcript with more words than the audio could hold (more than
+``_MAX_WORDS_PER_SECOND`` per second of audio, plus one) is a decoding loop ("three four three
+four ..." for "repeat") and is treated as no transcript.
+
 Safety for yes/no questions: a result that reads as yes must come from Whisper's own words
 (step 1, never from step 2's mapping), must contain no negation word, and its average token
 log-probability must reach ``min_yes_logprob``. With ``verify=True`` (the default) the audio
@@ -58,6 +66,8 @@ __all__ = ["WhisperRecognizer"]
 _MODEL_RATE = 16_000
 _MAX_HOTWORDS = 40
 _CONFIRM_HOTWORDS = 12
+_MAX_WORDS_PER_SECOND = 5.0
+"""Faster than anyone answers a question: a longer transcript is a decoding loop."""
 _NUMBER_EXTRA = frozenset({"and", "a", "dollar", "dollars", "cents", "bucks", "euros", "pounds"})
 
 
@@ -129,6 +139,14 @@ def _nearest(text: str, candidates: list[str], *, sound: bool) -> tuple[str, flo
         if d < best_d:
             best, best_d = candidate, d
     return best, best_d
+
+
+def _unless_looping(decoded: tuple[str, float], seconds: float) -> tuple[str, float]:
+    """``decoded``, or no transcript when it has more words than ``seconds`` of audio hold."""
+    text, logprob = decoded
+    if len(text.split()) > _MAX_WORDS_PER_SECOND * seconds + 1:
+        return "", -math.inf
+    return text, logprob
 
 
 def _reads_as_yes(text: str, spec: AnswerSpec) -> bool:
@@ -316,13 +334,23 @@ class WhisperRecognizer:
         self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None
     ) -> list[Hypothesis]:
         """Blocking form of `recognize`, for worker threads and scripts."""
-        text, logprob = self.transcribe_sync(pcm16, sample_rate, spec)
+        seconds = len(pcm16) / sample_rate
+        text, logprob = _unless_looping(self.transcribe_sync(pcm16, sample_rate, spec), seconds)
         mapped = self.map_transcript(text, spec, logprob)
+        unprompted: str | None = None
+        if mapped is None and spec is not None:
+            unprompted, second_logprob = _unless_looping(
+                self.transcribe_sync(pcm16, sample_rate, spec, hotwords=False), seconds
+            )
+            fallback = self.map_transcript(unprompted, spec, second_logprob)
+            if fallback is not None and not _reads_as_yes(fallback, spec):
+                mapped, logprob = fallback, second_logprob
         if mapped is None:
             return []
         if self._verify and spec is not None and _reads_as_yes(mapped, spec):
-            check, _ = self.transcribe_sync(pcm16, sample_rate, spec, hotwords=False)
-            if set(tokens(check)) & NEGATION_WORDS or not _reads_as_yes(check, spec):
+            if unprompted is None:
+                unprompted, _ = self.transcribe_sync(pcm16, sample_rate, spec, hotwords=False)
+            if set(tokens(unprompted)) & NEGATION_WORDS or not _reads_as_yes(unprompted, spec):
                 return []  # the unprompted pass did not hear a clear yes
         return [Hypothesis(mapped, min(1.0, max(0.0, math.exp(logprob))))]
 

