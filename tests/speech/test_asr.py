@@ -191,6 +191,50 @@ async def test_pocketsphinx_cancellation_is_safe(pocketsphinx_recognizer: object
     assert hyps and hyps[0].text == "cash"
 
 
+async def test_pocketsphinx_leaves_the_event_loop_running(pocketsphinx_recognizer: object) -> None:
+    """The decoder holds the GIL (0.18-1.6 s loop stalls from a thread); its worker process
+    keeps the loop turning: every tick of a 1 ms heartbeat comes within 0.1 s."""
+    import time
+
+    from voice_hitl.speech.asr import PocketsphinxRecognizer, load_wav
+
+    assert isinstance(pocketsphinx_recognizer, PocketsphinxRecognizer)
+    rec = pocketsphinx_recognizer
+    pcm, rate = await load_wav(FIXTURES / "yes__flite__clean.wav")
+    await rec.recognize(pcm, rate, AnswerSpec.confirm())  # the worker is up
+    decoding = asyncio.create_task(rec.recognize(pcm, rate, AnswerSpec.confirm()))
+    ticks, worst = 0, 0.0
+    while not decoding.done():
+        before = time.perf_counter()
+        await asyncio.sleep(0.001)
+        worst = max(worst, time.perf_counter() - before)
+        ticks += 1
+    await decoding
+    assert ticks > 10 and worst < 0.1, (ticks, worst)
+
+
+async def test_a_dead_worker_is_named_and_replaced(pocketsphinx_recognizer: object) -> None:
+    import os
+    import signal
+
+    from voice_hitl.speech.asr import PocketsphinxRecognizer, RecognizerWorkerError, load_wav
+
+    assert isinstance(pocketsphinx_recognizer, PocketsphinxRecognizer)
+    rec = pocketsphinx_recognizer
+    pcm, rate = await load_wav(FIXTURES / "cash__piper__clean.wav")
+    spec = AnswerSpec.confirm()
+    await rec.recognize(pcm, rate, spec)
+    from voice_hitl.speech.asr._process import _WORKERS
+
+    pool = _WORKERS[rec._worker_key()]
+    for process in list(pool._processes.values()):  # end the child as a crash would
+        os.kill(process.pid, signal.SIGKILL)
+    with pytest.raises(RecognizerWorkerError, match="worker process died"):
+        await rec.recognize(pcm, rate, spec)
+    hyps = await rec.recognize(pcm, rate, AnswerSpec.digits())  # a new worker
+    assert isinstance(hyps, list)
+
+
 def test_number_grammar_is_structured_and_bounded() -> None:
     grammar = build_jsgf(AnswerSpec.number(), lambda w: True)
     assert grammar is not None
@@ -207,9 +251,12 @@ async def test_pocketsphinx_rejects_by_phone_ratio(pocketsphinx_recognizer: obje
     assert isinstance(pocketsphinx_recognizer, PocketsphinxRecognizer)
     spec = AnswerSpec.choose("Which colour would you like?", ["Red", "Green", "Blue"])
     pcm, rate = await load_wav(FIXTURES / "blue__piper__clean.wav")
-    hyps = await pocketsphinx_recognizer.recognize(pcm, rate, spec)
+    hyps = await asyncio.to_thread(pocketsphinx_recognizer.recognize_sync, pcm, rate, spec)
     assert hyps and hyps[0].text == "blue"
-    ratio = pocketsphinx_recognizer.last_phone_ratio
+    ratio = pocketsphinx_recognizer.last_phone_ratio  # set by the in-thread decode
     assert ratio is not None and ratio > -17.0
-    strict = PocketsphinxRecognizer(min_phone_ratio=ratio + 1.0)
+    text, worker_ratio = await pocketsphinx_recognizer.grammar_decode(pcm, rate, spec)
+    # the noise estimate carries over between utterances, so decoders differ a little
+    assert text == "blue" and worker_ratio == pytest.approx(ratio, abs=1.0)
+    strict = PocketsphinxRecognizer(min_phone_ratio=ratio + 1.0)  # its own worker
     assert await strict.recognize(pcm, rate, spec) == []

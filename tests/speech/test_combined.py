@@ -34,7 +34,7 @@ NARROW = np.zeros(8000, dtype=np.int16)
 
 
 class FakeGrammar:
-    """Stands in for PocketsphinxRecognizer.grammar_decode_sync."""
+    """Stands in for PocketsphinxRecognizer's grammar_decode(_sync)."""
 
     def __init__(self, text: str, ratio: float | None) -> None:
         self.result = (text, ratio)
@@ -43,6 +43,9 @@ class FakeGrammar:
     def grammar_decode_sync(self, pcm16: Any, sample_rate: int, spec: Any) -> Any:
         self.calls += 1
         return self.result
+
+    async def grammar_decode(self, pcm16: Any, sample_rate: int, spec: Any) -> Any:
+        return self.grammar_decode_sync(pcm16, sample_rate, spec)
 
 
 class FakeWhisper:
@@ -56,6 +59,9 @@ class FakeWhisper:
         self.calls += 1
         return [] if self.text is None else [Hypothesis(self.text, 0.9)]
 
+    async def recognize(self, pcm16: Any, sample_rate: int, spec: Any) -> list[Hypothesis]:
+        return self.recognize_sync(pcm16, sample_rate, spec)
+
 
 def combined(grammar: FakeGrammar, whisper: FakeWhisper) -> CombinedRecognizer:
     return CombinedRecognizer(grammar=grammar, whisper=whisper)  # type: ignore[arg-type]
@@ -65,53 +71,64 @@ def texts(hyps: list[Hypothesis]) -> list[str]:
     return [h.text for h in hyps]
 
 
-def test_a_confident_grammar_answer_is_taken_without_whisper() -> None:
+@pytest.fixture(params=["async", "sync"])
+def hear(request: pytest.FixtureRequest) -> Any:
+    """Both paths: `recognize` (the grammar in its worker) and `recognize_sync`."""
+
+    async def run(rec: CombinedRecognizer, pcm: Any, rate: int, spec: Any) -> list[str]:
+        if request.param == "sync":
+            return texts(rec.recognize_sync(pcm, rate, spec))
+        return texts(await rec.recognize(pcm, rate, spec))
+
+    return run
+
+
+async def test_a_confident_grammar_answer_is_taken_without_whisper(hear: Any) -> None:
     whisper = FakeWhisper("red")
     rec = combined(FakeGrammar("blue", -1.0), whisper)
     assert isinstance(rec, Recognizer)
-    assert texts(rec.recognize_sync(WIDE, 16000, COLOURS)) == ["blue"]
+    assert await hear(rec, WIDE, 16000, COLOURS) == ["blue"]
     assert whisper.calls == 0 and rec.whisper_runs == 0
 
 
-def test_a_yes_is_never_taken_from_the_grammar() -> None:
+async def test_a_yes_is_never_taken_from_the_grammar(hear: Any) -> None:
     for ratio in (0.0, -4.0):
         whisper = FakeWhisper(None)
         rec = combined(FakeGrammar("yes", ratio), whisper)
-        assert rec.recognize_sync(WIDE, 16000, CONFIRM) == []
+        assert await hear(rec, WIDE, 16000, CONFIRM) == []
         assert whisper.calls == 1
-    assert texts(
-        combined(FakeGrammar("yes", 0.0), FakeWhisper("yes")).recognize_sync(WIDE, 16000, CONFIRM)
-    ) == ["yes"]
+    rec = combined(FakeGrammar("yes", 0.0), FakeWhisper("yes"))
+    assert await hear(rec, WIDE, 16000, CONFIRM) == ["yes"]
 
 
-def test_whisper_decides_when_the_grammar_is_unsure() -> None:
+async def test_whisper_decides_when_the_grammar_is_unsure(hear: Any) -> None:
     rec = combined(FakeGrammar("blue", -4.0), FakeWhisper("green"))
-    assert texts(rec.recognize_sync(WIDE, 16000, COLOURS)) == ["green"]
+    assert await hear(rec, WIDE, 16000, COLOURS) == ["green"]
     # Whisper rejected it: the grammar's answer stands when it is not too far off ...
     rec = combined(FakeGrammar("blue", -4.0), FakeWhisper(None))
-    assert texts(rec.recognize_sync(WIDE, 16000, COLOURS)) == ["blue"]
+    assert await hear(rec, WIDE, 16000, COLOURS) == ["blue"]
     # ... and is rejected when it is
     rec = combined(FakeGrammar("blue", -9.0), FakeWhisper(None))
-    assert rec.recognize_sync(WIDE, 16000, COLOURS) == []
+    assert await hear(rec, WIDE, 16000, COLOURS) == []
     # a grammar phrase that answers nothing ("please") is never taken
     rec = combined(FakeGrammar("please", 0.0), FakeWhisper(None))
-    assert rec.recognize_sync(WIDE, 16000, COLOURS) == []
+    assert await hear(rec, WIDE, 16000, COLOURS) == []
 
 
-def test_narrowband_audio_moves_the_thresholds() -> None:
+async def test_narrowband_audio_moves_the_thresholds(hear: Any) -> None:
     whisper = FakeWhisper(None)
     rec = combined(FakeGrammar("blue", -8.0), whisper)
-    assert texts(rec.recognize_sync(NARROW, 8000, COLOURS)) == ["blue"]  # trusted: -8 >= -9
+    assert await hear(rec, NARROW, 8000, COLOURS) == ["blue"]  # trusted: -8 >= -9
     assert whisper.calls == 0
-    assert rec.recognize_sync(WIDE, 16000, COLOURS) == []  # wideband: -8 < -6, rejected
+    assert await hear(rec, WIDE, 16000, COLOURS) == []  # wideband: -8 < -6, rejected
     assert whisper.calls == 1
 
 
-def test_free_text_goes_to_whisper_alone() -> None:
+async def test_free_text_goes_to_whisper_alone(hear: Any) -> None:
     grammar = FakeGrammar("ignored", 0.0)
     rec = combined(grammar, FakeWhisper("call me tomorrow"))
-    assert texts(rec.recognize_sync(WIDE, 16000, FREE)) == ["call me tomorrow"]
-    assert texts(rec.recognize_sync(WIDE, 16000, None)) == ["call me tomorrow"]
+    assert await hear(rec, WIDE, 16000, FREE) == ["call me tomorrow"]
+    assert await hear(rec, WIDE, 16000, None) == ["call me tomorrow"]
     assert grammar.calls == 0
 
 

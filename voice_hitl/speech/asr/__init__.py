@@ -14,6 +14,7 @@ from ._combined import CombinedRecognizer
 from ._endpoint import Endpointer, EnergyEndpointer, SileroEndpointer, Span, make_endpointer
 from ._grammar import answer_phrases, build_jsgf
 from ._pocketsphinx import PocketsphinxRecognizer
+from ._process import RecognizerWorkerError
 from ._protocol import Hypothesis, Recognizer
 from ._whisper import WhisperRecognizer
 
@@ -25,6 +26,7 @@ __all__ = [
     "Hypothesis",
     "PocketsphinxRecognizer",
     "Recognizer",
+    "RecognizerWorkerError",
     "SileroEndpointer",
     "Span",
     "WhisperRecognizer",
@@ -40,8 +42,8 @@ __all__ = [
 
 for _obj in (
     AudioFormatError, CombinedRecognizer, EnergyEndpointer, Hypothesis, PocketsphinxRecognizer,
-    SileroEndpointer, Span, WhisperRecognizer, answer_phrases, build_jsgf, check_pcm16,
-    is_narrowband, load_wav, make_endpointer, read_wav, resample,
+    RecognizerWorkerError, SileroEndpointer, Span, WhisperRecognizer, answer_phrases,
+    build_jsgf, check_pcm16, is_narrowband, load_wav, make_endpointer, read_wav, resample,
 ):  # fmt: skip
     _obj.__module__ = __name__
 del _obj

@@ -109,31 +109,36 @@ class CombinedRecognizer:
         await asyncio.to_thread(self._grammar_recognizer)
         await self._whisper.load()
 
+    def _standing(
+        self, text: str, ratio: float | None, spec: AnswerSpec, narrowband: bool
+    ) -> float | None:
+        """The grammar result's ratio measured against wideband thresholds, or ``None``
+        when the result may never be taken alone (nothing heard, a yes, no answer)."""
+        if ratio is None or not _answers_without_yes(text, spec):
+            return None
+        return ratio - (self._shift if narrowband else 0.0)
+
     def recognize_sync(
         self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None
     ) -> list[Hypothesis]:
-        """Blocking form of `recognize`, for worker threads and scripts."""
+        """Blocking form of `recognize` (everything in the calling thread), for scripts."""
         check_pcm16(pcm16, sample_rate)
         if spec is None or answer_phrases(spec) is None:
             self.whisper_runs += 1
             return self._whisper.recognize_sync(pcm16, sample_rate, spec)
         text, ratio = self._grammar_recognizer().grammar_decode_sync(pcm16, sample_rate, spec)
-        shift = self._shift if is_narrowband(pcm16, sample_rate) else 0.0
-        usable = ratio is not None and _answers_without_yes(text, spec)
-        if usable and ratio is not None and ratio >= self._trust + shift:
-            return [Hypothesis(text, _score(ratio - shift))]
+        standing = self._standing(text, ratio, spec, is_narrowband(pcm16, sample_rate))
+        if standing is not None and standing >= self._trust:
+            return [Hypothesis(text, _score(standing))]
         self.whisper_runs += 1
-        heard = self._whisper.recognize_sync(pcm16, sample_rate, spec)
-        if heard:
-            return heard
-        if usable and ratio is not None and ratio >= self._accept + shift:
-            return [Hypothesis(text, _score(ratio - shift))]
-        return []
+        return self._whisper.recognize_sync(pcm16, sample_rate, spec) or _fallback(
+            text, standing, self._accept
+        )
 
     async def recognize(
         self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None
     ) -> list[Hypothesis]:
-        """Recognise one utterance in a worker thread.
+        """Recognise one utterance: the grammar in its worker process, Whisper in a thread.
 
         Args:
             pcm16: mono PCM16 samples (any rate 8-96 kHz).
@@ -146,13 +151,32 @@ class CombinedRecognizer:
         Raises:
             AudioFormatError: bad audio.
             ModuleNotFoundError: the ``speech`` or ``whisper`` extra is not installed.
+            RecognizerWorkerError: the grammar's worker process died.
 
         Cancellation:
-            Safe: the caller stops waiting at once; the worker thread finishes the
-            utterance in the background and its result is discarded.
+            Safe: the caller stops waiting at once; work in flight finishes in its worker
+            and its result is discarded.
         """
         check_pcm16(pcm16, sample_rate)
-        return await asyncio.to_thread(self.recognize_sync, pcm16, sample_rate, spec)
+        if spec is None or answer_phrases(spec) is None:
+            self.whisper_runs += 1
+            return await self._whisper.recognize(pcm16, sample_rate, spec)
+        grammar = await asyncio.to_thread(self._grammar_recognizer)
+        text, ratio = await grammar.grammar_decode(pcm16, sample_rate, spec)
+        narrowband = await asyncio.to_thread(is_narrowband, pcm16, sample_rate)
+        standing = self._standing(text, ratio, spec, narrowband)
+        if standing is not None and standing >= self._trust:
+            return [Hypothesis(text, _score(standing))]
+        self.whisper_runs += 1
+        heard = await self._whisper.recognize(pcm16, sample_rate, spec)
+        return heard or _fallback(text, standing, self._accept)
+
+
+def _fallback(text: str, standing: float | None, accept: float) -> list[Hypothesis]:
+    """The grammar's result when Whisper rejected the utterance, if it is good enough."""
+    if standing is None or standing < accept:
+        return []
+    return [Hypothesis(text, _score(standing))]
 
 
 def _answers_without_yes(text: str, spec: AnswerSpec) -> bool:
@@ -164,5 +188,5 @@ def _answers_without_yes(text: str, spec: AnswerSpec) -> bool:
 
 
 def _score(ratio: float) -> float:
-    """A 0..1 score from a phone-loop ratio (0 at -20 and below, 1 at 0 and above)."""
+    """A 0..1 score from a (wideband) phone-loop ratio: 0 at -20 and below, 1 at 0 and above."""
     return min(1.0, max(0.0, 1.0 + ratio / 20.0))

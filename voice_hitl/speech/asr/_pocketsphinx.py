@@ -3,7 +3,9 @@
 Uses only ``pocketsphinx.Decoder`` (``LiveSpeech`` would need PortAudio) and the US English
 model inside the PyPI wheel; nothing is downloaded. One decoder serves every question: each
 spec's grammar is compiled once, cached as a named search and activated per utterance.
-Decoding runs in a worker thread under a lock (a decoder is not thread-safe).
+`recognize` decodes in a worker process shared by recognisers with the same settings (the
+decoder holds the GIL while it works, so a thread would stall the event loop; see `_process`);
+`recognize_sync` decodes in the calling thread under a lock (a decoder is not thread-safe).
 
 Rejection: a grammar forces any speech onto its nearest phrase. Two checks guard against
 that. First, the grammar path's acoustic score is compared per frame with a free phone loop
@@ -21,7 +23,7 @@ way (fewer false accepts, more false rejections); ``verify="off"`` never does.
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import hashlib
 import math
 import threading
@@ -36,6 +38,7 @@ from .._understand import understand
 from .._vocab import NEGATION_WORDS
 from ._audio import check_pcm16, resample
 from ._grammar import build_jsgf
+from ._process import call_in_worker
 from ._protocol import Hypothesis
 
 if TYPE_CHECKING:
@@ -85,6 +88,7 @@ class PocketsphinxRecognizer:
         self._decoder.add_allphone_file(_PHONE_SEARCH, None)
         self._verify = verify
         self._min_ratio = min_phone_ratio
+        self._options: dict[str, Any] = {"verify": verify, "min_phone_ratio": min_phone_ratio}
         self.last_phone_ratio: float | None = None
         """The phone-loop ratio of the last grammar result (for tuning), if computed."""
         self._lock = threading.Lock()
@@ -188,10 +192,35 @@ class PocketsphinxRecognizer:
                     return []
         return [Hypothesis(text, score)] if text else []
 
+    def _worker_key(self) -> tuple[Any, ...]:
+        return ("pocketsphinx", *sorted(self._options.items()))
+
+    async def _in_worker(self, method: str, *args: Any) -> Any:
+        factory = functools.partial(PocketsphinxRecognizer, **self._options)
+        return await call_in_worker(self._worker_key(), factory, method, *args)
+
+    async def grammar_decode(
+        self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec
+    ) -> tuple[str, float | None]:
+        """`grammar_decode_sync` in the worker process.
+
+        Raises:
+            AudioFormatError: bad audio.
+            RecognizerWorkerError: the worker process died.
+
+        Cancellation:
+            Safe, as for `recognize`.
+        """
+        check_pcm16(pcm16, sample_rate)
+        result: tuple[str, float | None] = await self._in_worker(
+            "grammar_decode_sync", pcm16, sample_rate, spec
+        )
+        return result
+
     async def recognize(
         self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None
     ) -> list[Hypothesis]:
-        """Recognise one utterance in a worker thread.
+        """Recognise one utterance in the worker process (started on first use, ~1 s).
 
         Args:
             pcm16: mono PCM16 samples (any rate 8-96 kHz; resampled to 16 kHz).
@@ -205,13 +234,17 @@ class PocketsphinxRecognizer:
 
         Raises:
             AudioFormatError: bad audio.
+            RecognizerWorkerError: the worker process died (the next call starts another).
 
         Cancellation:
-            Safe: the caller stops waiting at once; the worker thread finishes decoding in
-            the background (the decoder stays usable) and the result is discarded.
+            Safe: the caller stops waiting at once; the worker finishes decoding in the
+            background (the decoder stays usable) and the result is discarded.
         """
         check_pcm16(pcm16, sample_rate)
-        return await asyncio.to_thread(self.recognize_sync, pcm16, sample_rate, spec)
+        hypotheses: list[Hypothesis] = await self._in_worker(
+            "recognize_sync", pcm16, sample_rate, spec
+        )
+        return hypotheses
 
 
 def _same_as(candidate: object, reference: object) -> object:
