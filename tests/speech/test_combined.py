@@ -16,6 +16,7 @@ from voice_hitl.speech.asr import (
     CombinedRecognizer,
     Hypothesis,
     Recognizer,
+    WhisperHearing,
     is_narrowband,
     read_wav,
     resample,
@@ -49,15 +50,24 @@ class FakeGrammar:
 
 
 class FakeWhisper:
-    """Stands in for WhisperRecognizer.recognize_sync."""
+    """Stands in for WhisperRecognizer: ``text`` is its answer (None: rejected), ``unprompted``
+    the transcript of its pass without hotwords."""
 
-    def __init__(self, text: str | None) -> None:
+    def __init__(self, text: str | None, unprompted: tuple[str, float] | None = None) -> None:
         self.text = text
+        self.unprompted = unprompted
         self.calls = 0
 
-    def recognize_sync(self, pcm16: Any, sample_rate: int, spec: Any) -> list[Hypothesis]:
+    def hear_sync(self, pcm16: Any, sample_rate: int, spec: Any) -> WhisperHearing:
         self.calls += 1
-        return [] if self.text is None else [Hypothesis(self.text, 0.9)]
+        hyps = [] if self.text is None else [Hypothesis(self.text, 0.9)]
+        return WhisperHearing(hyps, (self.text or "", -0.3), self.unprompted)
+
+    async def hear(self, pcm16: Any, sample_rate: int, spec: Any) -> WhisperHearing:
+        return self.hear_sync(pcm16, sample_rate, spec)
+
+    def recognize_sync(self, pcm16: Any, sample_rate: int, spec: Any) -> list[Hypothesis]:
+        return self.hear_sync(pcm16, sample_rate, spec).hypotheses
 
     async def recognize(self, pcm16: Any, sample_rate: int, spec: Any) -> list[Hypothesis]:
         return self.recognize_sync(pcm16, sample_rate, spec)
@@ -85,47 +95,58 @@ def hear(request: pytest.FixtureRequest) -> Any:
 
 async def test_a_confident_grammar_answer_is_taken_without_whisper(hear: Any) -> None:
     whisper = FakeWhisper("red")
-    rec = combined(FakeGrammar("blue", -1.0), whisper)
+    rec = combined(FakeGrammar("blue", 8.0), whisper)
     assert isinstance(rec, Recognizer)
     assert await hear(rec, WIDE, 16000, COLOURS) == ["blue"]
     assert whisper.calls == 0 and rec.whisper_runs == 0
 
 
 async def test_a_yes_is_never_taken_from_the_grammar(hear: Any) -> None:
-    for ratio in (0.0, -4.0):
+    for ratio in (9.0, 3.0):
         whisper = FakeWhisper(None)
         rec = combined(FakeGrammar("yes", ratio), whisper)
         assert await hear(rec, WIDE, 16000, CONFIRM) == []
         assert whisper.calls == 1
-    rec = combined(FakeGrammar("yes", 0.0), FakeWhisper("yes"))
+    rec = combined(FakeGrammar("yes", 9.0), FakeWhisper("yes"))
     assert await hear(rec, WIDE, 16000, CONFIRM) == ["yes"]
 
 
 async def test_whisper_decides_when_the_grammar_is_unsure(hear: Any) -> None:
-    rec = combined(FakeGrammar("blue", -4.0), FakeWhisper("green"))
+    rec = combined(FakeGrammar("blue", 3.0), FakeWhisper("green"))
     assert await hear(rec, WIDE, 16000, COLOURS) == ["green"]
     # Whisper rejected it: the grammar's answer stands when it is not too far off ...
-    rec = combined(FakeGrammar("blue", -4.0), FakeWhisper(None))
+    rec = combined(FakeGrammar("blue", 3.0), FakeWhisper(None, ("blew", -0.9)))
     assert await hear(rec, WIDE, 16000, COLOURS) == ["blue"]
     # ... and is rejected when it is
-    rec = combined(FakeGrammar("blue", -9.0), FakeWhisper(None))
+    rec = combined(FakeGrammar("blue", -2.0), FakeWhisper(None))
     assert await hear(rec, WIDE, 16000, COLOURS) == []
     # a grammar phrase that answers nothing ("please") is never taken
-    rec = combined(FakeGrammar("please", 0.0), FakeWhisper(None))
+    rec = combined(FakeGrammar("please", 9.0), FakeWhisper(None))
     assert await hear(rec, WIDE, 16000, COLOURS) == []
+
+
+async def test_a_confident_transcript_that_answers_nothing_vetoes_the_grammar(hear: Any) -> None:
+    rec = combined(FakeGrammar("blue", 3.0), FakeWhisper(None, ("Hello there.", -0.2)))
+    assert await hear(rec, WIDE, 16000, COLOURS) == []  # out-of-set speech
+    rec = combined(FakeGrammar("blue", 3.0), FakeWhisper(None, ("Hello there.", -0.8)))
+    assert await hear(rec, WIDE, 16000, COLOURS) == ["blue"]  # Whisper was unsure too
+    rec = combined(FakeGrammar("blue", 3.0), FakeWhisper(None, ("", -0.1)))
+    assert await hear(rec, WIDE, 16000, COLOURS) == ["blue"]  # Whisper heard nothing
 
 
 async def test_narrowband_audio_moves_the_thresholds(hear: Any) -> None:
     whisper = FakeWhisper(None)
-    rec = combined(FakeGrammar("blue", -8.0), whisper)
-    assert await hear(rec, NARROW, 8000, COLOURS) == ["blue"]  # trusted: -8 >= -9
+    rec = combined(FakeGrammar("blue", 1.0), whisper)
+    assert await hear(rec, NARROW, 8000, COLOURS) == ["blue"]  # trusted: 1 - (-6.5) >= 7
     assert whisper.calls == 0
-    assert await hear(rec, WIDE, 16000, COLOURS) == []  # wideband: -8 < -6, rejected
-    assert whisper.calls == 1
+    rec = combined(FakeGrammar("blue", 0.2), whisper)
+    assert await hear(rec, NARROW, 8000, COLOURS) == ["blue"]  # accepted: 6.7 >= 0.5
+    assert await hear(rec, WIDE, 16000, COLOURS) == []  # wideband: 0.2 < 0.5, rejected
+    assert whisper.calls == 2
 
 
 async def test_free_text_goes_to_whisper_alone(hear: Any) -> None:
-    grammar = FakeGrammar("ignored", 0.0)
+    grammar = FakeGrammar("ignored", 9.0)
     rec = combined(grammar, FakeWhisper("call me tomorrow"))
     assert await hear(rec, WIDE, 16000, FREE) == ["call me tomorrow"]
     assert await hear(rec, WIDE, 16000, None) == ["call me tomorrow"]
@@ -137,7 +158,9 @@ def test_arguments_and_audio_are_checked() -> None:
         CombinedRecognizer(trust_ratio=-5.0, accept_ratio=-2.0)
     with pytest.raises(ValueError, match="narrowband_shift"):
         CombinedRecognizer(narrowband_shift=1.0)
-    rec = combined(FakeGrammar("blue", 0.0), FakeWhisper(None))
+    with pytest.raises(ValueError, match="confident_miss"):
+        CombinedRecognizer(confident_miss=0.5)
+    rec = combined(FakeGrammar("blue", 9.0), FakeWhisper(None))
     with pytest.raises(AudioFormatError, match="int16"):
         rec.recognize_sync(np.zeros(10, dtype=np.float32), 16000, COLOURS)  # type: ignore[arg-type]
 

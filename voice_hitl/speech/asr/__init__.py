@@ -16,7 +16,7 @@ from ._grammar import answer_phrases, build_jsgf
 from ._pocketsphinx import PocketsphinxRecognizer
 from ._process import RecognizerWorkerError
 from ._protocol import Hypothesis, Recognizer
-from ._whisper import WhisperRecognizer
+from ._whisper import WhisperHearing, WhisperRecognizer
 
 __all__ = [
     "AudioFormatError",
@@ -29,6 +29,7 @@ __all__ = [
     "RecognizerWorkerError",
     "SileroEndpointer",
     "Span",
+    "WhisperHearing",
     "WhisperRecognizer",
     "answer_phrases",
     "build_jsgf",
@@ -42,8 +43,9 @@ __all__ = [
 
 for _obj in (
     AudioFormatError, CombinedRecognizer, EnergyEndpointer, Hypothesis, PocketsphinxRecognizer,
-    RecognizerWorkerError, SileroEndpointer, Span, WhisperRecognizer, answer_phrases,
-    build_jsgf, check_pcm16, is_narrowband, load_wav, make_endpointer, read_wav, resample,
+    RecognizerWorkerError, SileroEndpointer, Span, WhisperHearing, WhisperRecognizer,
+    answer_phrases, build_jsgf, check_pcm16, is_narrowband, load_wav, make_endpointer, read_wav,
+    resample,
 ):  # fmt: skip
     _obj.__module__ = __name__
 del _obj

@@ -4,29 +4,31 @@ The two recognisers fail differently. The grammar decoder is fast and knows only
 question's answers, so it is right when its path explains the audio about as well as free
 phones do (the phone-loop ratio, see `PocketsphinxRecognizer`) and wrong when speech lies
 outside the grammar or is noisy; Whisper reads noisy and out-of-set speech well and rejects
-what does not map onto an answer, but tiny.en mishears some voices. The decision, per utterance:
+what does not map onto an answer, but tiny.en mishears some voices. Per utterance:
 
-1. The grammar decodes the audio (RTF ~0.06 with its phone loop). A result that is an answer
-   or a meta-intent, but not a yes, whose ratio reaches ``trust_ratio`` is taken as it is;
-   Whisper is not run (about a third of the committed fixtures).
-2. Otherwise Whisper decides (`WhisperRecognizer`, with its own checks; a yes is only ever
-   taken from Whisper, verified by its unprompted second pass).
-3. If Whisper rejects the utterance, the grammar's result is taken when it is not a yes and its
-   ratio reaches ``accept_ratio``; otherwise the utterance is rejected.
+1. The grammar decodes the audio (RTF ~0.04 with its phone loop, in its worker process). An
+   answer or meta-intent that is not a yes, whose ratio reaches ``trust_ratio``, is taken
+   as it is and Whisper does not run.
+2. Otherwise Whisper decides (`WhisperRecognizer` with its own checks). A yes is only ever
+   taken from Whisper, verified by its unprompted second pass.
+3. If Whisper rejects the utterance, the grammar's answer (never a yes) is taken when its
+   ratio reaches ``accept_ratio`` -- unless Whisper's unprompted pass confidently heard
+   words that answer nothing (average token log-probability >= ``confident_miss``, as for
+   "Hello there." to a digits question): that is out-of-set speech, and it is rejected.
 
 Narrowband (telephone) audio lowers every phone-loop ratio: the model's 4-8 kHz filters see
-nothing, for the grammar and the free phones alike but not equally (median ratio of correct
-answers -6.8 on the telephone fixtures against -2.4 clean). Both thresholds are therefore
-moved by ``narrowband_shift`` for such audio (`is_narrowband`).
+nothing, for the grammar and the free phones alike but not equally. Both ratio thresholds
+are therefore moved by ``narrowband_shift`` for such audio (`is_narrowband`).
 
-The defaults were set on the committed fixtures (bench/results_speech_combined.txt): a
-plateau of equal accuracy spans ``accept_ratio`` -6 to -7 and narrowband thresholds -13 to
--14; ``trust_ratio`` -1 to -3 changes nothing but how often Whisper runs.
+The defaults were chosen on the committed fixtures from the middle of plateaus of equal
+accuracy: ``trust_ratio`` 6 to 8, ``accept_ratio`` 0 to 0.5, ``narrowband_shift`` -6.5 to -7,
+``confident_miss`` -0.45 to -0.5 (figures in bench/results_speech_combined.txt).
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
 from typing import TYPE_CHECKING
 
@@ -39,7 +41,7 @@ from ._audio import check_pcm16, is_narrowband
 from ._grammar import answer_phrases
 from ._pocketsphinx import PocketsphinxRecognizer
 from ._protocol import Hypothesis
-from ._whisper import WhisperRecognizer
+from ._whisper import WhisperHearing, WhisperRecognizer
 
 if TYPE_CHECKING:
     from .._spec import AnswerSpec
@@ -60,6 +62,8 @@ class CombinedRecognizer:
         accept_ratio: phone-loop ratio from which a grammar result is taken when Whisper
             rejected the utterance; must not exceed ``trust_ratio``.
         narrowband_shift: added to both ratios for band-limited (telephone) audio; <= 0.
+        confident_miss: average token log-probability from which Whisper's unprompted
+            transcript, answering nothing, vetoes the grammar's answer.
 
     Raises:
         ValueError: inconsistent thresholds (the message names them).
@@ -72,9 +76,10 @@ class CombinedRecognizer:
         *,
         grammar: PocketsphinxRecognizer | None = None,
         whisper: WhisperRecognizer | None = None,
-        trust_ratio: float = -2.0,
-        accept_ratio: float = -6.0,
-        narrowband_shift: float = -7.0,
+        trust_ratio: float = 7.0,
+        accept_ratio: float = 0.5,
+        narrowband_shift: float = -6.5,
+        confident_miss: float = -0.45,
     ) -> None:
         if accept_ratio > trust_ratio:
             raise ValueError(
@@ -82,11 +87,14 @@ class CombinedRecognizer:
             )
         if narrowband_shift > 0:
             raise ValueError(f"narrowband_shift must be <= 0, got {narrowband_shift}")
+        if confident_miss > 0:
+            raise ValueError(f"confident_miss must be a log-probability <= 0, got {confident_miss}")
         self._grammar = grammar
         self._whisper = whisper if whisper is not None else WhisperRecognizer()
         self._trust = trust_ratio
         self._accept = accept_ratio
         self._shift = narrowband_shift
+        self._confident_miss = confident_miss
         self._lock = threading.Lock()
         self.whisper_runs = 0
         """How many utterances needed Whisper (for reports)."""
@@ -118,6 +126,17 @@ class CombinedRecognizer:
             return None
         return ratio - (self._shift if narrowband else 0.0)
 
+    def _decide(self, text: str, standing: float | None, heard: WhisperHearing) -> list[Hypothesis]:
+        """Steps 2 and 3 of the module docstring, once Whisper has heard the utterance."""
+        if heard.hypotheses:
+            return heard.hypotheses
+        if standing is None or standing < self._accept:
+            return []
+        said, logprob = heard.unprompted or ("", -math.inf)
+        if said.strip() and logprob >= self._confident_miss:
+            return []  # Whisper clearly heard something else
+        return [Hypothesis(text, _score(standing))]
+
     def recognize_sync(
         self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None
     ) -> list[Hypothesis]:
@@ -131,9 +150,7 @@ class CombinedRecognizer:
         if standing is not None and standing >= self._trust:
             return [Hypothesis(text, _score(standing))]
         self.whisper_runs += 1
-        return self._whisper.recognize_sync(pcm16, sample_rate, spec) or _fallback(
-            text, standing, self._accept
-        )
+        return self._decide(text, standing, self._whisper.hear_sync(pcm16, sample_rate, spec))
 
     async def recognize(
         self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None
@@ -168,15 +185,7 @@ class CombinedRecognizer:
         if standing is not None and standing >= self._trust:
             return [Hypothesis(text, _score(standing))]
         self.whisper_runs += 1
-        heard = await self._whisper.recognize(pcm16, sample_rate, spec)
-        return heard or _fallback(text, standing, self._accept)
-
-
-def _fallback(text: str, standing: float | None, accept: float) -> list[Hypothesis]:
-    """The grammar's result when Whisper rejected the utterance, if it is good enough."""
-    if standing is None or standing < accept:
-        return []
-    return [Hypothesis(text, _score(standing))]
+        return self._decide(text, standing, await self._whisper.hear(pcm16, sample_rate, spec))
 
 
 def _answers_without_yes(text: str, spec: AnswerSpec) -> bool:
@@ -187,6 +196,6 @@ def _answers_without_yes(text: str, spec: AnswerSpec) -> bool:
     return isinstance(result, Answer) and result.value is not True
 
 
-def _score(ratio: float) -> float:
-    """A 0..1 score from a (wideband) phone-loop ratio: 0 at -20 and below, 1 at 0 and above."""
-    return min(1.0, max(0.0, 1.0 + ratio / 20.0))
+def _score(standing: float) -> float:
+    """A 0..1 score from a (wideband) phone-loop ratio: 0.5 at 0, rising with the ratio."""
+    return 1.0 / (1.0 + math.exp(-standing / 3.0))

@@ -61,7 +61,7 @@ from ._audio import check_pcm16, resample
 from ._grammar import GRAMMAR_META, answer_phrases
 from ._protocol import Hypothesis
 
-__all__ = ["WhisperRecognizer"]
+__all__ = ["WhisperHearing", "WhisperRecognizer"]
 
 _MODEL_RATE = 16_000
 _MAX_HOTWORDS = 40
@@ -139,6 +139,22 @@ def _nearest(text: str, candidates: list[str], *, sound: bool) -> tuple[str, flo
         if d < best_d:
             best, best_d = candidate, d
     return best, best_d
+
+
+@dataclass(frozen=True, slots=True)
+class WhisperHearing:
+    """What `WhisperRecognizer` heard in one utterance.
+
+    Attributes:
+        hypotheses: the result of `WhisperRecognizer.recognize` (empty: rejected).
+        prompted: the transcript and average token log-probability of the pass with
+            hotwords ("" and ``-inf`` when nothing was heard or the decoder looped).
+        unprompted: the same for the pass without hotwords, when it ran.
+    """
+
+    hypotheses: list[Hypothesis]
+    prompted: tuple[str, float]
+    unprompted: tuple[str, float] | None
 
 
 def _unless_looping(decoded: tuple[str, float], seconds: float) -> tuple[str, float]:
@@ -330,29 +346,46 @@ class WhisperRecognizer:
             return "", -math.inf
         return text, float(np.mean([s.avg_logprob for s in segs]))
 
+    def hear_sync(
+        self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None
+    ) -> WhisperHearing:
+        """`recognize_sync` with the raw transcripts behind its result (blocking)."""
+        seconds = len(pcm16) / sample_rate
+        prompted = _unless_looping(self.transcribe_sync(pcm16, sample_rate, spec), seconds)
+        text, logprob = prompted
+        mapped = self.map_transcript(text, spec, logprob)
+        unprompted: tuple[str, float] | None = None
+        if mapped is None and spec is not None:
+            unprompted = _unless_looping(
+                self.transcribe_sync(pcm16, sample_rate, spec, hotwords=False), seconds
+            )
+            fallback = self.map_transcript(unprompted[0], spec, unprompted[1])
+            if fallback is not None and not _reads_as_yes(fallback, spec):
+                mapped, logprob = fallback, unprompted[1]
+        if mapped is None:
+            return WhisperHearing([], prompted, unprompted)
+        if self._verify and spec is not None and _reads_as_yes(mapped, spec):
+            if unprompted is None:
+                unprompted = self.transcribe_sync(pcm16, sample_rate, spec, hotwords=False)
+            check = unprompted[0]
+            if set(tokens(check)) & NEGATION_WORDS or not _reads_as_yes(check, spec):
+                # the unprompted pass did not hear a clear yes
+                return WhisperHearing([], prompted, unprompted)
+        hypothesis = Hypothesis(mapped, min(1.0, max(0.0, math.exp(logprob))))
+        return WhisperHearing([hypothesis], prompted, unprompted)
+
     def recognize_sync(
         self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None
     ) -> list[Hypothesis]:
         """Blocking form of `recognize`, for worker threads and scripts."""
-        seconds = len(pcm16) / sample_rate
-        text, logprob = _unless_looping(self.transcribe_sync(pcm16, sample_rate, spec), seconds)
-        mapped = self.map_transcript(text, spec, logprob)
-        unprompted: str | None = None
-        if mapped is None and spec is not None:
-            unprompted, second_logprob = _unless_looping(
-                self.transcribe_sync(pcm16, sample_rate, spec, hotwords=False), seconds
-            )
-            fallback = self.map_transcript(unprompted, spec, second_logprob)
-            if fallback is not None and not _reads_as_yes(fallback, spec):
-                mapped, logprob = fallback, second_logprob
-        if mapped is None:
-            return []
-        if self._verify and spec is not None and _reads_as_yes(mapped, spec):
-            if unprompted is None:
-                unprompted, _ = self.transcribe_sync(pcm16, sample_rate, spec, hotwords=False)
-            if set(tokens(unprompted)) & NEGATION_WORDS or not _reads_as_yes(unprompted, spec):
-                return []  # the unprompted pass did not hear a clear yes
-        return [Hypothesis(mapped, min(1.0, max(0.0, math.exp(logprob))))]
+        return self.hear_sync(pcm16, sample_rate, spec).hypotheses
+
+    async def hear(
+        self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None
+    ) -> WhisperHearing:
+        """`recognize` with the raw transcripts behind its result (see `WhisperHearing`)."""
+        check_pcm16(pcm16, sample_rate)
+        return await asyncio.to_thread(self.hear_sync, pcm16, sample_rate, spec)
 
     async def recognize(
         self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None
