@@ -112,13 +112,13 @@ async def test_a_yes_is_never_taken_from_the_grammar(hear: Any) -> None:
 
 
 async def test_whisper_decides_when_the_grammar_is_unsure(hear: Any) -> None:
-    rec = combined(FakeGrammar("blue", 3.0), FakeWhisper("green"))
+    rec = combined(FakeGrammar("blue", -4.0), FakeWhisper("green"))
     assert await hear(rec, WIDE, 16000, COLOURS) == ["green"]
     # Whisper rejected it: the grammar's answer stands when it is not too far off ...
-    rec = combined(FakeGrammar("blue", 3.0), FakeWhisper(None, ("blew", -0.9)))
+    rec = combined(FakeGrammar("blue", -4.0), FakeWhisper(None, ("blew", -0.9)))
     assert await hear(rec, WIDE, 16000, COLOURS) == ["blue"]
     # ... and is rejected when it is
-    rec = combined(FakeGrammar("blue", -2.0), FakeWhisper(None))
+    rec = combined(FakeGrammar("blue", -14.0), FakeWhisper(None))
     assert await hear(rec, WIDE, 16000, COLOURS) == []
     # a grammar phrase that answers nothing ("please") is never taken
     rec = combined(FakeGrammar("please", 9.0), FakeWhisper(None))
@@ -126,22 +126,22 @@ async def test_whisper_decides_when_the_grammar_is_unsure(hear: Any) -> None:
 
 
 async def test_a_confident_transcript_that_answers_nothing_vetoes_the_grammar(hear: Any) -> None:
-    rec = combined(FakeGrammar("blue", 3.0), FakeWhisper(None, ("Hello there.", -0.2)))
+    rec = combined(FakeGrammar("blue", -4.0), FakeWhisper(None, ("Hello there.", -0.2)))
     assert await hear(rec, WIDE, 16000, COLOURS) == []  # out-of-set speech
-    rec = combined(FakeGrammar("blue", 3.0), FakeWhisper(None, ("Hello there.", -0.8)))
+    rec = combined(FakeGrammar("blue", -4.0), FakeWhisper(None, ("Hello there.", -0.8)))
     assert await hear(rec, WIDE, 16000, COLOURS) == ["blue"]  # Whisper was unsure too
-    rec = combined(FakeGrammar("blue", 3.0), FakeWhisper(None, ("", -0.1)))
+    rec = combined(FakeGrammar("blue", -4.0), FakeWhisper(None, ("", -0.1)))
     assert await hear(rec, WIDE, 16000, COLOURS) == ["blue"]  # Whisper heard nothing
 
 
 async def test_narrowband_audio_moves_the_thresholds(hear: Any) -> None:
     whisper = FakeWhisper(None)
-    rec = combined(FakeGrammar("blue", 1.0), whisper)
-    assert await hear(rec, NARROW, 8000, COLOURS) == ["blue"]  # trusted: 1 - (-6.5) >= 7
+    rec = combined(FakeGrammar("blue", -2.5), whisper)
+    assert await hear(rec, NARROW, 8000, COLOURS) == ["blue"]  # trusted: -2.5 - (-5) >= 2
     assert whisper.calls == 0
-    rec = combined(FakeGrammar("blue", 0.2), whisper)
-    assert await hear(rec, NARROW, 8000, COLOURS) == ["blue"]  # accepted: 6.7 >= 0.5
-    assert await hear(rec, WIDE, 16000, COLOURS) == []  # wideband: 0.2 < 0.5, rejected
+    rec = combined(FakeGrammar("blue", -12.0), whisper)
+    assert await hear(rec, NARROW, 8000, COLOURS) == ["blue"]  # accepted: -7 >= -11
+    assert await hear(rec, WIDE, 16000, COLOURS) == []  # wideband: -12 < -11, rejected
     assert whisper.calls == 2
 
 

@@ -21,8 +21,10 @@ nothing, for the grammar and the free phones alike but not equally. Both ratio t
 are therefore moved by ``narrowband_shift`` for such audio (`is_narrowband`).
 
 The defaults were chosen on the committed fixtures from the middle of plateaus of equal
-accuracy: ``trust_ratio`` 6 to 8, ``accept_ratio`` 0 to 0.5, ``narrowband_shift`` -6.5 to -7,
-``confident_miss`` -0.45 to -0.5 (figures in bench/results_speech_combined.txt).
+accuracy (95.7-95.9 %): ``trust_ratio`` 1 to 4 (lower skips Whisper more often: a quarter to
+a third of the fixtures), ``accept_ratio`` -10 to -12, ``narrowband_shift`` -4 to -7, and
+``confident_miss`` -0.45 (-0.4 and -0.5 lose 0.2-0.5 points; without the veto 93.5 %).
+Figures in bench/results_speech_combined.txt.
 """
 
 from __future__ import annotations
@@ -76,9 +78,9 @@ class CombinedRecognizer:
         *,
         grammar: PocketsphinxRecognizer | None = None,
         whisper: WhisperRecognizer | None = None,
-        trust_ratio: float = 7.0,
-        accept_ratio: float = 0.5,
-        narrowband_shift: float = -6.5,
+        trust_ratio: float = 2.0,
+        accept_ratio: float = -11.0,
+        narrowband_shift: float = -5.0,
         confident_miss: float = -0.45,
     ) -> None:
         if accept_ratio > trust_ratio:
