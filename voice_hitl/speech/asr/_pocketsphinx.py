@@ -36,7 +36,8 @@ at" on a fresh decoder; confirm 83% -> 72-78%); alternate pronunciations ("corre
 EH K T, "four" F OW R, ...: +0.5 points, within noise); a faint 4-8 kHz noise floor or
 ``dither`` for telephone audio (telephone 83.7% either way, errors only moved between
 voices); comparing phones with all vowels merged (out-of-set speech then scored up to 0.46
-against a yes phrase)."""
+against a yes phrase).
+"""
 
 from __future__ import annotations
 
