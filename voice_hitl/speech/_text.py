@@ -9,12 +9,13 @@ self-correction markers ("red, no, blue" -> ``[["red"], ["blue"]]``).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 
 __all__ = [
     "CORRECTION_MARKERS",
     "FILLERS",
     "contains_phrase",
+    "edit_distance",
     "find_phrase",
     "normalise",
     "split_corrections",
@@ -133,3 +134,17 @@ def split_corrections(
             segments[-1].append(toks[i])
             i += 1
     return [s for s in segments if s]
+
+
+def edit_distance(first: Sequence[Hashable], second: Sequence[Hashable]) -> float:
+    """Levenshtein distance between two sequences (letters, phones) over the longer length.
+
+    0.0 for equal sequences (two empty ones included), 1.0 when nothing lines up.
+    """
+    previous = list(range(len(second) + 1))
+    for i, a in enumerate(first, 1):
+        current = [i]
+        for j, b in enumerate(second, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a != b)))
+        previous = current
+    return previous[-1] / max(len(first), len(second), 1)

@@ -52,6 +52,7 @@ import numpy.typing as npt
 
 from .._answer import Answer, MetaAnswer
 from .._spec import AnswerKind
+from .._text import edit_distance
 from .._understand import understand
 from .._vocab import NEGATION_WORDS
 from ._audio import check_pcm16, resample
@@ -309,13 +310,7 @@ class PocketsphinxRecognizer:
 
 def phone_similarity(first: list[str], second: list[str]) -> float:
     """1 minus the phone edit distance over the longer length (1.0: same phones)."""
-    previous = list(range(len(second) + 1))
-    for i, a in enumerate(first, 1):
-        current = [i]
-        for j, b in enumerate(second, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a != b)))
-        previous = current
-    return 1.0 - previous[-1] / max(len(first), len(second), 1)
+    return 1.0 - edit_distance(first, second)
 
 
 def _same_as(candidate: object, reference: object) -> object:

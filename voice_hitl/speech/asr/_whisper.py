@@ -54,7 +54,7 @@ import numpy.typing as npt
 from .._answer import Answer, MetaAnswer
 from .._numbers import DIGIT_WORDS, NUMBER_WORDS
 from .._spec import AnswerKind, AnswerSpec
-from .._text import tokens
+from .._text import edit_distance, tokens
 from .._understand import understand
 from .._vocab import AFFIRMATIVE_PHRASES, NEGATION_WORDS, NEGATIVE_PHRASES
 from ._audio import check_pcm16, resample
@@ -109,19 +109,6 @@ def _load_shared(path: Path | None, compute_type: str, cpu_threads: int) -> _Sha
         return shared
 
 
-def _edit_distance(a: str, b: str) -> float:
-    """Levenshtein distance between ``a`` and ``b`` over the longer length (0..1)."""
-    if not a or not b:
-        return 0.0 if a == b else 1.0
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        prev = cur
-    return prev[-1] / max(len(a), len(b))
-
-
 def _sound_key(text: str) -> str:
     """A crude sound-alike key: each run of vowels becomes one "a" ("blew", "blue" -> "bla")."""
     return re.sub(r"[aeiouy]+", "a", re.sub(r"(.)\1+", r"\1", text))
@@ -129,13 +116,13 @@ def _sound_key(text: str) -> str:
 
 def _distance(a: str, b: str) -> float:
     """The smaller of the spelling and the sound-alike edit distances."""
-    return min(_edit_distance(a, b), _edit_distance(_sound_key(a), _sound_key(b)))
+    return min(edit_distance(a, b), edit_distance(_sound_key(a), _sound_key(b)))
 
 
 def _nearest(text: str, candidates: list[str], *, sound: bool) -> tuple[str, float]:
     best, best_d = "", math.inf
     for candidate in candidates:
-        d = _distance(text, candidate) if sound else _edit_distance(text, candidate)
+        d = _distance(text, candidate) if sound else edit_distance(text, candidate)
         if d < best_d:
             best, best_d = candidate, d
     return best, best_d
