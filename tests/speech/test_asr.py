@@ -256,8 +256,8 @@ async def test_pocketsphinx_rejects_by_phone_ratio(pocketsphinx_recognizer: obje
     ratio = pocketsphinx_recognizer.last_phone_ratio  # set by the in-thread decode
     assert ratio is not None and ratio > -9.5
     text, worker_ratio = await pocketsphinx_recognizer.grammar_decode(pcm, rate, spec)
-    # the noise estimate carries over between utterances, so decoders differ a little
-    assert text == "blue" and worker_ratio == pytest.approx(ratio, abs=1.0)
+    # the worker decoded other utterances before this one: results do not depend on that
+    assert text == "blue" and worker_ratio == ratio
     strict = PocketsphinxRecognizer(min_phone_ratio=ratio + 1.0)  # its own worker
     assert await strict.recognize(pcm, rate, spec) == []
 

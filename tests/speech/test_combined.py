@@ -136,12 +136,12 @@ async def test_a_confident_transcript_that_answers_nothing_vetoes_the_grammar(he
 
 async def test_narrowband_audio_moves_the_thresholds(hear: Any) -> None:
     whisper = FakeWhisper(None)
-    rec = combined(FakeGrammar("blue", -2.5), whisper)
-    assert await hear(rec, NARROW, 8000, COLOURS) == ["blue"]  # trusted: -2.5 - (-5) >= 2
+    rec = combined(FakeGrammar("blue", -0.5), whisper)
+    assert await hear(rec, NARROW, 8000, COLOURS) == ["blue"]  # trusted: -0.5 - (-4) >= 3
     assert whisper.calls == 0
     rec = combined(FakeGrammar("blue", -12.0), whisper)
-    assert await hear(rec, NARROW, 8000, COLOURS) == ["blue"]  # accepted: -7 >= -11
-    assert await hear(rec, WIDE, 16000, COLOURS) == []  # wideband: -12 < -11, rejected
+    assert await hear(rec, NARROW, 8000, COLOURS) == ["blue"]  # accepted: -8 >= -9.5
+    assert await hear(rec, WIDE, 16000, COLOURS) == []  # wideband: -12 < -9.5, rejected
     assert whisper.calls == 2
 
 

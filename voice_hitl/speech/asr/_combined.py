@@ -20,11 +20,11 @@ Narrowband (telephone) audio lowers every phone-loop ratio: the model's 4-8 kHz 
 nothing, for the grammar and the free phones alike but not equally. Both ratio thresholds
 are therefore moved by ``narrowband_shift`` for such audio (`is_narrowband`).
 
-The defaults were chosen on the committed fixtures from the middle of plateaus of equal
-accuracy (95.7-95.9 %): ``trust_ratio`` 1 to 4 (lower skips Whisper more often: a quarter to
-a third of the fixtures), ``accept_ratio`` -10 to -12, ``narrowband_shift`` -4 to -7, and
-``confident_miss`` -0.45 (-0.4 and -0.5 lose 0.2-0.5 points; without the veto 93.5 %).
-Figures in bench/results_speech_combined.txt.
+The defaults were chosen on the committed fixtures in the middle of plateaus of equal
+accuracy (95.4-95.9 % around the chosen 95.7 %): ``trust_ratio`` 2 to 4 (lower skips Whisper
+more often), ``accept_ratio`` -9 to -10 (-11 loses flite's clean answers), ``narrowband_shift``
+-3 to -6, and ``confident_miss`` -0.45 (-0.4 and -0.5 lose 0.2-0.5 points; without the veto
+93.5 %). Figures in bench/results_speech_combined.txt.
 """
 
 from __future__ import annotations
@@ -78,9 +78,9 @@ class CombinedRecognizer:
         *,
         grammar: PocketsphinxRecognizer | None = None,
         whisper: WhisperRecognizer | None = None,
-        trust_ratio: float = 2.0,
-        accept_ratio: float = -11.0,
-        narrowband_shift: float = -5.0,
+        trust_ratio: float = 3.0,
+        accept_ratio: float = -9.5,
+        narrowband_shift: float = -4.0,
         confident_miss: float = -0.45,
     ) -> None:
         if accept_ratio > trust_ratio:
