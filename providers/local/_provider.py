@@ -39,8 +39,10 @@ class LocalCascadeProvider(RealtimeProvider):
     async def _default_recognizer(self) -> Recognizer:
         from voice_hitl.speech.asr import PocketsphinxRecognizer
 
-        # Loading the acoustic model blocks for a moment: do it off the event loop.
-        recognizer: Recognizer = await asyncio.to_thread(PocketsphinxRecognizer)
+        # Loading the acoustic model blocks for a moment: do it off the event loop, and start
+        # the decoding worker now rather than at the caller's first words.
+        recognizer = await asyncio.to_thread(PocketsphinxRecognizer)
+        await recognizer.load()
         return recognizer
 
     async def connect(self, config: SessionConfig) -> LocalCascadeSession:

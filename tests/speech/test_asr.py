@@ -213,6 +213,18 @@ async def test_pocketsphinx_leaves_the_event_loop_running(pocketsphinx_recognize
     assert ticks > 10 and worst < 0.1, (ticks, worst)
 
 
+async def test_load_starts_the_worker_before_the_first_utterance() -> None:
+    pytest.importorskip("pocketsphinx")
+    from voice_hitl.speech.asr import PocketsphinxRecognizer
+    from voice_hitl.speech.asr._process import _WORKERS
+
+    rec = await asyncio.to_thread(PocketsphinxRecognizer, min_phone_ratio=-99.0)
+    assert rec._worker_key() not in _WORKERS
+    await rec.load()
+    pool = _WORKERS[rec._worker_key()]
+    assert [p.is_alive() for p in pool._processes.values()] == [True]
+
+
 async def test_a_dead_worker_is_named_and_replaced(pocketsphinx_recognizer: object) -> None:
     import os
     import signal

@@ -108,7 +108,7 @@ class CombinedRecognizer:
             return self._grammar
 
     async def load(self) -> None:
-        """Load the PocketSphinx decoder and the Whisper model in worker threads.
+        """Load the PocketSphinx decoder (and start its worker process) and the Whisper model.
 
         Raises:
             ModuleNotFoundError: the ``speech`` or ``whisper`` extra is not installed.
@@ -116,7 +116,8 @@ class CombinedRecognizer:
         Cancellation:
             Safe: loading finishes in its threads and is kept for later calls.
         """
-        await asyncio.to_thread(self._grammar_recognizer)
+        grammar = await asyncio.to_thread(self._grammar_recognizer)
+        await grammar.load()
         await self._whisper.load()
 
     def _standing(

@@ -243,6 +243,17 @@ class PocketsphinxRecognizer:
         factory = functools.partial(PocketsphinxRecognizer, **self._options)
         return await call_in_worker(self._worker_key(), factory, method, *args)
 
+    async def load(self) -> None:
+        """Start the worker process now rather than at the first utterance (~1 s).
+
+        Raises:
+            RecognizerWorkerError: the worker process died while starting.
+
+        Cancellation:
+            Safe: the worker goes on starting and is used by later calls.
+        """
+        await self._in_worker("grammar_for", None)
+
     async def grammar_decode(
         self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec
     ) -> tuple[str, float | None]:
