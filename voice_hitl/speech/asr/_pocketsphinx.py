@@ -203,29 +203,40 @@ class PocketsphinxRecognizer:
         """
         audio = self._prepare(pcm16, sample_rate)
         with self._lock:
-            search = self._search(spec)
-            text, _score = self._decode(search, audio)
-            if not text or search == _LM_SEARCH:
-                return text, None
-            return text, self._phone_ratio(audio)
+            _search, text, _score, ratio = self._grammar_pass(audio, spec, with_ratio=True)
+        return text, ratio
 
     def recognize_sync(
         self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None
     ) -> list[Hypothesis]:
         """Blocking form of `recognize`, for worker threads and scripts."""
         audio = self._prepare(pcm16, sample_rate)
+        minimum = self._min_ratio
         with self._lock:
-            search = self._search(spec)
-            text, score = self._decode(search, audio)
-            if text and search != _LM_SEARCH and self._min_ratio is not None:
-                self.last_phone_ratio = self._phone_ratio(audio)
-                if self.last_phone_ratio < self._min_ratio:
-                    return []
+            search, text, score, ratio = self._grammar_pass(
+                audio, spec, with_ratio=minimum is not None
+            )
+            if ratio is not None and minimum is not None and ratio < minimum:
+                return []
             if search != _LM_SEARCH and self._needs_check(text, spec):
                 assert spec is not None
                 if not self._corroborated(text, spec, audio):
                     return []
         return [Hypothesis(text, score)] if text else []
+
+    def _grammar_pass(
+        self, audio: bytes, spec: AnswerSpec | None, *, with_ratio: bool
+    ) -> tuple[str, str, float, float | None]:
+        """``(search, text, score, phone-loop ratio)`` for ``audio``; call under the lock.
+
+        The ratio is computed when asked for and there is a grammar result, else ``None``.
+        """
+        search = self._search(spec)
+        text, score = self._decode(search, audio)
+        ratio = self._phone_ratio(audio) if with_ratio and text and search != _LM_SEARCH else None
+        if ratio is not None:
+            self.last_phone_ratio = ratio
+        return search, text, score, ratio
 
     def _prepare(self, pcm16: npt.NDArray[np.int16], sample_rate: int) -> bytes:
         """The utterance as 16 kHz PCM16 bytes, trimmed to its speech (see the module)."""
