@@ -177,21 +177,9 @@ async def _provider(recognizer: str) -> RealtimeProvider:
     """The embedded default with the chosen recogniser (loaded off the event loop)."""
     from providers.local import LocalCascadeProvider
 
-    if recognizer == "pocketsphinx":
-        return LocalCascadeProvider()
-    if recognizer == "whisper":
-        from .speech.asr import WhisperRecognizer
+    from .speech.asr import load_recognizer
 
-        return LocalCascadeProvider(recognizer=WhisperRecognizer())
-    if recognizer == "combined":
-        from .speech.asr import CombinedRecognizer
-
-        combined = CombinedRecognizer()
-        await combined.load()
-        return LocalCascadeProvider(recognizer=combined)
-    raise ValueError(
-        f"unknown recognizer {recognizer!r}: use 'pocketsphinx', 'whisper' or 'combined'"
-    )
+    return LocalCascadeProvider(recognizer=await load_recognizer(recognizer))
 
 
 def _call_bound(transport: ScriptedCallerTransport, timeout: float) -> float:

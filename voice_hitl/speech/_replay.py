@@ -22,11 +22,10 @@ from typing import Any, TextIO
 
 from ._fixtures import FixtureResult, load_manifest, report_json, run_fixtures, summarise
 from ._spec import AnswerSpec
+from .asr import RECOGNIZERS
 
 __all__ = ["RECOGNIZERS", "add_replay_command", "baseline_for", "check_baseline", "replay"]
 
-RECOGNIZERS = ("pocketsphinx", "whisper", "combined")
-"""Recognisers ``replay`` can run (``whisper`` and ``combined`` need the ``whisper`` extra)."""
 
 
 def add_replay_command(subparsers: Any) -> None:
@@ -153,13 +152,7 @@ async def replay(
     Cancellation:
         Safe: stops after the fixture in flight.
     """
-    from .asr import (
-        CombinedRecognizer,
-        PocketsphinxRecognizer,
-        Recognizer,
-        WhisperRecognizer,
-        load_wav,
-    )
+    from .asr import load_recognizer, load_wav
 
     if recognizer not in RECOGNIZERS:
         raise ValueError(f"recognizer must be one of {RECOGNIZERS}, got {recognizer!r}")
@@ -174,15 +167,7 @@ async def replay(
     if sample > 1:
         k = sample
         entries = [e for i, e in enumerate(entries) if (i + i // k + i // (k * k)) % k == 0]
-    engine: Recognizer
-    if recognizer == "whisper":
-        engine = WhisperRecognizer()
-        await engine.load()
-    elif recognizer == "combined":
-        engine = CombinedRecognizer()
-        await engine.load()
-    else:
-        engine = await asyncio.to_thread(PocketsphinxRecognizer, verify=verify)  # type: ignore[arg-type]
+    engine = await load_recognizer(recognizer, verify=verify)  # type: ignore[arg-type]
 
     async def recognise(wav: Path, spec: AnswerSpec) -> tuple[str, float, float]:
         pcm, rate = await load_wav(wav)

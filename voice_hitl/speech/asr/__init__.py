@@ -10,6 +10,7 @@ Errors: `AudioFormatError` (a ``ValueError``) names what is wrong with audio inp
 from __future__ import annotations
 
 from ._audio import AudioFormatError, check_pcm16, is_narrowband, load_wav, read_wav, resample
+from ._by_name import RECOGNIZERS, load_recognizer
 from ._combined import CombinedRecognizer
 from ._endpoint import Endpointer, EnergyEndpointer, SileroEndpointer, Span, make_endpointer
 from ._grammar import answer_phrases, build_jsgf
@@ -19,6 +20,7 @@ from ._protocol import Hypothesis, Recognizer
 from ._whisper import WhisperHearing, WhisperRecognizer
 
 __all__ = [
+    "RECOGNIZERS",
     "AudioFormatError",
     "CombinedRecognizer",
     "EnergyEndpointer",
@@ -35,6 +37,7 @@ __all__ = [
     "build_jsgf",
     "check_pcm16",
     "is_narrowband",
+    "load_recognizer",
     "load_wav",
     "make_endpointer",
     "read_wav",
@@ -44,8 +47,8 @@ __all__ = [
 for _obj in (
     AudioFormatError, CombinedRecognizer, EnergyEndpointer, Hypothesis, PocketsphinxRecognizer,
     RecognizerWorkerError, SileroEndpointer, Span, WhisperHearing, WhisperRecognizer,
-    answer_phrases, build_jsgf, check_pcm16, is_narrowband, load_wav, make_endpointer, read_wav,
-    resample,
+    answer_phrases, build_jsgf, check_pcm16, is_narrowband, load_recognizer, load_wav,
+    make_endpointer, read_wav, resample,
 ):  # fmt: skip
     _obj.__module__ = __name__
 del _obj
