@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from voice_hitl._provider import ProviderCapabilities, RealtimeProvider, SessionConfig
 from voice_hitl.speech.asr import Recognizer
 
@@ -37,13 +35,11 @@ class LocalCascadeProvider(RealtimeProvider):
         self._synthesizer = synthesizer
 
     async def _default_recognizer(self) -> Recognizer:
-        from voice_hitl.speech.asr import PocketsphinxRecognizer
+        from voice_hitl.speech.asr import load_recognizer
 
-        # Loading the acoustic model blocks for a moment: do it off the event loop, and start
-        # the decoding worker now rather than at the caller's first words.
-        recognizer = await asyncio.to_thread(PocketsphinxRecognizer)
-        await recognizer.load()
-        return recognizer
+        # Loads the acoustic model off the event loop and starts the decoding worker now
+        # rather than at the caller's first words.
+        return await load_recognizer("pocketsphinx")
 
     async def connect(self, config: SessionConfig) -> LocalCascadeSession:
         """Open an offline session (loads nothing until audio arrives).
