@@ -29,7 +29,8 @@ class Hypothesis:
 
 @runtime_checkable
 class Recognizer(Protocol):
-    """Speech in, n-best text out. Implementations run their work off the event loop."""
+    """Speech in, n-best text out. Implementations run their work off the event loop: in a
+    worker thread when their native code releases the GIL, else in a worker process."""
 
     name: str
     """A short name for reports, e.g. ``"pocketsphinx-grammar"``."""
@@ -49,7 +50,7 @@ class Recognizer(Protocol):
             Hypotheses, best first; empty when nothing was recognised.
 
         Cancellation:
-            Safe: the caller stops waiting at once; the worker thread finishes the
-            utterance in the background and its result is discarded.
+            Safe: the caller stops waiting at once; the worker (thread or process)
+            finishes the utterance in the background and its result is discarded.
         """
         ...
