@@ -27,6 +27,16 @@ from ._hooks import HookContext, HookExecution, HookResult, HookTrigger
 from ._human_input import HumanInputHandler
 from ._human_input_tools import HumanInputToolHandler
 from ._kit import VoiceKit
+from ._lifecycle import (
+    RequestDelivered,
+    RequestEvent,
+    RequestNoted,
+    RequestNotified,
+    RequestObserver,
+    RequestOpened,
+    RequestSettled,
+    SettledOutcome,
+)
 from ._pending import PendingInput, PendingInputEvent, PendingInputStatus
 from ._public import publish
 from ._reasoning import (
@@ -79,6 +89,14 @@ __all__ = [
     "TranscriptEntry",
     "RecoveredCall",
     "recover_tool_call",
+    "RequestDelivered",
+    "RequestEvent",
+    "RequestNoted",
+    "RequestNotified",
+    "RequestObserver",
+    "RequestOpened",
+    "RequestSettled",
+    "SettledOutcome",
     "LocalTransport",
     "Transport",
     "RealtimeVoiceChannel",

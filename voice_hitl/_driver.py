@@ -40,6 +40,9 @@ EventListener = Callable[[ProviderEvent], None]
 
 _RECOVERED_LABEL = {"ok": "completed", "refused": "denied", "failed": "failed"}
 
+CONTEXT_LINES = 6
+"""How many of the call's last transcript lines a tool call carries as its ``transcript``."""
+
 
 class SessionDriver:
     """Serves one provider session's tool calls through ``gate``.
@@ -171,6 +174,16 @@ class SessionDriver:
 
     # -- doors -------------------------------------------------------------------------------
 
+    def _details(self) -> dict[str, Any]:
+        """What a call carries about the conversation that led to it (its request keeps it)."""
+        lines = self.transcript[-CONTEXT_LINES:]
+        return {
+            "transcript": tuple(
+                {"role": line.role, "text": line.text, "speaker_id": line.speaker_id}
+                for line in lines
+            )
+        }
+
     def _spawn(self, call_id: str, coro: Awaitable[None]) -> None:
         task: asyncio.Task[None] = asyncio.ensure_future(coro)
         task.set_name(f"call-{call_id}")
@@ -196,7 +209,13 @@ class SessionDriver:
             )
             return
         call = ToolCall(
-            event.name, event.arguments, event.call_id, self.room_id, self._actor(), self.door
+            event.name,
+            event.arguments,
+            event.call_id,
+            self.room_id,
+            self._actor(),
+            self.door,
+            self._details(),
         )
         self._spawn(event.call_id, self._answer_provider_call(call))
 
@@ -217,6 +236,7 @@ class SessionDriver:
             self.room_id,
             self._actor(),
             Door.RECOVERED,
+            self._details(),
         )
         result = await self.gate.call(call)
         label = _RECOVERED_LABEL.get(result.outcome, result.outcome)
@@ -245,6 +265,7 @@ class SessionDriver:
             self.room_id,
             self._actor(),
             Door.REASONING,
+            self._details(),
         )
         return await self.gate.call(call)
 

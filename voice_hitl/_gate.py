@@ -13,7 +13,7 @@ import enum
 import json
 import logging
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -26,6 +26,7 @@ from ._exceptions import (
 )
 from ._hooks import HookContext, HookResult, HookTrigger
 from ._human_input_tools import HumanInputToolHandler
+from ._pending import NO_CONTEXT, PendingInput
 from ._schema import ArgumentValidator, parse_arguments
 from ._tools import AITool, ToolCallContext, ToolHandler, tool_context
 from ._types import ChannelType
@@ -65,6 +66,8 @@ class ToolCall:
     room_id: str = ""
     actor_id: str | None = None
     door: Door = Door.DIRECT
+    details: Mapping[str, Any] = field(default_factory=lambda: NO_CONTEXT)
+    """What the door knows about the call (e.g. ``transcript``); kept on its request."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,22 +209,28 @@ class ToolGate:
         seen: list[Mapping[str, Any]] = [
             call.arguments if isinstance(call.arguments, Mapping) else MappingProxyType({})
         ]
+        asked: list[PendingInput] = []
         try:
-            result = await self._serve(call, seen)
+            result = await self._serve(call, seen, asked)
         except asyncio.CancelledError as cancelled:
+            hint = str(cancelled.args[0]) if cancelled.args else "the call was cancelled"
+            cancelled_result = ToolResult.error("cancelled", hint, hint)
+            self._record_delivery(call, asked, cancelled_result)
             if self.kit is not None:
-                hint = str(cancelled.args[0]) if cancelled.args else "the call was cancelled"
-                cancelled_result = ToolResult.error("cancelled", hint, hint)
                 report, ctx = self._report(call, seen[-1], cancelled_result)
                 self.kit.hooks.observe_nowait(HookTrigger.ON_TOOL_CALL, report, ctx)
             raise
+        self._record_delivery(call, asked, result)
         if self.kit is not None:
             report, ctx = self._report(call, seen[-1], result)
             await self.kit.hooks.observe(HookTrigger.ON_TOOL_CALL, report, ctx)
         return result
 
-    async def _serve(self, call: ToolCall, seen: list[Mapping[str, Any]]) -> ToolResult:
-        """Run the gate's steps; ``seen`` ends with the arguments as last validated."""
+    async def _serve(
+        self, call: ToolCall, seen: list[Mapping[str, Any]], asked: list[PendingInput]
+    ) -> ToolResult:
+        """Run the gate's steps; ``seen`` ends with the arguments as last validated, ``asked``
+        gets the human-input request the call made, if any."""
         name = call.name
         if name not in self.toolset:
             message = f"Tool {name!r} is not available in the current turn."
@@ -259,10 +268,15 @@ class ToolGate:
                 detail = str(decision.metadata.get("detail", ""))
                 return ToolResult.error("refused", message, detail)
         context = ToolCallContext(
-            call.room_id, call.call_id, self.channel_id, self.channel_type, call.actor_id
+            call.room_id,
+            call.call_id,
+            self.channel_id,
+            self.channel_type,
+            call.actor_id,
+            call.details,
         )
         with tool_context(context):
-            return await self._dispatch(name, dict(seen[-1]))
+            return await self._dispatch(name, dict(seen[-1]), asked)
 
     def _rewrite(self, event: ToolUseEvent, result: HookResult) -> ToolUseEvent:
         replacement = result.metadata.get("arguments")
@@ -285,11 +299,15 @@ class ToolGate:
             event.door,
         )
 
-    async def _dispatch(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+    async def _dispatch(
+        self, name: str, arguments: dict[str, Any], asked: list[PendingInput]
+    ) -> ToolResult:
         human = self.human_input
         try:
             if human is not None and human.serves(name):
-                text = await human.ask(name, arguments, channel_type=self.channel_type)
+                text = await human.ask(
+                    name, arguments, channel_type=self.channel_type, on_created=asked.append
+                )
             else:
                 text = await self._call_host(name, arguments)
         except ToolRefusedError as exc:
@@ -321,6 +339,20 @@ class ToolGate:
             if scope.expired():
                 raise ToolTimeoutError(f"Tool {name!r} timed out after {bound:g}s") from None
             raise
+
+    def _record_delivery(
+        self, call: ToolCall, asked: list[PendingInput], result: ToolResult
+    ) -> None:
+        if asked and self.human_input is not None:
+            handler = self.human_input.handler
+            for request in asked:
+                handler.record_delivery(
+                    request.pending_id,
+                    call.call_id,
+                    result.outcome,
+                    result.text,
+                    result.error_detail,
+                )
 
     def _report(
         self, call: ToolCall, arguments: Mapping[str, Any], result: ToolResult

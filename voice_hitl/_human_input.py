@@ -4,7 +4,8 @@ A request is answerable as soon as :meth:`HumanInputHandler.create` returns. Its
 (the ``ON_USER_INPUT_REQUIRED`` callback of its channel) runs in a task alongside the wait, so a
 slow broadcast never delays an answer. :meth:`HumanInputHandler.wait` owns the cleanup: it
 retires the request when the outcome arrives, and the outcome stays replayable in a bounded
-retention.
+retention. Observers (:meth:`HumanInputHandler.add_observer`) follow every request's life from
+outside the call path; see :mod:`voice_hitl._lifecycle`.
 """
 
 from __future__ import annotations
@@ -14,10 +15,22 @@ import itertools
 import logging
 import secrets
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from datetime import timedelta
 from typing import Any
 
+from ._lifecycle import (
+    RequestDelivered,
+    RequestEvent,
+    RequestNoted,
+    RequestNotified,
+    RequestObserver,
+    RequestOpened,
+    RequestSettled,
+    SettledOutcome,
+)
 from ._pending import (
+    NO_CONTEXT,
     OutcomeKind,
     PendingInput,
     PendingInputEvent,
@@ -44,6 +57,13 @@ _STATUS_OF = {
     OutcomeKind.GIVEN_UP: PendingInputStatus.REJECTED,
 }
 
+
+_OUTCOME_NAME: dict[OutcomeKind, SettledOutcome] = {
+    OutcomeKind.ANSWERED: "answered",
+    OutcomeKind.REJECTED: "rejected",
+    OutcomeKind.TIMED_OUT: "timed_out",
+    OutcomeKind.GIVEN_UP: "withdrawn",
+}
 
 _ANSWERED = OutcomeKind.ANSWERED
 _PENDING = PendingInputStatus.PENDING
@@ -77,6 +97,50 @@ class HumanInputHandler:
         self._closed_channels: set[str] = set()
         self._id_prefix = f"hi_{secrets.token_hex(4)}_"
         self._ids = itertools.count(1)
+        self._observers: list[RequestObserver] = []
+
+    # -- observers -----------------------------------------------------------------------
+
+    def add_observer(self, observer: RequestObserver) -> Callable[[], None]:
+        """Send every request's lifecycle events to ``observer``; returns its remover.
+
+        ``observer`` is called synchronously and must not block; an exception it raises is
+        logged and does not reach the call path.
+        """
+        self._observers.append(observer)
+
+        def remove() -> None:
+            if observer in self._observers:
+                self._observers.remove(observer)
+
+        return remove
+
+    def _emit(self, event: RequestEvent) -> None:
+        for observer in tuple(self._observers):
+            try:
+                observer(event)
+            except Exception:
+                logger.exception("request observer %r failed on %s", observer, event.type)
+
+    def note(self, pending_id: str, note: str, data: Mapping[str, Any] | None = None) -> bool:
+        """Tell observers about a step of an open request (e.g. ``escalated``, ``approval``).
+
+        Returns:
+            False when no open request has that id (nothing is emitted).
+        """
+        slot = self._active.get(pending_id)
+        if slot is None or slot.kind is not None:
+            return False
+        if self._observers:
+            self._emit(RequestNoted(pending_id, utc_now(), note, dict(data or {})))
+        return True
+
+    def record_delivery(
+        self, pending_id: str, tool_call_id: str, outcome: str, text: str, detail: str = ""
+    ) -> None:
+        """Tell observers what the model reads for a request's tool call (the gate calls this)."""
+        if self._observers:
+            self._emit(RequestDelivered(pending_id, utc_now(), tool_call_id, outcome, text, detail))
 
     # -- notification routing ------------------------------------------------------------
 
@@ -99,11 +163,14 @@ class HumanInputHandler:
         channel_id: str = "",
         channel_type: ChannelType = ChannelType.AI,
         actor_id: str | None = None,
+        timeout: float | None = None,
+        context: Mapping[str, Any] | None = None,
     ) -> PendingInput:
         """Register a request; it is answerable as soon as this returns.
 
         The channel's notification callback is scheduled in a task that runs alongside the
-        wait. Call :meth:`wait` next: it owns the cleanup.
+        wait. Call :meth:`wait` next: it owns the cleanup. ``timeout`` (the wait's, if known)
+        sets the request's ``deadline``; ``context`` is kept on it for observers and hooks.
 
         Raises:
             RuntimeError: The handler, or this channel's scope, is closed.
@@ -111,7 +178,16 @@ class HumanInputHandler:
         Cancellation: safe; nothing is registered unless this returns.
         """
         return self._create(
-            tool_name, arguments, room_id, tool_call_id, channel_id, channel_type, actor_id, False
+            tool_name,
+            arguments,
+            room_id,
+            tool_call_id,
+            channel_id,
+            channel_type,
+            actor_id,
+            False,
+            timeout,
+            context,
         )
 
     async def create_detached(
@@ -124,13 +200,24 @@ class HumanInputHandler:
         channel_id: str = "",
         channel_type: ChannelType = ChannelType.AI,
         actor_id: str | None = None,
+        timeout: float | None = None,
+        context: Mapping[str, Any] | None = None,
     ) -> PendingInput:
         """Register a request nobody will :meth:`wait` on; the caller must :meth:`release` it.
 
         Cancellation: safe; nothing is registered unless this returns.
         """
         return self._create(
-            tool_name, arguments, room_id, tool_call_id, channel_id, channel_type, actor_id, True
+            tool_name,
+            arguments,
+            room_id,
+            tool_call_id,
+            channel_id,
+            channel_type,
+            actor_id,
+            True,
+            timeout,
+            context,
         )
 
     def _create(
@@ -143,12 +230,15 @@ class HumanInputHandler:
         channel_type: ChannelType,
         actor_id: str | None,
         detached: bool,
+        timeout: float | None,
+        context: Mapping[str, Any] | None,
     ) -> PendingInput:
         if self._closed:
             raise RuntimeError("HumanInputHandler is closed")
         if self._closed_channels and channel_id in self._closed_channels:
             raise RuntimeError(f"HumanInputHandler is closed for channel {channel_id!r}")
         pending_id = f"{self._id_prefix}{next(self._ids):x}"
+        created_at = utc_now()
         # Every field positionally: much cheaper than keywords and default factories.
         pending = PendingInput(
             pending_id,
@@ -161,11 +251,15 @@ class HumanInputHandler:
             _PENDING,
             None,
             detached,
-            utc_now(),
+            created_at,
             actor_id,
+            None if timeout is None else created_at + timedelta(seconds=timeout),
+            context or NO_CONTEXT,
         )
         slot = Slot(pending)
         self._active[pending_id] = slot
+        if self._observers:
+            self._emit(RequestOpened(pending.to_event(), created_at))
         notifier = self._notifiers.get(channel_id) if self._notifiers else None
         if notifier is not None:
             task = asyncio.create_task(
@@ -177,14 +271,19 @@ class HumanInputHandler:
         return pending
 
     async def _notify(self, slot: Slot, notifier: InputRequiredCallback) -> None:
+        pending_id = slot.pending.pending_id
         try:
             denial = await notifier(slot.pending.to_event())
-        except Exception:
+        except Exception as exc:
             logger.exception(
                 "ON_USER_INPUT_REQUIRED notification failed for %s; the request stays open",
-                slot.pending.pending_id,
+                pending_id,
             )
+            if self._observers:
+                self._emit(RequestNotified(pending_id, utc_now(), None, repr(exc)))
             return
+        if self._observers:
+            self._emit(RequestNotified(pending_id, utc_now(), denial))
         if denial is not None:
             reason = f"{DENIED_BY_HOOK}: {denial}" if denial else DENIED_BY_HOOK
             self._settle(slot, OutcomeKind.REJECTED, reason)
@@ -239,8 +338,9 @@ class HumanInputHandler:
                     timer = loop.call_later(timeout, self._time_out, slot, timeout)
             try:
                 await waiter
-            except asyncio.CancelledError:
-                self._settle(slot, OutcomeKind.GIVEN_UP, "Human input request withdrawn")
+            except asyncio.CancelledError as cancelled:
+                detail = str(cancelled.args[0]) if cancelled.args else ""
+                self._settle(slot, OutcomeKind.GIVEN_UP, "Human input request withdrawn", detail)
                 self._retire(slot)
                 raise
             finally:
@@ -268,7 +368,15 @@ class HumanInputHandler:
 
     # -- settling ------------------------------------------------------------------------
 
-    def _settle(self, slot: Slot, kind: OutcomeKind, text: str) -> bool:
+    def _settle(
+        self,
+        slot: Slot,
+        kind: OutcomeKind,
+        text: str,
+        detail: str = "",
+        by: str | None = None,
+        via: str | None = None,
+    ) -> bool:
         if slot.kind is not None:
             return False
         slot.kind = kind
@@ -284,6 +392,19 @@ class HumanInputHandler:
             retained[pending.pending_id] = (kind, text)
             if len(retained) > self._retention:
                 retained.popitem(last=False)
+        if self._observers:
+            self._emit(
+                RequestSettled(
+                    pending.pending_id,
+                    utc_now(),
+                    pending.status,
+                    _OUTCOME_NAME[kind],
+                    text,
+                    detail,
+                    by,
+                    via,
+                )
+            )
         waiter = slot.waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
@@ -317,15 +438,25 @@ class HumanInputHandler:
             slot.watchers.append(callback)
         return True
 
-    def resolve(self, pending_id: str, result: str) -> bool:
-        """Answer a request. True only if it was still pending (the first settle wins)."""
-        slot = self._active.get(pending_id)
-        return slot is not None and self._settle(slot, _ANSWERED, result)
+    def resolve(
+        self, pending_id: str, result: str, *, by: str | None = None, via: str | None = None
+    ) -> bool:
+        """Answer a request. True only if it was still pending (the first settle wins).
 
-    def reject(self, pending_id: str, reason: str = "") -> bool:
-        """Refuse a request with a reason the model reads. True only if it was still pending."""
+        ``by`` and ``via`` (who answered, and how) are told to observers.
+        """
         slot = self._active.get(pending_id)
-        return slot is not None and self._settle(slot, OutcomeKind.REJECTED, reason)
+        return slot is not None and self._settle(slot, _ANSWERED, result, "", by, via)
+
+    def reject(
+        self, pending_id: str, reason: str = "", *, by: str | None = None, via: str | None = None
+    ) -> bool:
+        """Refuse a request with a reason the model reads. True only if it was still pending.
+
+        ``by`` and ``via`` (who refused, and how) are told to observers.
+        """
+        slot = self._active.get(pending_id)
+        return slot is not None and self._settle(slot, OutcomeKind.REJECTED, reason, "", by, via)
 
     def release(self, pending_id: str) -> bool:
         """Drop a request its caller owns, giving it up if still unanswered.

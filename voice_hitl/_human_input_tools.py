@@ -111,6 +111,8 @@ class HumanInputToolHandler:
             channel_id=context.channel_id,
             channel_type=context.channel_type,
             actor_id=context.actor_id,
+            timeout=self.timeout,
+            context=context.details,
         )
         if on_created is not None:
             try:

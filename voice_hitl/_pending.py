@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import MappingProxyType
@@ -16,9 +17,13 @@ __all__ = [
     "PendingInput",
     "PendingInputEvent",
     "PendingInputStatus",
+    "NO_CONTEXT",
     "unwrap",
     "utc_now",
 ]
+
+NO_CONTEXT: Mapping[str, Any] = MappingProxyType({})
+"""The empty ``context`` of a request whose door said nothing more."""
 
 
 class PendingInputStatus(enum.StrEnum):
@@ -60,7 +65,8 @@ class PendingInput:
     """A request for human input, as the handler tracks it.
 
     ``status`` and ``result`` change as the request settles; everything else is fixed when
-    ``create()`` returns.
+    ``create()`` returns. ``deadline`` is when the wait times out (None: not known or
+    unbounded); ``context`` is what the door knew (e.g. ``transcript``, the call's last lines).
     """
 
     pending_id: str
@@ -75,6 +81,8 @@ class PendingInput:
     detached: bool = False
     created_at: datetime = field(default_factory=utc_now)
     actor_id: str | None = None
+    deadline: datetime | None = None
+    context: Mapping[str, Any] = field(default_factory=lambda: NO_CONTEXT)
 
     def to_event(self) -> PendingInputEvent:
         """The frozen view handed to ``ON_USER_INPUT_REQUIRED`` hooks."""
@@ -87,6 +95,9 @@ class PendingInput:
             channel_id=self.channel_id,
             channel_type=self.channel_type,
             actor_id=self.actor_id,
+            created_at=self.created_at,
+            deadline=self.deadline,
+            context=self.context,
         )
 
 
@@ -102,3 +113,6 @@ class PendingInputEvent:
     channel_id: str
     channel_type: ChannelType
     actor_id: str | None
+    created_at: datetime | None = None
+    deadline: datetime | None = None
+    context: Mapping[str, Any] = field(default_factory=lambda: NO_CONTEXT)

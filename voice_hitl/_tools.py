@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._exceptions import UnservedToolCallError
+from ._pending import NO_CONTEXT
 from ._types import ChannelType
 
 __all__ = [
@@ -42,6 +43,8 @@ class ToolCallContext:
     channel_id: str = ""
     channel_type: ChannelType = ChannelType.AI
     actor_id: str | None = None
+    details: Mapping[str, Any] = field(default_factory=lambda: NO_CONTEXT)
+    """What the door knew about the call (e.g. ``transcript``: the call's last lines)."""
 
 
 _CONTEXT: contextvars.ContextVar[ToolCallContext | None] = contextvars.ContextVar(
