@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
+from redis_rig import redis_prefix, redis_url  # noqa: F401  (fixtures for every test module)
 
 
 @pytest.fixture(autouse=True)
