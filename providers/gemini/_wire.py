@@ -77,7 +77,7 @@ def decode_audio(data: str, wire_rate: int, rate: int) -> PCM16:
         raw = base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError):
         try:  # protobuf JSON may use the URL-safe alphabet
-            raw = base64.urlsafe_b64decode(data)
+            raw = base64.b64decode(data, altchars=b"-_", validate=True)
         except (binascii.Error, ValueError):
             raise ValueError("audio data is not valid base64") from None
     if len(raw) % 2:
