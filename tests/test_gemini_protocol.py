@@ -291,3 +291,23 @@ def test_validators_reject_what_the_sdk_rejects() -> None:
         validate_client_message({"setup": {}, "toolResponse": {}})
     with pytest.raises(MessageError, match="Extra inputs"):
         validate_server_message({"toolCall": {"calls": []}})
+
+
+def test_results_written_into_a_dying_socket_are_sent_again() -> None:
+    protocol = ready()
+    feed(protocol, fixture("tool_call"))
+    protocol.submit_tool_result("function-call-4918", "host:lookup", is_error=False)
+    (written,) = sent(protocol)  # written; the server never moved past it
+    assert "toolResponse" in written
+    protocol.inject_context("[Tool X completed] noted")
+    sent(protocol)
+    feed(protocol, fixture("spoken_turn"))  # turnComplete + a new handle: both acknowledged
+    protocol.submit_tool_result("function-call-4917", "savings", is_error=False)
+    sent(protocol)
+    protocol.connection_lost("dropped")
+    protocol.connection_made()
+    sent(protocol)
+    feed(protocol, fixture("session"))
+    (again,) = (m["clientContent"] for m in sent(protocol))
+    text = again["turns"][0]["parts"][0]["text"]
+    assert text.startswith("[Tool AskUserQuestion completed]") and text.endswith("savings")

@@ -11,6 +11,12 @@ session asks meanwhile waits. A call that was open when a connection was lost st
 result goes to the next connection as a turn the model reads (the call, its arguments and the
 result), since the new server session cannot take a ``toolResponse`` for it.
 
+Results and turns are delivered at least once. The Live API acknowledges nothing, so what was
+written on a connection counts as received only once the server has moved past it (a new
+resumption handle, or the end of a model turn); if the connection is lost before that, it is
+written again on the next connection (a result as a turn). A frame written into a socket that
+was already dying is therefore not lost, at the price of a possible repeat.
+
 A bad server message never raises: it becomes a recoverable :class:`ProviderErrorEvent`.
 """
 
@@ -99,7 +105,7 @@ class LiveProtocol:
         self._events: list[ProviderEvent] = []
         self._outbox: list[str] = []
         self._waiting: list[_Pending] = []
-        self._written: dict[str, _Pending] = {}  # text handed out on this connection -> intent
+        self._written: dict[str, _Pending] = {}  # handed out, not yet passed by the server
         self._calls: dict[str, _Call] = {}
         self._seen: set[str] = set()
         self._withdrawn: dict[str, str] = {}
@@ -222,14 +228,17 @@ class LiveProtocol:
             self._deliver(pending)
 
     def connection_lost(self, reason: str, unsent: Sequence[str] = ()) -> None:
-        """The connection is gone. ``unsent``: messages taken from :meth:`outgoing` that were
-        not written; their results and turns wait for the next connection (audio is dropped).
-        Calls still open stay open; their results will go to the next connection as turns.
+        """The connection is gone. The results and turns handed out on it that the server had
+        not yet moved past (``unsent`` ones, which were never written, included) wait for the
+        next connection; audio is dropped. Calls still open stay open; their results will go
+        to the next connection as turns.
         """
         logger.info("Live connection %d lost: %s", self.connection, reason)
         self.connected = False
         self.ready = False
-        lost = [self._written[text] for text in [*unsent, *self._outbox] if text in self._written]
+        lost = list(self._written.values())
+        if lost:
+            logger.info("%d result(s)/turn(s) not acknowledged; resending them", len(lost))
         self._outbox.clear()
         self._written.clear()
         self._waiting[:0] = lost
@@ -325,6 +334,7 @@ class LiveProtocol:
             update = message.session_resumption_update
             if update.resumable and update.new_handle:
                 self.handle = update.new_handle
+                self._written.clear()  # the resumable state includes what was written
         if message.tool_call is not None:
             self._final("user")
             for call in message.tool_call.function_calls:
@@ -388,6 +398,7 @@ class LiveProtocol:
             self._final("assistant")
         if content.turn_complete:
             self._final("user")
+            self._written.clear()  # the model finished a turn after reading what was written
 
     def _audio(self, blob: sm.Blob) -> None:
         try:
