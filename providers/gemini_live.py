@@ -14,12 +14,8 @@ from providers.gemini._protocol import LiveProtocol
 from providers.openai._options import ReconnectPolicy
 
 try:
-    from providers.gemini._connection import (
-        DEFAULT_MODEL,
-        DEFAULT_URL,
-        GeminiLiveProvider,
-        GeminiLiveSession,
-    )
+    from providers.gemini._provider import DEFAULT_MODEL, DEFAULT_URL, GeminiLiveProvider
+    from providers.gemini._session import GeminiLiveSession
 except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installed extras
     if exc.name != "websockets":
         raise

@@ -237,6 +237,9 @@ async def open_side(kind: str) -> AsyncIterator[ModelSide]:
             yield OpenAISide(openai_server)
         assert openai_server.invalid == [], "the OpenAI server rejected client events"
         return
+    import pytest
+
+    pytest.importorskip("google.genai", reason="the gemini extra (google-genai) is not installed")
     from providers.gemini_live_testing import LiveTestServer
 
     async with LiveTestServer(api_key="g") as gemini_server:

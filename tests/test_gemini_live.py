@@ -16,6 +16,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+
+pytest.importorskip("google.genai", reason="the gemini extra (google-genai) is not installed")
+
 from doors import LOOKUP, Observed, human_tools
 
 from providers.base import (

@@ -15,6 +15,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+
+pytest.importorskip("google.genai", reason="the gemini extra (google-genai) is not installed")
+
 from doors import ASK, CONFIRM, LOOKUP
 
 from providers.base import (

@@ -2,7 +2,7 @@
 
 Import the public names from ``providers.gemini_live`` (the provider) and
 ``providers.gemini_live_testing`` (the loopback test server). ``_protocol`` is sans-I/O;
-``_connection`` is the ``websockets`` adapter (extra ``gemini``).
+``_provider`` / ``_session`` are the ``websockets`` adapter (extra ``gemini``).
 """
 
 from __future__ import annotations

@@ -42,16 +42,10 @@ from voice_hitl._provider_events import (
     TranscriptionEvent,
 )
 
+from . import _client_messages as cm
 from . import _server_messages as sm
 from ._options import LiveOptions
-from ._wire import (
-    decode_audio,
-    encode_audio,
-    function_declaration,
-    function_response,
-    input_mime_type,
-    rate_of,
-)
+from ._wire import decode_audio, encode_audio, rate_of
 
 __all__ = ["LiveProtocol"]
 
@@ -152,31 +146,11 @@ class LiveProtocol:
 
     def setup_message(self) -> dict[str, Any]:
         """The ``setup`` message that opens a (possibly resumed) server session."""
-        opts = self.options
-        generation: dict[str, Any] = {"responseModalities": [opts.response_modality]}
-        if opts.voice is not None:
-            voice = {"prebuiltVoiceConfig": {"voiceName": opts.voice}}
-            generation["speechConfig"] = {"voiceConfig": voice}
-        setup: dict[str, Any] = {"model": self.model, "generationConfig": generation}
-        if self.config.instructions:
-            setup["systemInstruction"] = {"parts": [{"text": self.config.instructions}]}
-        if self.config.tools:
-            declarations = [function_declaration(tool) for tool in self.config.tools]
-            setup["tools"] = [{"functionDeclarations": declarations}]
-        if opts.realtime_input_config is not None:
-            setup["realtimeInputConfig"] = opts.realtime_input_config
-        if opts.input_transcription:
-            setup["inputAudioTranscription"] = {}
-        if opts.output_transcription:
-            setup["outputAudioTranscription"] = {}
-        if opts.session_resumption:
-            setup["sessionResumption"] = {"handle": self.handle} if self.handle else {}
-        return {"setup": setup}
+        return cm.setup_message(self.config, self.model, self.options, self.handle)
 
     def _turn(self, turn: _Turn) -> dict[str, Any]:
-        parts = [{"text": turn.text}]
-        content = {"role": self.options.context_role, "parts": parts}
-        return {"clientContent": {"turns": [content], "turnComplete": turn.turn_complete}}
+        role = self.options.context_role
+        return cm.turn_message(turn.text, turn_complete=turn.turn_complete, role=role)
 
     def _deliver(self, pending: _Pending) -> None:
         if isinstance(pending, _Turn):
@@ -184,15 +158,13 @@ class LiveProtocol:
             return
         call = pending.call
         if call.connection == self.connection:
-            entry = function_response(
+            message = cm.tool_response_message(
                 call.call_id, call.name, pending.output, is_error=pending.is_error
             )
-            self._send({"toolResponse": {"functionResponses": [entry]}}, pending)
+            self._send(message, pending)
             return
-        label = "failed" if pending.is_error else "completed"
-        text = (
-            f"[Tool {call.name} {label}] The result of your call {call.name}({call.arguments}), "
-            f"made before the connection was re-established: {pending.output}"
+        text = cm.late_result_text(
+            call.name, call.arguments, pending.output, is_error=pending.is_error
         )
         self._send(self._turn(_Turn(text, turn_complete=True)), pending)
 
@@ -217,11 +189,7 @@ class LiveProtocol:
         self.ready = True
         for call in self._calls.values():
             if call.connection != self.connection:
-                note = (
-                    f"[Tool {call.name} pending] Your call {call.name}({call.arguments}), made "
-                    "before the connection was re-established, is still being served; its "
-                    "result will follow in a later message."
-                )
+                note = cm.pending_note_text(call.name, call.arguments)
                 self._send(self._turn(_Turn(note, turn_complete=False)))
         waiting, self._waiting = self._waiting, []
         for pending in waiting:
@@ -256,8 +224,7 @@ class LiveProtocol:
         if not self.ready:
             return False
         if audio:
-            blob = {"data": audio, "mimeType": input_mime_type()}
-            self._send({"realtimeInput": {"audio": blob}})
+            self._send(cm.audio_message(audio))
         return True
 
     def submit_tool_result(self, call_id: str, output: str, *, is_error: bool) -> None:
