@@ -32,13 +32,18 @@ from providers.base import (
 )
 from providers.gemini_live import GeminiLiveProvider, GeminiLiveSession, ReconnectPolicy
 from providers.gemini_live_testing import (
+    Cancel,
     Close,
+    Drop,
     ExpectResponse,
     FunctionCall,
+    GoAway,
+    Interrupt,
     LiveServerConnection,
     LiveTestServer,
     SendRaw,
     Speak,
+    UserSays,
     play,
     validate_client_message,
     validate_server_message,
@@ -192,7 +197,8 @@ async def test_go_away_resumes_and_the_late_answer_is_read(server: LiveTestServe
     session, conn = await rig.start()
     call_id = await conn.function_call("AskUserQuestion", {"question": "Which account?"})
     event = await rig.observed.requests.get()
-    handle = server.connections[0].sent[1]["sessionResumptionUpdate"]["newHandle"]
+    updates = [m["sessionResumptionUpdate"] for m in conn.sent if "sessionResumptionUpdate" in m]
+    handle = updates[-1]["newHandle"]
     await conn.go_away("5s")
     again = await server.next_connection()
     await again.expect("setup")
@@ -338,3 +344,40 @@ async def _sdk_session(server: LiveTestServer) -> None:
                 break
         assert spoken == "Done."
     assert conn.setup["model"] == "models/gemini-live-test"
+
+
+async def test_script_steps_cancel_go_away_and_drop() -> None:
+    async with LiveTestServer(auto_respond=True) as server:
+        rig = Rig(server, api_key=None)
+        session, conn = await rig.start()
+        script = [
+            FunctionCall("lookup", {"key": "a"}),
+            ExpectResponse(),
+            FunctionCall("AskUserQuestion", {"question": "?"}),
+            UserSays("never mind"),
+        ]
+        results = await play(conn, script)
+        assert results[1].text == "host:lookup"
+        await rig.observed.requests.get()
+        assert (await rig.observed.reports.get()).tool_name == "lookup"
+        await play(conn, [Interrupt(), Cancel(results[2]), GoAway("1s")])
+        report = await rig.observed.reports.get()
+        assert report.outcome == "cancelled" and "interrupted" in report.error_detail
+        assert session.transcript[-1].text == "never mind"
+        # auto_respond ended a turn after the toolResponse: nothing is resent after goAway.
+        assert {"serverContent": {"turnComplete": True}} in conn.sent
+        again = await server.next_connection()
+        await again.expect("setup")
+        server.accept_handles = False  # handles expire: resuming fails, a fresh session starts
+        await play(again, [Drop()])
+        rejected = await server.next_connection()  # resuming with the expired handle
+        await rejected.closed.wait()
+        third = await server.next_connection()
+        await third.expect("setup")
+        assert "handle" in rejected.setup["sessionResumption"]
+        assert third.setup["sessionResumption"] == {}
+        assert again.count("clientContent") == third.count("clientContent") == 0
+        (_, looked) = await play(third, [FunctionCall("lookup"), ExpectResponse()])
+        assert looked.text == "host:lookup"
+        await rig.kit.aclose()
+    check_wire(server)

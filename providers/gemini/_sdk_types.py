@@ -88,7 +88,8 @@ def _enums(value: Any) -> Any:
 
 def validate_client_message(data: Any, *, strict: bool = False) -> str:
     """Check a client message against ``google.genai.types.LiveClientMessage``; returns its
-    kind (``setup``, ``clientContent``, ``realtimeInput`` or ``toolResponse``).
+    kind (``setup``, ``clientContent``, ``realtimeInput``, ``toolResponse`` or
+    ``contextUpdate``).
 
     Raises:
         MessageError: Not an object with exactly one kind, or the SDK's types reject it

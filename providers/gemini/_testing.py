@@ -6,7 +6,9 @@ Every client message is checked against the ``google-genai`` SDK's ``LiveClientM
 invalid one is recorded and the socket is closed with code 1007, as the real server does with
 an invalid request; a wrong API key closes it with 1008 after ``setup``. A test drives each
 accepted :class:`LiveServerConnection`: emit a tool call, expect its response, cancel it, speak,
-transcribe the caller, interrupt, send ``goAway``, drop or close the connection.
+transcribe the caller, interrupt, send ``goAway``, drop or close the connection. With
+``auto_respond`` the server ends a model turn after each ``toolResponse`` and each turn the
+client completes, as the model's reply would (it generates no speech).
 
 Messages go out as binary frames of JSON by default, as the real server sends them.
 """
@@ -293,13 +295,24 @@ class LiveServerConnection:
             return await self._reject(text, "the first message must be setup")
         if self.received and kind == "setup":
             return await self._reject(text, "setup was already sent")
+        # setup is answered before it is recorded: once a test sees it, setupComplete (and
+        # the first resumption handle) are on the wire ahead of anything the test sends.
+        accepted = await self._on_setup(_camel_keys(data["setup"])) if kind == "setup" else True
         async with self._changed:
             self.received.append(_camel_keys(data))
             self.received_at.append(arrived)
             self._changed.notify_all()
         if kind == "setup":
-            return await self._on_setup(_camel_keys(data["setup"]))
+            return accepted
+        if self.server.auto_respond and self._asks_reply(kind, next(iter(data.values()))):
+            await self.finish_turn()
         return True
+
+    @staticmethod
+    def _asks_reply(kind: str, body: dict[str, Any]) -> bool:
+        if kind == "toolResponse":
+            return True
+        return kind == "clientContent" and bool(body.get("turnComplete", body.get("turn_complete")))
 
     async def _on_setup(self, setup: dict[str, Any]) -> bool:
         self.setup = setup
@@ -312,7 +325,7 @@ class LiveServerConnection:
             self._resumable = True
             handle = resumption.get("handle")
             if handle is not None:
-                if handle not in self.server.handles:
+                if not self.server.accept_handles or handle not in self.server.handles:
                     await self._ws.close(1007, "Invalid session resumption handle")
                     return False
                 self.resumed_handle = handle
@@ -328,15 +341,27 @@ class LiveTestServer:
         api_key: When given, ``setup`` is refused (close 1008) unless the handshake carried
             ``x-goog-api-key: <api_key>`` or ``?key=<api_key>``.
         binary: Send server messages as binary frames (the real server does); else text.
+        auto_respond: End a model turn after each ``toolResponse`` and completed client turn.
         port: The port to listen on (0: a free one).
+
+    Set ``accept_handles`` to False to make every resumption handle expired (close 1007).
     """
 
-    def __init__(self, *, api_key: str | None = None, binary: bool = True, port: int = 0) -> None:
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        binary: bool = True,
+        auto_respond: bool = False,
+        port: int = 0,
+    ) -> None:
         self.api_key = api_key
         self.binary = binary
+        self.auto_respond = auto_respond
         self.connections: list[LiveServerConnection] = []
         self.invalid: list[InvalidClientMessage] = []
         self.handles: set[str] = set()
+        self.accept_handles = True
         self.rejected_keys = 0
         self._port = port
         self._server: Server | None = None
