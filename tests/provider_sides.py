@@ -240,8 +240,17 @@ async def open_side(kind: str) -> AsyncIterator[ModelSide]:
     import pytest
 
     pytest.importorskip("google.genai", reason="the gemini extra (google-genai) is not installed")
-    from providers.gemini_live_testing import LiveTestServer
+    from providers.gemini_live_testing import (
+        LiveTestServer,
+        validate_client_message,
+        validate_server_message,
+    )
 
     async with LiveTestServer(api_key="g") as gemini_server:
         yield GeminiSide(gemini_server)
     assert gemini_server.invalid == [], "the Live server rejected client messages"
+    for conn in gemini_server.connections:  # both ways, in the strict camelCase wire form
+        for message in conn.received:
+            validate_client_message(message, strict=True)
+        for message in conn.sent:
+            validate_server_message(message, strict=True)

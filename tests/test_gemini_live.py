@@ -49,6 +49,7 @@ from providers.gemini_live_testing import (
     validate_server_message,
 )
 from voice_hitl import (
+    ChannelClosedError,
     ProviderError,
     RealtimeVoiceChannel,
     VoiceKit,
@@ -381,3 +382,24 @@ async def test_script_steps_cancel_go_away_and_drop() -> None:
         assert looked.text == "host:lookup"
         await rig.kit.aclose()
     check_wire(server)
+
+
+async def test_closing_while_a_result_waits_raises_closed(server: LiveTestServer) -> None:
+    slow = ReconnectPolicy(max_attempts=3, initial_delay=3600.0, max_delay=3600.0)
+    rig = Rig(server, reconnect=slow)
+    session, conn = await rig.start()
+    call_id = await conn.function_call("AskUserQuestion", {"question": "?"})
+    await rig.observed.requests.get()
+    await conn.drop()
+    await rig.next_event(ProviderErrorEvent)  # lost; the next attempt is an hour away
+    provider_session = session.provider_session
+    submitting = asyncio.create_task(
+        provider_session.submit_tool_result(call_id, "yes", is_error=False)
+    )
+    await asyncio.sleep(0)  # one loop turn: the task runs up to its wait
+    assert isinstance(provider_session, GeminiLiveSession)
+    assert provider_session.protocol.waiting(call_id) and not submitting.done()
+    await provider_session.aclose()
+    with pytest.raises(ChannelClosedError, match="session closed"):
+        await submitting
+    await rig.kit.aclose()

@@ -206,13 +206,14 @@ class GeminiLiveSession(ProviderSession):
         self._check_open("submit_tool_result")
         self.protocol.submit_tool_result(call_id, output, is_error=is_error)
         while True:
+            if self._state is not _State.OPEN:
+                self.protocol.discard_result(call_id)
+                raise ChannelClosedError(
+                    f"result of call {call_id!r} not delivered: the session closed"
+                )
             if self.protocol.waiting(call_id):
-                if self._gave_up or self._state is not _State.OPEN:
+                if self._gave_up:
                     self.protocol.discard_result(call_id)
-                    if self._state is not _State.OPEN:
-                        raise ChannelClosedError(
-                            f"result of call {call_id!r} not delivered: the session closed"
-                        )
                     raise ProviderError(
                         f"result of call {call_id!r} not delivered: the connection to the "
                         "Live server was lost and could not be re-established",
@@ -225,9 +226,8 @@ class GeminiLiveSession(ProviderSession):
                 await self._flush()
             except ProviderError as exc:
                 logger.debug("result of %r: send interrupted (%s)", call_id, exc)
-                if not self.protocol.waiting(call_id):
-                    return  # written before the connection broke
-                continue
+                if self.protocol.waiting(call_id):
+                    continue  # it goes to the next connection
             return
 
     async def inject_context(self, text: str) -> None:
