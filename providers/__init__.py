@@ -2,7 +2,8 @@
 
 ``providers.base`` defines the interface; ``providers.mock`` is a scripted provider for tests;
 the real providers live in their own modules (``providers.openai_realtime``,
-``providers.livekit``) so that importing this package pulls in no optional dependency.
+``providers.gemini_live``, ``providers.livekit``) so that importing this package pulls in no
+optional dependency.
 """
 
 from __future__ import annotations

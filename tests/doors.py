@@ -7,6 +7,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from provider_sides import MockSide, ModelSide
+
 from providers.mock import MockRealtimeProvider
 from voice_hitl import (
     ASK_USER_QUESTION,
@@ -106,13 +108,17 @@ class ModelRead:
 
 
 class DoorDriver:
-    """Issues a call through one door and waits for what the model reads."""
+    """Issues a call through one door and waits for what the model reads.
+
+    ``model`` is the mock provider or a :class:`provider_sides.ModelSide` (the model's side of
+    any provider: the mock, or a loopback test server of a real one).
+    """
 
     def __init__(
-        self, door: str, provider: MockRealtimeProvider, backend: QueueBackend | None
+        self, door: str, model: MockRealtimeProvider | ModelSide, backend: QueueBackend | None
     ) -> None:
         self.door = door
-        self.provider = provider
+        self.side: ModelSide = MockSide(model) if isinstance(model, MockRealtimeProvider) else model
         self.backend = backend
 
     def call(
@@ -120,35 +126,33 @@ class DoorDriver:
     ) -> asyncio.Task[ModelRead]:
         """Start a call; the task ends with what the model reads."""
         if self.door == "provider":
-            call_id = self.provider.simulate_tool_call(session, name, arguments)
-            return asyncio.create_task(self._provider_result(call_id))
+            return asyncio.create_task(self._provider_result(session, name, arguments))
         if self.door == "recovered":
-            body = ", ".join(f"{k}: {v}" for k, v in arguments.items())
-            self.provider.simulate_transcription(
-                session, f"Let me check with you. call:{name}{{{body}}}", role="assistant"
-            )
-            seen = len(self.provider.injected_texts)
-            return asyncio.create_task(self._recovered_result(name, seen))
+            return asyncio.create_task(self._recovered_result(session, name, arguments))
         assert self.backend is not None
         future: asyncio.Future[ToolResult] = asyncio.get_running_loop().create_future()
         self.backend.queued.put_nowait((name, arguments, future))
-        self.provider.simulate_transcription(session, "go ahead", role="user")
-        return asyncio.create_task(self._reasoning_result(future))
+        return asyncio.create_task(self._reasoning_result(session, future))
 
-    async def _provider_result(self, call_id: str) -> ModelRead:
-        record = await self.provider.wait_for_tool_result(call_id)
-        return ModelRead(record.output, record.is_error)
+    async def _provider_result(
+        self, session: VoiceSession, name: str, arguments: dict[str, Any]
+    ) -> ModelRead:
+        call_id = await self.side.tool_call(session, name, arguments)
+        text, is_error = await self.side.tool_result(session, call_id)
+        return ModelRead(text, is_error)
 
-    async def _recovered_result(self, name: str, seen: int) -> ModelRead:
-        def mine() -> list[str]:
-            prefix = f"[Tool {name} "
-            return [t for t in self.provider.injected_texts[seen:] if t.startswith(prefix)]
-
-        await self.provider.wait_until(lambda: bool(mine()))
-        text = mine()[0]
+    async def _recovered_result(
+        self, session: VoiceSession, name: str, arguments: dict[str, Any]
+    ) -> ModelRead:
+        body = ", ".join(f"{k}: {v}" for k, v in arguments.items())
+        await self.side.assistant_says(session, f"Let me check with you. call:{name}{{{body}}}")
+        text = await self.side.context(session, f"[Tool {name} ")
         label, _, body = text.partition("] ")
         return ModelRead(body, "completed" not in label, label + "]")
 
-    async def _reasoning_result(self, future: asyncio.Future[ToolResult]) -> ModelRead:
+    async def _reasoning_result(
+        self, session: VoiceSession, future: asyncio.Future[ToolResult]
+    ) -> ModelRead:
+        await self.side.user_says(session, "go ahead")
         result = await future
         return ModelRead(result.text, result.is_error)

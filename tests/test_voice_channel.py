@@ -1,11 +1,17 @@
 """RealtimeVoiceChannel: the same scenarios through every door (provider, recovered,
-reasoning), plus settling, warnings, collisions and malformed input."""
+reasoning), plus settling, warnings, collisions and malformed input.
+
+The door scenarios that involve the model's wire (answer, refusal, the handler's own timeout,
+settling on end/close, barge-in) run for every provider: the mock, and the OpenAI Realtime and
+Gemini Live providers against their loopback test servers (``provider_sides``).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import logging
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -20,6 +26,7 @@ from doors import (
     QueueBackend,
     human_tools,
 )
+from provider_sides import PROVIDERS, MockSide, ModelSide, open_side
 
 from providers.mock import MockRealtimeProvider
 from voice_hitl import (
@@ -39,11 +46,18 @@ from voice_hitl import (
 
 
 def build(
-    door: str, *, timeout: float = 300.0, host: Host | None = None, **kw: Any
-) -> tuple[VoiceKit, RealtimeVoiceChannel, MockRealtimeProvider, DoorDriver, Observed]:
+    door: str,
+    *,
+    timeout: float = 300.0,
+    host: Host | None = None,
+    side: ModelSide | None = None,
+    **kw: Any,
+) -> tuple[VoiceKit, RealtimeVoiceChannel, Any, DoorDriver, Observed]:
+    """A kit and channel on ``side``'s provider (the mock by default)."""
     kit = VoiceKit()
     observed = Observed.on(kit)
-    provider = MockRealtimeProvider()
+    side = side or MockSide()
+    provider = side.provider
     backend = QueueBackend() if door == "reasoning" else None
     voice = RealtimeVoiceChannel(
         "voice",
@@ -55,7 +69,7 @@ def build(
         **kw,
     )
     kit.register_channel(voice)
-    return kit, voice, provider, DoorDriver(door, provider, backend), observed
+    return kit, voice, provider, DoorDriver(door, side, backend), observed
 
 
 @pytest.fixture(params=DOORS)
@@ -63,8 +77,14 @@ def door(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-async def test_answer_becomes_the_result(door: str) -> None:
-    kit, voice, provider, driver, observed = build(door)
+@pytest.fixture(params=PROVIDERS)
+async def side(request: pytest.FixtureRequest) -> AsyncIterator[ModelSide]:
+    async with open_side(str(request.param)) as model_side:
+        yield model_side
+
+
+async def test_answer_becomes_the_result(door: str, side: ModelSide) -> None:
+    kit, voice, provider, driver, observed = build(door, side=side)
     session = await voice.start_session("room-1", participant_id="caller-7")
     reading = driver.call(session, "AskUserQuestion", {"question": "Which account?"})
     event = await observed.requests.get()
@@ -86,8 +106,8 @@ async def test_answer_becomes_the_result(door: str) -> None:
     await kit.aclose()
 
 
-async def test_hook_block_is_a_refusal_the_model_reads(door: str) -> None:
-    kit, voice, provider, driver, observed = build(door)
+async def test_hook_block_is_a_refusal_the_model_reads(door: str, side: ModelSide) -> None:
+    kit, voice, provider, driver, observed = build(door, side=side)
 
     @kit.hook(HookTrigger.BEFORE_TOOL_USE)
     async def no_confirms(event: ToolUseEvent, ctx: HookContext) -> HookResult | None:
@@ -106,8 +126,8 @@ async def test_hook_block_is_a_refusal_the_model_reads(door: str) -> None:
 
 
 @pytest.mark.looptime
-async def test_handler_timeout_beats_the_channel_bound(door: str) -> None:
-    kit, voice, provider, driver, observed = build(door, timeout=30.0)
+async def test_handler_timeout_beats_the_channel_bound(door: str, side: ModelSide) -> None:
+    kit, voice, provider, driver, observed = build(door, timeout=30.0, side=side)
     assert voice.gate.tool_timeout_seconds == 10.0
     loop = asyncio.get_running_loop()
     session = await voice.start_session("room-1")
@@ -145,17 +165,17 @@ async def test_timeout_text(door: str) -> None:
     await kit.aclose()
 
 
-async def test_end_session_settles_and_next_session_asks_again(door: str) -> None:
-    kit, voice, provider, driver, observed = build(door)
+async def test_end_session_settles_and_next_session_asks_again(door: str, side: ModelSide) -> None:
+    kit, voice, provider, driver, observed = build(door, side=side)
     session = await voice.start_session("room-1", participant_id="c1")
     reading = driver.call(session, "AskUserQuestion", {"question": "Still there?"})
     event = await observed.requests.get()
-    sent_before = (len(provider.tool_results), len(provider.injected_texts))
+    sent_before = side.delivered(session)
     await voice.end_session(session)
     assert voice.human_input_handler is not None
     handler = voice.human_input_handler.handler
     assert handler.resolve(event.pending_id, "too late") is False
-    assert (len(provider.tool_results), len(provider.injected_texts)) == sent_before
+    assert side.delivered(session) == sent_before
     report = await observed.reports.get()
     assert report.outcome == "cancelled"
     assert "session ended" in report.error_detail
@@ -171,8 +191,8 @@ async def test_end_session_settles_and_next_session_asks_again(door: str) -> Non
     await kit.aclose()
 
 
-async def test_close_settles_and_refuses_later_creates(door: str) -> None:
-    kit, voice, provider, driver, observed = build(door)
+async def test_close_settles_and_refuses_later_creates(door: str, side: ModelSide) -> None:
+    kit, voice, provider, driver, observed = build(door, side=side)
     session = await voice.start_session("room-1")
     reading = driver.call(session, "AskUserQuestion", {"question": "?"})
     event = await observed.requests.get()
@@ -236,17 +256,19 @@ async def test_host_closing_handler_gives_generic_failure(door: str) -> None:
     await kit.aclose()
 
 
-async def test_barge_in_cancel_withdraws_the_request() -> None:
-    kit, voice, provider, driver, observed = build("provider")
+async def test_barge_in_cancel_withdraws_the_request(side: ModelSide) -> None:
+    kit, voice, provider, driver, observed = build("provider", side=side)
     session = await voice.start_session("room-1")
-    call_id = provider.simulate_tool_call(session, "AskUserQuestion", {"question": "?"})
+    call_id = await side.tool_call(
+        session, "AskUserQuestion", {"question": "?"}, interruptible=True
+    )
     event = await observed.requests.get()
-    provider.simulate_tool_call_cancelled(session, call_id)
+    await side.cancel(session, call_id)
     report = await observed.reports.get()
-    assert report.outcome == "cancelled" and "barged in" in report.error_detail
+    assert report.outcome == "cancelled" and side.cancel_reason in report.error_detail
     assert voice.human_input_handler is not None
     assert voice.human_input_handler.handler.resolve(event.pending_id, "late") is False
-    assert provider.tool_results == []
+    assert side.delivered(session) == 0
     await kit.aclose()
 
 
