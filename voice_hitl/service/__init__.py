@@ -1,0 +1,50 @@
+"""The operator service: answer requests from anywhere (extra ``server``).
+
+``voice-hitl serve`` runs :func:`create_app` under uvicorn over a request board: a ``/v1`` HTTP
+JSON API, a live feed (WebSocket, JSON-RPC 2.0, see :mod:`voice_hitl.service._rpc`), bearer
+tokens per operator with room/channel scopes, and the web console at ``/``. The typed
+operations live in :class:`OperatorDesk`, which the API, the feed and the CLI share.
+"""
+
+from __future__ import annotations
+
+from .._public import publish
+from ._app import create_app
+from ._auth import (
+    OPERATORS_ENV,
+    Operator,
+    Operators,
+    OperatorsError,
+    load_operators,
+    parse_operators,
+)
+from ._desk import (
+    DeskError,
+    ForbiddenError,
+    InvalidError,
+    NotFoundError,
+    OperatorDesk,
+    SettledError,
+    UnauthorizedError,
+)
+from ._openapi import openapi_document
+
+__all__ = [
+    "OPERATORS_ENV",
+    "DeskError",
+    "ForbiddenError",
+    "InvalidError",
+    "NotFoundError",
+    "Operator",
+    "OperatorDesk",
+    "Operators",
+    "OperatorsError",
+    "SettledError",
+    "UnauthorizedError",
+    "create_app",
+    "load_operators",
+    "openapi_document",
+    "parse_operators",
+]
+
+publish(__name__, globals(), __all__)
