@@ -46,10 +46,12 @@ async def rig(board: RequestBoard | None = None) -> AsyncIterator[Rig]:
         await handler.close()
 
 
-async def ask_colour(r: Rig, room: str = "room-7", **arguments: object) -> str:
+async def ask_colour(bridge: BoardBridge, room: str = "room-7", **arguments: object) -> str:
+    """Open an AskUserQuestion (choices red / Dark blue) on the bridge's handler; returns its
+    id once the board has it."""
     args: dict[str, object] = {"question": "Which colour?", "choices": ["red", "Dark blue"]}
     args.update(arguments)
-    pending = await r.handler.create(
+    pending = await bridge.handler.create(
         "AskUserQuestion",
         args,
         room_id=room,
@@ -58,5 +60,5 @@ async def ask_colour(r: Rig, room: str = "room-7", **arguments: object) -> str:
         timeout=60,
         context={"transcript": ({"role": "user", "text": "paint it", "speaker_id": "caller"},)},
     )
-    await r.bridge.drain()
+    await bridge.drain()
     return pending.pending_id

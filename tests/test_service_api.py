@@ -15,7 +15,7 @@ AUTH = {"Authorization": f"Bearer {ANN}"}
 
 async def test_no_token_no_data() -> None:
     async with rig() as r:
-        await ask_colour(r)
+        await ask_colour(r.bridge)
         for headers in ({}, {"Authorization": "Bearer wrong-token"}, {"Authorization": "Basic x"}):
             response = await r.client.get("/v1/requests", headers=headers)
             assert response.status_code == 401
@@ -28,8 +28,8 @@ async def test_no_token_no_data() -> None:
 
 async def test_listing_shows_what_the_operator_needs_and_filters() -> None:
     async with rig() as r:
-        rid = await ask_colour(r)
-        other = await ask_colour(r, room="room-b")
+        rid = await ask_colour(r.bridge)
+        other = await ask_colour(r.bridge, room="room-b")
         listed = (await r.client.get("/v1/requests", headers=AUTH)).json()["requests"]
         assert [item["id"] for item in listed] == [rid, other]
         first = listed[0]
@@ -55,8 +55,8 @@ async def test_listing_shows_what_the_operator_needs_and_filters() -> None:
 
 async def test_for_filter_reads_addressed_people() -> None:
     async with rig() as r:
-        to_alice = await ask_colour(r, ask="alice")
-        anyone = await ask_colour(r)
+        to_alice = await ask_colour(r.bridge, ask="alice")
+        anyone = await ask_colour(r.bridge)
         response = await r.client.get("/v1/requests?for=alice", headers=AUTH)
         assert [item["id"] for item in response.json()["requests"]] == [to_alice, anyone]
         response = await r.client.get("/v1/requests?for=bob", headers=AUTH)
@@ -65,7 +65,7 @@ async def test_for_filter_reads_addressed_people() -> None:
 
 async def test_an_answer_reaches_the_model_once_and_the_loser_gets_409() -> None:
     async with rig() as r:
-        rid = await ask_colour(r)
+        rid = await ask_colour(r.bridge)
         waiting = asyncio.create_task(r.handler.wait(rid))
         response = await r.client.post(
             f"/v1/requests/{rid}/answer", json={"answer": "dark blue"}, headers=AUTH
@@ -101,7 +101,7 @@ async def test_an_answer_reaches_the_model_once_and_the_loser_gets_409() -> None
 )
 async def test_answers_that_do_not_fit_get_422(arguments: dict, answer: object, says: str) -> None:
     async with rig() as r:
-        rid = await ask_colour(r, **arguments)
+        rid = await ask_colour(r.bridge, **arguments)
         response = await r.client.post(
             f"/v1/requests/{rid}/answer", json={"answer": answer}, headers=AUTH
         )
@@ -112,7 +112,7 @@ async def test_answers_that_do_not_fit_get_422(arguments: dict, answer: object, 
 
 async def test_bad_requests_each_get_a_clear_status() -> None:
     async with rig() as r:
-        rid = await ask_colour(r)
+        rid = await ask_colour(r.bridge)
         url = f"/v1/requests/{rid}/answer"
         unknown = await r.client.post("/v1/requests/nope/answer", json={"answer": 1}, headers=AUTH)
         assert unknown.status_code == 404 and "no request 'nope'" in unknown.text
@@ -131,8 +131,8 @@ async def test_bad_requests_each_get_a_clear_status() -> None:
 
 async def test_a_rejection_reaches_the_model_and_withdrawals_get_409() -> None:
     async with rig() as r:
-        rid = await ask_colour(r)
-        gone = await ask_colour(r)
+        rid = await ask_colour(r.bridge)
+        gone = await ask_colour(r.bridge)
         waiting = asyncio.create_task(r.handler.wait(rid))
         withdrawn = asyncio.create_task(r.handler.wait(gone))
         response = await r.client.post(
