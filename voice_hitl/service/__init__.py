@@ -2,14 +2,16 @@
 
 ``voice-hitl serve`` runs :func:`create_app` under uvicorn over a request board: a ``/v1`` HTTP
 JSON API, a live feed (WebSocket, JSON-RPC 2.0, see :mod:`voice_hitl.service._rpc`), bearer
-tokens per operator with room/channel scopes, and the web console at ``/``. The typed
+tokens per operator with room/channel scopes, and the web console at ``/``. The CLI client
+(``voice-hitl pending / answer / reject``) talks to it over HTTP. The typed
 operations live in :class:`OperatorDesk`, which the API, the feed and the CLI share.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .._public import publish
-from ._app import create_app
 from ._auth import (
     OPERATORS_ENV,
     Operator,
@@ -29,6 +31,9 @@ from ._desk import (
 )
 from ._openapi import openapi_document
 
+if TYPE_CHECKING:
+    from ._app import create_app
+
 __all__ = [
     "OPERATORS_ENV",
     "DeskError",
@@ -47,4 +52,15 @@ __all__ = [
     "parse_operators",
 ]
 
-publish(__name__, globals(), __all__)
+
+def __getattr__(name: str) -> Any:
+    # The web framework is imported on first use, so the CLI client needs only httpx.
+    if name == "create_app":
+        from ._app import create_app
+
+        create_app.__module__ = __name__
+        return create_app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+publish(__name__, globals(), [n for n in __all__ if n != "create_app"])

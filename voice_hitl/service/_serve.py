@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
@@ -47,3 +48,44 @@ async def running_service(
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+
+def serve_forever(args: Any) -> int:
+    """``voice-hitl serve``: the service over a Redis board until interrupted."""
+    import os
+    import sys
+
+    from ..board import BoardUnavailableError
+    from ..board._redis import RedisBoard
+    from ._app import create_app
+    from ._auth import OperatorsError, load_operators
+
+    try:
+        operators = load_operators(args.operators)
+    except OperatorsError as exc:
+        print(f"voice-hitl: {exc}", file=sys.stderr)
+        return 2
+    url = args.redis or os.environ.get("VOICE_HITL_REDIS_URL") or "redis://127.0.0.1:6379/0"
+
+    async def check() -> None:
+        board = RedisBoard(url, prefix=args.prefix)
+        try:
+            await board.open_requests()
+        finally:
+            await board.aclose()
+
+    try:
+        asyncio.run(check())
+    except BoardUnavailableError as exc:
+        print(f"voice-hitl: the board's Redis at {url} is unreachable: {exc}", file=sys.stderr)
+        return 7
+    board = RedisBoard(url, prefix=args.prefix)
+    app = create_app(board, operators, reap_interval=args.heartbeat / 2, close_board=True)
+    base = f"http://{args.host}:{args.port}"
+    print(
+        f"voice-hitl operator service: {base}/  (API {base}/v1, board {url} {args.prefix!r}, "
+        f"{len(operators)} operator(s))",
+        flush=True,
+    )
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws=_WS)
+    return 0
