@@ -30,7 +30,7 @@ from ._rpc import (
 __all__ = ["serve_feed"]
 
 
-async def _dispatch(desk: OperatorDesk, operator: Operator, call: RpcCall) -> str:
+async def _dispatch(desk: OperatorDesk, operator: Operator, call: RpcCall, via: str) -> str:
     params = call.params
     try:
         if call.method == "list":
@@ -43,9 +43,9 @@ async def _dispatch(desk: OperatorDesk, operator: Operator, call: RpcCall) -> st
             )
             return result_reply(call.id, {"requests": [r.to_wire() for r in found]})
         if call.method == "answer":
-            settled = await desk.answer(operator, params["id"], params["answer"], via="feed")
+            settled = await desk.answer(operator, params["id"], params["answer"], via=via)
         else:
-            settled = await desk.reject(operator, params["id"], params["reason"], via="feed")
+            settled = await desk.reject(operator, params["id"], params["reason"], via=via)
         return result_reply(call.id, {"request": settled.to_wire()})
     except DeskError as error:
         return error_reply(call.id, error.status, error.message, error.to_wire())
@@ -65,6 +65,8 @@ async def serve_feed(websocket: WebSocket, desk: OperatorDesk, hub: FeedHub) -> 
         await websocket.close(code=1008, reason=error.message[:120])
         return
     await websocket.accept()
+    # The console says so (answers it gives are recorded as via "console"); others are "feed".
+    via = "console" if websocket.query_params.get("client") == "console" else "feed"
     queue = hub.join()
     lock = asyncio.Lock()
 
@@ -95,7 +97,7 @@ async def serve_feed(websocket: WebSocket, desk: OperatorDesk, hub: FeedHub) -> 
             parsed = parse_message(message)
             reply = parsed.reply() if isinstance(parsed, RpcError) else None
             if isinstance(parsed, RpcCall):
-                reply = await _dispatch(desk, operator, parsed)
+                reply = await _dispatch(desk, operator, parsed, via)
             if reply is not None:
                 await send(reply)
     except (WebSocketDisconnect, RuntimeError):
