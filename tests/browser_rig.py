@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -13,6 +12,7 @@ import pytest
 __all__ = ["CHROMIUM", "chromium_page"]
 
 CHROMIUM = "/usr/bin/chromium"
+_HAVE_CHROMIUM = os.path.exists(CHROMIUM)
 ARGS = [
     "--headless",
     "--no-sandbox",
@@ -34,7 +34,7 @@ def _unavailable(reason: str) -> None:
 async def chromium_page(width: int = 1100, height: int = 900) -> AsyncIterator[Any]:
     """A page in headless Chromium; skips (or fails under VOICE_HITL_REQUIRE_BROWSER=1) when
     /usr/bin/chromium or the playwright package is missing."""
-    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+    if not _HAVE_CHROMIUM:
         _unavailable(f"{CHROMIUM} is missing (Debian package chromium)")
     try:
         from playwright.async_api import async_playwright
