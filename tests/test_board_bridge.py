@@ -12,6 +12,7 @@ from redis_rig import start_redis_server
 
 from voice_hitl import HumanInputHandler, HumanInputRejectedError, RequestEvent, RequestSettled
 from voice_hitl.board import BoardBridge, BoardStatus, RequestBoard
+from voice_hitl.board import MemoryBoard as MemoryBoardForDefaults
 
 TRANSCRIPT = (
     {"role": "user", "text": "I need to move money", "speaker_id": "caller"},
@@ -189,3 +190,10 @@ async def test_the_bridge_survives_a_redis_restart(redis_prefix: str) -> None:
             await board.aclose()
     finally:
         server.stop()
+
+
+def test_the_default_heartbeat_abandons_after_three_missed_beats_of_two_seconds() -> None:
+    bridge = BoardBridge(HumanInputHandler(), MemoryBoardForDefaults())
+    assert (bridge.heartbeat_interval, bridge.ttl) == (2.0, 6.0)
+    with pytest.raises(ValueError, match="heartbeat"):
+        BoardBridge(HumanInputHandler(), MemoryBoardForDefaults(), heartbeat=0)

@@ -128,6 +128,7 @@ class BoardBridge:
         self._tasks: list[asyncio.Task[None]] = []
         self._remove_observer: Any = None
         self._state = _State.UNOPENED
+        self._down_logged = False
         self.delivered = 0
         """Answers and rejections from the board this bridge delivered to the handler."""
         self.conflicts = 0
@@ -326,6 +327,9 @@ class BoardBridge:
                     await self._resync()
                     self._broken.clear()
                     self._up.set()
+                    if self._down_logged:
+                        logger.warning("worker %s is back on the board", self.worker_id)
+                        self._down_logged = False
                     if not first.done():
                         first.set_result(None)
                     await self._run_until_broken(events)
@@ -334,7 +338,11 @@ class BoardBridge:
                 if not first.done():
                     first.set_exception(exc)
                     return
-                logger.warning("worker %s lost the board: %s", self.worker_id, exc)
+                if not self._down_logged:
+                    logger.warning("worker %s lost the board: %s", self.worker_id, exc)
+                    self._down_logged = True
+                else:
+                    logger.debug("worker %s: board still unreachable: %s", self.worker_id, exc)
             self._up.clear()
             self.reconnects += 1
             await asyncio.sleep(self._reconnect_delay)

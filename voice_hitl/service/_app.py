@@ -28,7 +28,10 @@ from ._http import read_json
 from ._hub import FeedHub
 from ._openapi import openapi_document
 
-__all__ = ["create_app"]
+__all__ = ["CLIENT_HEADER", "create_app"]
+
+CLIENT_HEADER = "x-voice-hitl-client"
+"""A client may name itself here (``cli``); the answer's ``via`` records it."""
 
 logger = logging.getLogger("voice_hitl.service")
 
@@ -70,6 +73,10 @@ def create_app(
     desk = OperatorDesk(board, operators)
     hub = FeedHub(board)
 
+    def via_of(request: Request) -> str:
+        # How the answer came: the CLI says so in a header; anything else is the API.
+        return "cli" if request.headers.get(CLIENT_HEADER) == "cli" else "api"
+
     def operator_of(request: Request) -> Any:
         return desk.authenticate(request.headers.get("authorization"))
 
@@ -98,7 +105,9 @@ def create_app(
         body = await read_json(request)
         if not isinstance(body, dict) or "answer" not in body:
             raise InvalidError('the body must be an object with "answer"')
-        settled = await desk.answer(operator, request.path_params["id"], body["answer"])
+        settled = await desk.answer(
+            operator, request.path_params["id"], body["answer"], via=via_of(request)
+        )
         return JSONResponse({"request": settled.to_wire()})
 
     async def reject(request: Request) -> Response:
@@ -106,7 +115,9 @@ def create_app(
         body = await read_json(request)
         if not isinstance(body, dict) or "reason" not in body:
             raise InvalidError('the body must be an object with "reason"')
-        settled = await desk.reject(operator, request.path_params["id"], body["reason"])
+        settled = await desk.reject(
+            operator, request.path_params["id"], body["reason"], via=via_of(request)
+        )
         return JSONResponse({"request": settled.to_wire()})
 
     async def openapi(request: Request) -> Response:
@@ -119,13 +130,17 @@ def create_app(
         await serve_feed(websocket, desk, hub)
 
     async def reap_forever() -> None:
+        failing = False
         while True:
             await asyncio.sleep(reap_interval)
             try:
                 reaped = await board.reap()
             except BoardUnavailableError as exc:
-                logger.warning("reaper: %s", exc)
+                if not failing:
+                    logger.warning("reaper: %s", exc)
+                failing = True
                 continue
+            failing = False
             for request in reaped:
                 logger.info("request %s abandoned: %s", request.id, request.text)
 

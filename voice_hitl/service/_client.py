@@ -27,13 +27,16 @@ class OperatorClient:
         url: The service, e.g. ``http://127.0.0.1:8765``.
         token: The operator's bearer token.
         timeout: Seconds per call.
+        client_name: Recorded as the answer's ``via`` (``cli``, the default, or ``api``).
     """
 
-    def __init__(self, url: str, token: str, *, timeout: float = 10.0) -> None:
+    def __init__(
+        self, url: str, token: str, *, timeout: float = 10.0, client_name: str = "cli"
+    ) -> None:
         self.url = url.rstrip("/")
         self._http = httpx.Client(
             base_url=self.url,
-            headers={"Authorization": f"Bearer {token}"},
+            headers={"Authorization": f"Bearer {token}", "X-Voice-Hitl-Client": client_name},
             timeout=timeout,
         )
 

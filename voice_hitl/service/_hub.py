@@ -72,6 +72,7 @@ class FeedHub:
                     async for event in events:
                         self._fan_out(event)
             except BoardUnavailableError as exc:
+                if self.subscribed.is_set() or first:
+                    logger.warning("operator feed lost the board: %s", exc)
                 self.subscribed.clear()
-                logger.warning("operator feed lost the board: %s", exc)
             await asyncio.sleep(self._delay)
