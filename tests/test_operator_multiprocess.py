@@ -125,7 +125,14 @@ async def serve(url: str, prefix: str, tmp: Path) -> AsyncIterator[str]:
         yield base
     finally:
         process.terminate()
-        await process.wait()
+        try:
+            async with asyncio.timeout(10):
+                await process.wait()
+        except TimeoutError:
+            print("voice-hitl serve did not stop on SIGTERM within 10 s")
+            process.kill()
+            await process.wait()
+            raise
 
 
 async def answer_all(client: httpx.AsyncClient, ids: list[str], value: str) -> Counter[int]:

@@ -46,7 +46,7 @@ from ._model import (
 )
 from ._protocol import RequestBoard
 
-__all__ = ["BoardBridge", "default_worker_id"]
+__all__ = ["BoardBridge", "default_worker_id", "stop_tasks"]
 
 logger = logging.getLogger("voice_hitl.board")
 
@@ -70,8 +70,9 @@ def _check_cancelled() -> None:
         raise asyncio.CancelledError
 
 
-async def _stop(tasks: Sequence[asyncio.Task[Any]]) -> None:
-    """Cancel and await ``tasks``; cancel again a task whose library swallowed the first."""
+async def stop_tasks(tasks: Sequence[asyncio.Task[Any]]) -> None:
+    """Cancel and await ``tasks``; cancel again a task whose library swallowed the first
+    cancellation (a Redis client may turn it into a connection error or drop it)."""
     pending = {task for task in tasks if not task.done()}
     while pending:
         for task in pending:
@@ -199,7 +200,7 @@ class BoardBridge:
                     async with asyncio.timeout(self._drain_timeout):
                         await self._queue.join()
         finally:
-            await _stop(self._tasks)
+            await stop_tasks(self._tasks)
 
     @property
     def connected(self) -> bool:
@@ -353,7 +354,7 @@ class BoardBridge:
         try:
             await asyncio.wait({pump, broken}, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            await _stop([pump, broken])
+            await stop_tasks([pump, broken])
         if pump.done() and not pump.cancelled() and pump.exception() is not None:
             raise pump.exception()  # type: ignore[misc]
 

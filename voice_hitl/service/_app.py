@@ -21,6 +21,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from ..board import BoardUnavailableError, RequestBoard
+from ..board._bridge import stop_tasks
 from ._auth import Operators
 from ._desk import DeskError, InvalidError, OperatorDesk
 from ._feed import serve_feed
@@ -153,9 +154,7 @@ def create_app(
         try:
             yield
         finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await stop_tasks(tasks)
             if close_board:
                 await board.aclose()
 

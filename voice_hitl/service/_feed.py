@@ -8,12 +8,12 @@ before any data is sent.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..board import BoardUnavailableError
+from ..board._bridge import stop_tasks
 from ._auth import Operator
 from ._desk import DeskError, OperatorDesk
 from ._hub import RESYNC, FeedHub
@@ -105,6 +105,4 @@ async def serve_feed(websocket: WebSocket, desk: OperatorDesk, hub: FeedHub) -> 
     finally:
         hub.leave(queue)
         if forwarding is not None:
-            forwarding.cancel()
-            with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect, RuntimeError):
-                await forwarding
+            await stop_tasks([forwarding])
