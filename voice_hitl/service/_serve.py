@@ -27,6 +27,8 @@ async def running_service(
 
     Raises:
         RuntimeError: The server did not start (e.g. the port is taken).
+
+    Cancellation: safe; the server is asked to stop and awaited (cancelled after 5 s).
     """
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on", ws=_WS)
     server = uvicorn.Server(config)
