@@ -124,7 +124,9 @@ async def run_operator_demo(
     kit = VoiceKit()
     turns = await asyncio.to_thread(load_turns, PHONE_CALL)
     transport = ScriptedCallerTransport(turns, speed=speed)
-    timeline = Timeline(kit, call_clock=lambda: transport.clock / transport.sample_rate)
+    timeline = Timeline(
+        kit, call_clock=lambda: transport.clock / transport.sample_rate, out=sys.stdout
+    )
     responder = VoiceResponder(kit, reprompts=2)
     provider = await _provider("pocketsphinx")
     agent = SupervisedTransferAgent()
