@@ -6,10 +6,11 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 
 import pytest
+from redis_rig import RedisServer, _unavailable, start_redis_server
 
 from voice_hitl.board import BoardEvent, MemoryBoard, RequestBoard
 
-__all__ = ["BACKENDS", "EventLog", "eventually", "make_board"]
+__all__ = ["BACKENDS", "EventLog", "eventually", "make_board", "throwaway_redis"]
 
 BACKENDS = ["memory", "redis"]
 
@@ -62,3 +63,13 @@ async def eventually(
             if result:
                 return
             await asyncio.sleep(step)
+
+
+def throwaway_redis(port: int | None = None) -> RedisServer:
+    """A ``redis-server`` this test may stop and restart; skips (or fails under
+    ``VOICE_HITL_REQUIRE_REDIS=1``) when the binary is missing."""
+    try:
+        return start_redis_server(port)
+    except FileNotFoundError as exc:
+        _unavailable(str(exc))
+        raise

@@ -7,8 +7,7 @@ import json
 from collections.abc import AsyncIterator
 
 import pytest
-from board_rig import BACKENDS, eventually, make_board
-from redis_rig import start_redis_server
+from board_rig import BACKENDS, eventually, make_board, throwaway_redis
 
 from voice_hitl import HumanInputHandler, HumanInputRejectedError, RequestEvent, RequestSettled
 from voice_hitl.board import BoardBridge, BoardStatus, RequestBoard
@@ -164,7 +163,7 @@ async def test_a_dead_workers_requests_are_abandoned(board: RequestBoard) -> Non
 async def test_the_bridge_survives_a_redis_restart(redis_prefix: str) -> None:
     from voice_hitl.board import RedisBoard
 
-    server = start_redis_server()
+    server = throwaway_redis()
     try:
         board = RedisBoard(server.url, prefix=redis_prefix, timeout=1.0)
         handler = HumanInputHandler()
@@ -176,7 +175,7 @@ async def test_the_bridge_survives_a_redis_restart(redis_prefix: str) -> None:
                 await bridge.drain()
                 await asyncio.to_thread(server.stop)
                 handler.resolve(ids[0], '{"answer": "checking"}', by="caller", via="speech")
-                server = await asyncio.to_thread(start_redis_server, server.port)
+                server = await asyncio.to_thread(throwaway_redis, server.port)
                 await eventually(lambda: bridge.reconnects >= 1 and bridge.connected)
                 async with asyncio.timeout(5):
                     await bridge.drain()

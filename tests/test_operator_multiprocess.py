@@ -21,7 +21,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from redis_rig import RedisServer, free_port, start_redis_server
+from board_rig import throwaway_redis
+from redis_rig import RedisServer, free_port
 
 HERE = Path(__file__).resolve().parent
 HEARTBEAT = 0.2
@@ -270,7 +271,7 @@ async def answer_from_console(base: str, rid: str) -> None:
 async def test_redis_restarted_under_load_settles_nothing_twice(
     redis_prefix: str, tmp_path: Path
 ) -> None:
-    server: RedisServer = await asyncio.to_thread(start_redis_server)
+    server: RedisServer = await asyncio.to_thread(throwaway_redis)
     workers: list[Worker] = []
     try:
         workers = [await start_worker(server.url, redis_prefix, f"r{n}", 100) for n in range(2)]
@@ -289,7 +290,7 @@ async def test_redis_restarted_under_load_settles_nothing_twice(
             await asyncio.to_thread(server.stop)
             early = await answering  # some answered before the stop, the rest refused (503)
             assert set(early) <= {200, 503}
-            server = await asyncio.to_thread(start_redis_server, server.port)
+            server = await asyncio.to_thread(throwaway_redis, server.port)
             # The workers reconnect and re-publish what is still open: every request is
             # either settled at its worker or back on the board.
             async with asyncio.timeout(20):
