@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Sequence
 
 from ._demo import add_demo_command
+from .service._cli import add_operator_commands
 from .speech._replay import add_replay_command
 
 __all__ = ["build_parser", "main"]
@@ -20,6 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     add_demo_command(commands)
     add_replay_command(commands)
+    add_operator_commands(commands)
     return parser
 
 

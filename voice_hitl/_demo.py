@@ -268,6 +268,10 @@ async def _feed_meeting(
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.operator:  # the operator service's demo lives with the service (extra 'server')
+        from .service._demo import run_operator_command
+
+        return run_operator_command(args)
     out = Path(args.out)
     result = asyncio.run(
         run_demo(
@@ -304,5 +308,14 @@ def add_demo_command(subparsers: Any) -> None:
         choices=("pocketsphinx", "whisper", "combined"),
         default="pocketsphinx",
         help="the local recogniser (whisper and combined need the 'whisper' extra)",
+    )
+    parser.add_argument(
+        "--operator",
+        action="store_true",
+        help="a supervisor answers one question on the operator console (extra 'server')",
+    )
+    parser.add_argument("--port", type=int, default=8765, help="--operator: the service's port")
+    parser.add_argument(
+        "--manual", action="store_true", help="--operator: you answer in the browser"
     )
     parser.set_defaults(handler=_run)

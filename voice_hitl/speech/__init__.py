@@ -24,6 +24,7 @@ from ._answer import (
 )
 from ._spec import AnswerKind, AnswerSpec, AnswerSpecError, Choice
 from ._streaming import Pause, SpeechStart, StreamingEndpointer, Utterance
+from ._typed import typed_answer
 from ._understand import understand
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "NoMatchReason",
     "Understood",
     "Via",
+    "typed_answer",
     "understand",
 ]
 

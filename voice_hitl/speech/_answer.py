@@ -28,8 +28,9 @@ __all__ = [
     "Via",
 ]
 
-Via: TypeAlias = Literal["speech", "dtmf", "text", "default"]
-"""How an answer arrived: a transcript, keypad tones, typed text, or a deadline default."""
+Via: TypeAlias = Literal["speech", "dtmf", "text", "default", "operator"]
+"""How an answer arrived: a transcript, keypad tones, typed text, a deadline default, or an
+operator's typed answer (console, CLI, API)."""
 
 AnswerValue: TypeAlias = bool | int | float | str
 """The typed value of an `Answer`."""

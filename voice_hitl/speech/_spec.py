@@ -246,6 +246,20 @@ class AnswerSpec:
                 return c
         raise KeyError(choice_id)
 
+    def number_problem(self, value: float) -> str | None:
+        """Why ``value`` does not answer this number question (None: it fits the bounds)."""
+        if (self.minimum is not None and value < self.minimum) or (
+            self.maximum is not None and value > self.maximum
+        ):
+            return f"{value} is outside [{self.minimum}, {self.maximum}]"
+        return None
+
+    def digits_problem(self, digits: str) -> str | None:
+        """Why ``digits`` does not answer this digits question (None: the length fits)."""
+        if self.length is not None and len(digits) != self.length:
+            return f"{len(digits)} digits, expected {self.length}"
+        return None
+
     def default_answer(self) -> Answer | None:
         """The answer to assume when the deadline passes (``via="default"``), if any."""
         if self.default_choice_id is None:

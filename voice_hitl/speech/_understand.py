@@ -73,14 +73,9 @@ def _number(toks: list[str], spec: AnswerSpec, transcript: str, via: Via) -> Ans
             heard = ", ".join(str(n) for n in nums)
             return NoMatch(NoMatchReason.AMBIGUOUS, transcript, f"several numbers heard: {heard}")
         value = nums[0]
-        if (spec.minimum is not None and value < spec.minimum) or (
-            spec.maximum is not None and value > spec.maximum
-        ):
-            return NoMatch(
-                NoMatchReason.OUT_OF_RANGE,
-                transcript,
-                f"{value} is outside [{spec.minimum}, {spec.maximum}]",
-            )
+        problem = spec.number_problem(value)
+        if problem is not None:
+            return NoMatch(NoMatchReason.OUT_OF_RANGE, transcript, problem)
         return Answer(value, None, 0.9, transcript, via)
     return NoMatch(NoMatchReason.NOT_UNDERSTOOD, transcript, "no number was heard")
 
@@ -90,12 +85,9 @@ def _digits(toks: list[str], spec: AnswerSpec, transcript: str, via: Via) -> Ans
         digits = parse_digits(segment)
         if not digits:
             continue
-        if spec.length is not None and len(digits) != spec.length:
-            return NoMatch(
-                NoMatchReason.WRONG_LENGTH,
-                transcript,
-                f"heard {len(digits)} digits, expected {spec.length}",
-            )
+        problem = spec.digits_problem(digits)
+        if problem is not None:
+            return NoMatch(NoMatchReason.WRONG_LENGTH, transcript, f"heard {problem}")
         return Answer(digits, None, 0.9, transcript, via)
     return NoMatch(NoMatchReason.NOT_UNDERSTOOD, transcript, "no digits were heard")
 

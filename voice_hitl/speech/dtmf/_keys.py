@@ -74,16 +74,14 @@ def dtmf_to_answer(keys: str, spec: AnswerSpec) -> Understood:
         if not digits.isdigit():
             return NoMatch(NoMatchReason.NOT_UNDERSTOOD, raw, f"non-digit keys in {digits!r}")
         if kind is AnswerKind.DIGITS:
-            if spec.length is not None and len(digits) != spec.length:
-                detail = f"keyed {len(digits)} digits, expected {spec.length}"
-                return NoMatch(NoMatchReason.WRONG_LENGTH, raw, detail)
+            problem = spec.digits_problem(digits)
+            if problem is not None:
+                return NoMatch(NoMatchReason.WRONG_LENGTH, raw, f"keyed {problem}")
             return Answer(digits, None, 1.0, raw, "dtmf")
         value = int(digits)
-        if (spec.minimum is not None and value < spec.minimum) or (
-            spec.maximum is not None and value > spec.maximum
-        ):
-            detail = f"{value} is outside [{spec.minimum}, {spec.maximum}]"
-            return NoMatch(NoMatchReason.OUT_OF_RANGE, raw, detail)
+        problem = spec.number_problem(value)
+        if problem is not None:
+            return NoMatch(NoMatchReason.OUT_OF_RANGE, raw, problem)
         return Answer(value, None, 1.0, raw, "dtmf")
     if not entry.isdigit():
         return NoMatch(NoMatchReason.NOT_UNDERSTOOD, raw, f"{entry!r} is not a position")

@@ -1,0 +1,71 @@
+"""The web console in a real browser: a call's question appears, a click answers it, and the
+model receives that answer as the tool result."""
+
+from __future__ import annotations
+
+import json
+
+from browser_rig import chromium_page
+from service_rig import ANN, TOKENS
+
+from providers.mock import MockRealtimeProvider
+from voice_hitl import (
+    ASK_USER_QUESTION,
+    CONFIRM_ACTION,
+    HumanInputToolHandler,
+    RealtimeVoiceChannel,
+    VoiceKit,
+)
+from voice_hitl.board import BoardBridge, MemoryBoard
+from voice_hitl.service import create_app
+from voice_hitl.service._serve import running_service
+
+
+async def test_a_click_in_the_console_answers_the_models_question() -> None:
+    kit = VoiceKit()
+    provider = MockRealtimeProvider()
+    human = HumanInputToolHandler(
+        {"AskUserQuestion", "ConfirmAction"},
+        timeout=120,
+        tool_definitions=[ASK_USER_QUESTION, CONFIRM_ACTION],
+    )
+    voice = RealtimeVoiceChannel("phone", provider=provider, human_input_handler=human)
+    kit.register_channel(voice)
+    board = MemoryBoard()
+    async with (
+        running_service(create_app(board, TOKENS)) as url,
+        BoardBridge(human.handler, board),
+        chromium_page() as page,
+    ):
+        await page.goto(f"{url}/#token={ANN}")
+        await page.wait_for_selector("#status.online")
+        session = await voice.start_session("room-7", participant_id="caller")
+        provider.simulate_transcription(session, "I'd like to move money", role="user")
+        call_id = provider.simulate_tool_call(
+            session,
+            "AskUserQuestion",
+            {"question": "Which account should it go to?", "choices": ["checking", "savings"]},
+        )
+        card = page.locator("article.card[data-status=open]")
+        await card.wait_for()
+        assert await card.locator(".question").inner_text() == "Which account should it go to?"
+        assert "I'd like to move money" in await card.locator(".transcript").inner_text()
+        assert "On the call: caller" in await card.locator(".people").inner_text()
+        await card.locator("button[data-answer=savings]").click()
+        record = await provider.wait_for_tool_result(call_id)
+        assert not record.is_error
+        result = json.loads(record.output)
+        assert (result["answer"], result["choice_id"]) == ("savings", "savings")
+        assert (result["actor_id"], result["via"]) == ("ann", "operator")
+        outcome = page.locator("article.card[data-status=answered] .outcome")
+        assert (await outcome.inner_text()).startswith("Answered by ann at")
+
+        # A question withdrawn by the call shows as withdrawn, without a reload.
+        provider.simulate_tool_call(session, "ConfirmAction", {"action": "close the account"})
+        await page.locator("article.card[data-status=open] button[data-answer=yes]").wait_for()
+        await voice.end_session(session)
+        withdrawn = page.locator("article.card[data-status=withdrawn] .outcome")
+        await withdrawn.wait_for()
+        assert "Withdrawn" in await withdrawn.inner_text()
+        assert "the voice session ended" in await withdrawn.inner_text()
+    await kit.aclose()

@@ -1,0 +1,120 @@
+"""``voice-hitl pending / answer / reject`` against a running service: output and exit codes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sys
+from collections.abc import AsyncIterator
+
+import pytest
+from service_rig import ANN, TOKENS, ask_colour
+
+from voice_hitl import HumanInputHandler, HumanInputRejectedError
+from voice_hitl._cli import main
+from voice_hitl.board import BoardBridge, MemoryBoard
+from voice_hitl.service import create_app
+from voice_hitl.service._serve import running_service
+
+
+@contextlib.asynccontextmanager
+async def service() -> AsyncIterator[tuple[str, BoardBridge]]:
+    board = MemoryBoard()
+    handler = HumanInputHandler()
+    async with (
+        running_service(create_app(board, TOKENS)) as url,
+        BoardBridge(handler, board) as bridge,
+    ):
+        yield url, bridge
+        await handler.close()
+
+
+async def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = await asyncio.to_thread(main, list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+async def test_pending_answer_and_the_model_reads_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with service() as (url, bridge):
+        monkeypatch.setenv("VOICE_HITL_URL", url)
+        monkeypatch.setenv("VOICE_HITL_TOKEN", ANN)
+        assert await cli(capsys, "pending") == (0, "no open requests\n", "")
+        rid = await ask_colour(bridge)
+        code, out, _ = await cli(capsys, "pending")
+        assert code == 0
+        assert out.startswith(f"{rid}  AskUserQuestion  room-7/phone  caller  due in ")
+        assert '"Which colour?"  [red | dark_blue]' in out
+        code, out, _ = await cli(capsys, "pending", "--json", "--room", "room-7")
+        assert [r["id"] for r in json.loads(out)] == [rid]
+        waiting = asyncio.create_task(bridge.handler.wait(rid))
+        assert await cli(capsys, "answer", rid, "Dark Blue") == (0, f"{rid}: answered by ann\n", "")
+        result = json.loads(await waiting)
+        assert (result["answer"], result["actor_id"]) == ("Dark blue", "ann")
+        code, out, err = await cli(capsys, "answer", rid, "red")
+        assert code == 5 and out == ""
+        assert err.startswith(f"voice-hitl: request {rid} was already answered by ann at ")
+        assert err.count("\n") == 1
+
+
+async def test_each_refusal_has_its_exit_code(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("VOICE_HITL_TOKEN", raising=False)
+    async with service() as (url, bridge):
+        rid = await ask_colour(bridge)
+        base = ("--url", url)
+        code, _, err = await cli(capsys, "answer", *base, rid, "red")
+        assert code == 2 and "no token" in err
+        code, _, err = await cli(capsys, "answer", *base, "--token", "nope-nope", rid, "red")
+        assert code == 3 and "(401)" in err
+        auth = (*base, "--token", ANN)
+        code, _, err = await cli(capsys, "answer", *auth, "missing-id", "red")
+        assert code == 4 and "no request 'missing-id'" in err
+        code, _, err = await cli(capsys, "answer", *auth, rid, "green")
+        assert code == 6 and "is not one of: 'red', 'dark_blue'" in err
+        code, _, err = await cli(capsys, "answer", *auth, "--json", rid, "{oops")
+        assert code == 2 and "is not JSON" in err
+        waiting = asyncio.create_task(bridge.handler.wait(rid))
+        code, out, _ = await cli(capsys, "reject", *auth, rid, "the supervisor must call back")
+        assert code == 0 and out == f"{rid}: rejected by ann\n"
+        with pytest.raises(HumanInputRejectedError, match="must call back"):
+            await waiting
+    code, _, err = await cli(capsys, "pending", "--url", url, "--token", ANN)
+    assert code == 7 and err.startswith(f"voice-hitl: cannot reach {url}")
+
+
+async def test_pending_watch_follows_the_feed() -> None:
+    async with service() as (url, bridge):
+        watcher = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-c",
+            "from voice_hitl._cli import main; raise SystemExit(main())",
+            "pending",
+            "--watch",
+            "--url",
+            url,
+            "--token",
+            ANN,
+            stdout=asyncio.subprocess.PIPE,
+        )
+        assert watcher.stdout is not None
+        try:
+            async with asyncio.timeout(20):
+                rid = None
+                while True:
+                    line = (await watcher.stdout.readline()).decode()
+                    assert line, "the watcher ended early"
+                    if line.startswith("# watching"):
+                        rid = await ask_colour(bridge)
+                    if line.startswith(f"+ {rid}"):
+                        bridge.handler.resolve(rid, '"red"', by="caller", via="speech")
+                    if line.startswith(f"- {rid}"):
+                        assert line == f"- {rid}  answered by caller\n"
+                        break
+        finally:
+            watcher.terminate()
+            await watcher.wait()

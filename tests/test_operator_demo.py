@@ -1,0 +1,20 @@
+"""``voice-hitl demo --operator``: the supervisor's answer (through the service) lets the call
+continue; the caller's spoken answers do the rest."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pocketsphinx", reason="the demo needs the 'speech' extra")
+
+
+async def test_the_operator_demo_moves_money_with_the_supervisors_reference(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from voice_hitl.service._demo import REFERENCE, run_operator_demo
+
+    moved = await run_operator_demo(speed=0, port=0, timeout=60)
+    out = capsys.readouterr().out
+    assert moved == [(REFERENCE, 500.0)]
+    assert "operator console: http://127.0.0.1:" in out and "/#token=" in out
+    assert '"via": "operator", "actor_id": "supervisor"' in out

@@ -1,0 +1,374 @@
+""":class:`BoardBridge`: one worker's :class:`~voice_hitl.HumanInputHandler` on a request board.
+
+The bridge is a request observer (``handler.add_observer``) plus three tasks it owns:
+
+- the **publisher** sends the handler's events to the board in order: each opened request is
+  published, each local settle (a spoken answer, a timeout, a withdrawal) settles the board's
+  record at once, so other processes see it immediately;
+- the **inbox** follows the board's events for this worker's requests and delivers an answer or
+  rejection given elsewhere to the handler (``resolve`` / ``reject`` with ``by`` and ``via``);
+  the handler's first-settle-wins makes that exactly once;
+- the **heartbeat** keeps the worker alive on the board every ``heartbeat`` seconds; after
+  ``misses`` missed beats its requests are abandoned.
+
+When the board's server drops (a Redis restart, a broken connection) every task notices, the
+inbox reconnects with a short backoff, heartbeats, and re-publishes the handler's open requests
+(``revive=True``); a request the board settled meanwhile is delivered instead. The board's
+atomic settle means nothing settles twice.
+
+A local settle that loses on the board (the handler timed out in the same instant an operator
+answered) is counted in :attr:`BoardBridge.conflicts` and logged: the handler's outcome is what
+the model read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import logging
+import os
+import secrets
+import socket
+from collections.abc import AsyncIterator, Coroutine, Sequence
+from types import TracebackType
+from typing import Any
+
+from .._human_input import HumanInputHandler
+from .._lifecycle import RequestEvent, RequestOpened, RequestSettled
+from ._model import (
+    BoardEvent,
+    BoardRequest,
+    BoardSettled,
+    BoardStatus,
+    BoardUnavailableError,
+    request_from_pending,
+)
+from ._protocol import RequestBoard
+
+__all__ = ["BoardBridge", "default_worker_id", "stop_tasks"]
+
+logger = logging.getLogger("voice_hitl.board")
+
+_STATUS = {
+    "answered": BoardStatus.ANSWERED,
+    "rejected": BoardStatus.REJECTED,
+    "timed_out": BoardStatus.TIMED_OUT,
+    "withdrawn": BoardStatus.WITHDRAWN,
+}
+
+
+def default_worker_id() -> str:
+    """``host:pid:random`` — unique per bridge, readable in the console."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+def _check_cancelled() -> None:
+    """Re-raise a cancellation a client library turned into a connection error."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+
+
+async def stop_tasks(tasks: Sequence[asyncio.Task[Any]]) -> None:
+    """Cancel and await ``tasks``; cancel again a task whose library swallowed the first
+    cancellation (a Redis client may turn it into a connection error or drop it)."""
+    pending = {task for task in tasks if not task.done()}
+    while pending:
+        for task in pending:
+            task.cancel()
+        _, pending = await asyncio.wait(pending, timeout=0.5)
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+class _State(enum.Enum):
+    UNOPENED = "unopened"
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+class BoardBridge:
+    """Publish a handler's requests on a board and take answers from it (module docstring).
+
+    Use it as ``async with BoardBridge(handler, board): ...``.
+
+    Args:
+        handler: The worker's handler.
+        board: The board (its owner closes it).
+        worker_id: This worker's id on the board; :func:`default_worker_id` by default.
+        heartbeat: Seconds between heartbeats.
+        misses: Missed heartbeats after which the board abandons this worker's requests.
+        reconnect_delay: Seconds between reconnection attempts.
+        drain_timeout: Seconds :meth:`aclose` waits for queued events to reach the board.
+    """
+
+    def __init__(
+        self,
+        handler: HumanInputHandler,
+        board: RequestBoard,
+        *,
+        worker_id: str | None = None,
+        heartbeat: float = 2.0,
+        misses: int = 3,
+        reconnect_delay: float = 0.2,
+        drain_timeout: float = 1.0,
+    ) -> None:
+        if heartbeat <= 0 or misses < 1:
+            raise ValueError("heartbeat must be positive and misses at least 1")
+        self.handler = handler
+        self.board = board
+        self.worker_id = worker_id or default_worker_id()
+        self.heartbeat_interval = heartbeat
+        self.ttl = heartbeat * misses
+        self._reconnect_delay = reconnect_delay
+        self._drain_timeout = drain_timeout
+        self._queue: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+        self._up = asyncio.Event()
+        self._broken = asyncio.Event()
+        self._delivering: set[str] = set()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._remove_observer: Any = None
+        self._state = _State.UNOPENED
+        self._down_logged = False
+        self.delivered = 0
+        """Answers and rejections from the board this bridge delivered to the handler."""
+        self.conflicts = 0
+        """Local settles that lost on the board (see the module docstring)."""
+        self.reconnects = 0
+        """Times the bridge re-subscribed and re-published after losing the board."""
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    async def __aenter__(self) -> BoardBridge:
+        """Heartbeat, subscribe, publish the handler's open requests, and start the tasks.
+
+        Raises:
+            RuntimeError: The bridge was opened before.
+            BoardUnavailableError: The board cannot be reached.
+
+        Cancellation: safe; nothing keeps running.
+        """
+        if self._state is not _State.UNOPENED:
+            raise RuntimeError("a BoardBridge can be opened once")
+        self._state = _State.OPEN
+        await self.board.heartbeat(self.worker_id, self.ttl)
+        self._remove_observer = self.handler.add_observer(self._observe)
+        first = asyncio.get_running_loop().create_future()
+        self._tasks = [
+            asyncio.create_task(self._guard(self._connection_loop(first)), name="board-inbox"),
+            asyncio.create_task(self._guard(self._publish_loop()), name="board-publisher"),
+            asyncio.create_task(self._guard(self._heartbeat_loop()), name="board-heartbeat"),
+        ]
+        try:
+            await first
+        except BaseException:
+            await self.aclose()
+            raise
+        return self
+
+    async def _guard(self, loop: Coroutine[Any, Any, None]) -> None:
+        try:
+            await loop
+        except Exception:
+            logger.exception("worker %s: a board task failed", self.worker_id)
+            raise
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Stop observing, give queued events ``drain_timeout`` to reach the board, stop.
+
+        Idempotent. Requests still open stay on the board until this worker's heartbeat
+        lapses (then they are abandoned).
+
+        Cancellation: the tasks are cancelled and awaited anyway.
+        """
+        if self._state is _State.CLOSED:
+            return
+        self._state = _State.CLOSED
+        if self._remove_observer is not None:
+            self._remove_observer()
+        try:
+            if self._tasks and self._up.is_set():
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self._drain_timeout):
+                        await self._queue.join()
+        finally:
+            await stop_tasks(self._tasks)
+
+    @property
+    def connected(self) -> bool:
+        """True while the bridge is subscribed and its requests are on the board."""
+        return self._up.is_set()
+
+    async def wait_connected(self) -> None:
+        """Wait until the bridge is (again) subscribed and re-published.
+
+        Cancellation: safe.
+        """
+        await self._up.wait()
+
+    async def drain(self) -> None:
+        """Wait until every event observed so far has reached the board.
+
+        Cancellation: safe.
+        """
+        await self._queue.join()
+
+    # -- handler side --------------------------------------------------------------------
+
+    def _observe(self, event: RequestEvent) -> None:
+        if isinstance(event, RequestOpened):
+            self._queue.put_nowait(("open", request_from_pending(event.request, self.worker_id)))
+        elif isinstance(event, RequestSettled):
+            if event.pending_id in self._delivering:
+                return  # the board settled it first; nothing to send back
+            status = _STATUS[event.outcome]
+            self._queue.put_nowait(
+                ("settle", event.pending_id, status, event.text, event.by, event.via, event.detail)
+            )
+
+    async def _publish_loop(self) -> None:
+        while True:
+            item = await self._queue.get()
+            try:
+                while True:
+                    await self._up.wait()
+                    try:
+                        await self._apply(item)
+                        break
+                    except BoardUnavailableError:
+                        _check_cancelled()
+                        self._lost()
+            finally:
+                self._queue.task_done()
+
+    async def _apply(self, item: tuple[Any, ...]) -> None:
+        if item[0] == "open":
+            record = await self.board.publish(item[1])
+            if not record.is_open:
+                self._deliver(record)
+            return
+        _, pending_id, status, text, by, via, detail = item
+        result = await self.board.settle(
+            pending_id, status, text, by=by, via=via, detail=detail, worker=self.worker_id
+        )
+        current = result.request
+        if (
+            not result.won
+            and current is not None
+            and current.status is not status
+            and current.status in (BoardStatus.ANSWERED, BoardStatus.REJECTED)
+        ):
+            self.conflicts += 1
+            logger.warning(
+                "request %s: settled %s here but %s on the board by %s",
+                pending_id,
+                status,
+                current.status,
+                current.settled_by,
+            )
+
+    # -- board side ----------------------------------------------------------------------
+
+    def _deliver(self, request: BoardRequest) -> None:
+        """Hand a settle made on the board to the handler (once; the handler decides)."""
+        if request.worker != self.worker_id:
+            return
+        pending = self.handler.get(request.id)
+        if pending is None or pending.status != "pending":
+            return
+        if request.status is BoardStatus.ABANDONED:
+            # The board gave up on us while we were away; we are back: open it again.
+            self._queue.put_nowait(
+                ("open", request_from_pending(pending.to_event(), self.worker_id))
+            )
+            return
+        if request.status not in (BoardStatus.ANSWERED, BoardStatus.REJECTED):
+            return
+        self._delivering.add(request.id)
+        try:
+            by, via = request.settled_by, request.settled_via or "board"
+            if request.status is BoardStatus.ANSWERED:
+                won = self.handler.resolve(request.id, request.text, by=by, via=via)
+            else:
+                won = self.handler.reject(request.id, request.text, by=by, via=via)
+        finally:
+            self._delivering.discard(request.id)
+        if won:
+            self.delivered += 1
+
+    def _lost(self) -> None:
+        self._up.clear()
+        self._broken.set()
+
+    async def _pump(self, events: AsyncIterator[BoardEvent]) -> None:
+        async for event in events:
+            if isinstance(event, BoardSettled):
+                self._deliver(event.request)
+
+    async def _resync(self) -> None:
+        for pending in list(self.handler.pending.values()):
+            request = request_from_pending(pending.to_event(), self.worker_id)
+            record = await self.board.publish(request, revive=True)
+            if not record.is_open:
+                self._deliver(record)
+
+    async def _connection_loop(self, first: asyncio.Future[None]) -> None:
+        while True:
+            try:
+                async with self.board.subscribe(self.worker_id) as events:
+                    await self.board.heartbeat(self.worker_id, self.ttl)
+                    await self._resync()
+                    self._broken.clear()
+                    self._up.set()
+                    if self._down_logged:
+                        logger.warning("worker %s is back on the board", self.worker_id)
+                        self._down_logged = False
+                    if not first.done():
+                        first.set_result(None)
+                    await self._run_until_broken(events)
+            except BoardUnavailableError as exc:
+                _check_cancelled()
+                if not first.done():
+                    first.set_exception(exc)
+                    return
+                if not self._down_logged:
+                    logger.warning("worker %s lost the board: %s", self.worker_id, exc)
+                    self._down_logged = True
+                else:
+                    logger.debug("worker %s: board still unreachable: %s", self.worker_id, exc)
+            self._up.clear()
+            self.reconnects += 1
+            await asyncio.sleep(self._reconnect_delay)
+
+    async def _run_until_broken(self, events: AsyncIterator[BoardEvent]) -> None:
+        pump = asyncio.create_task(self._pump(events), name="board-pump")
+        broken = asyncio.create_task(self._broken.wait(), name="board-broken")
+        try:
+            await asyncio.wait({pump, broken}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            await stop_tasks([pump, broken])
+        if pump.done() and not pump.cancelled() and pump.exception() is not None:
+            raise pump.exception()  # type: ignore[misc]
+
+    async def _heartbeat_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.heartbeat_interval)
+            _check_cancelled()
+            if not self._up.is_set():
+                continue
+            try:
+                lapsed = await self.board.heartbeat(self.worker_id, self.ttl)
+            except BoardUnavailableError:
+                _check_cancelled()
+                self._lost()
+                continue
+            if lapsed:  # the board may have abandoned our requests: re-publish them
+                self._lost()

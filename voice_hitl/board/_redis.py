@@ -1,0 +1,215 @@
+""":class:`RedisBoard`: the request board on a Redis server, for many workers (extra ``redis``).
+
+Every step that must be atomic (publish, settle, reap) is one Lua script
+(:mod:`voice_hitl.board._redis_lua`), so the first settle wins on the server whatever the
+number of processes. The client does not retry behind the caller's back: a dropped connection
+surfaces as :class:`BoardUnavailableError`, and the worker bridge reconnects and re-publishes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from ._model import (
+    BoardEvent,
+    BoardOpened,
+    BoardRequest,
+    BoardSettled,
+    BoardStatus,
+    BoardUnavailableError,
+    SettleResult,
+)
+from ._redis_lua import PUBLISH, REAP, SETTLE
+
+__all__ = ["RedisBoard"]
+
+_DOWN = (RedisConnectionError, RedisTimeoutError, ConnectionError, OSError)
+
+
+def _request(fields: Sequence[Any] | Mapping[Any, Any]) -> BoardRequest:
+    """A request from its hash (a flat list of names and values, or a dict)."""
+    if not isinstance(fields, Mapping):
+        fields = {_text(fields[i]): _text(fields[i + 1]) for i in range(0, len(fields) - 1, 2)}
+    request = BoardRequest.from_static_json(fields["data"])
+    status = BoardStatus(fields.get("status", "open"))
+    if status is BoardStatus.OPEN:
+        return request
+    return request.settled(
+        status,
+        fields.get("text", ""),
+        float(fields.get("at") or 0.0),
+        fields.get("by") or None,
+        fields.get("via") or None,
+        fields.get("detail", ""),
+    )
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+class RedisBoard:
+    """A :class:`~voice_hitl.board.RequestBoard` on a Redis server (5.0 or later).
+
+    Args:
+        url: The server, e.g. ``redis://127.0.0.1:6379/0``.
+        prefix: The key prefix every key and channel of this board starts with.
+        retention: Seconds a settled request stays readable.
+        timeout: Seconds a single command may take before the board counts as unavailable.
+    """
+
+    def __init__(
+        self,
+        url: str = "redis://127.0.0.1:6379/0",
+        *,
+        prefix: str = "voice-hitl:",
+        retention: float = 3600.0,
+        timeout: float = 5.0,
+    ) -> None:
+        self.prefix = prefix
+        self._retention = str(max(1, int(retention)))
+        self._redis = aioredis.Redis.from_url(
+            url,
+            decode_responses=True,
+            retry=Retry(NoBackoff(), 0),
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+        )
+        self._publish = self._redis.register_script(PUBLISH)
+        self._settle = self._redis.register_script(SETTLE)
+        self._reap = self._redis.register_script(REAP)
+
+    async def _call(self, script: Any, *args: Any) -> Any:
+        try:
+            return await script(args=[self.prefix, *args])
+        except _DOWN as exc:
+            raise BoardUnavailableError(f"Redis is unreachable: {exc}") from exc
+
+    async def publish(self, request: BoardRequest, *, revive: bool = False) -> BoardRequest:
+        """See :meth:`RequestBoard.publish`.
+
+        Cancellation: the request may or may not be on the board; publishing again is safe.
+        """
+        reply = await self._call(
+            self._publish, request.id, request.static_json(), request.worker, "1" if revive else "0"
+        )
+        return _request(reply[1:])
+
+    async def settle(
+        self,
+        request_id: str,
+        status: BoardStatus,
+        text: str = "",
+        *,
+        by: str | None = None,
+        via: str | None = None,
+        detail: str = "",
+        worker: str | None = None,
+    ) -> SettleResult:
+        """See :meth:`RequestBoard.settle`.
+
+        Cancellation: the settle may or may not have happened; :meth:`get` tells.
+        """
+        if status is BoardStatus.OPEN:
+            raise ValueError("cannot settle a request as 'open'")
+        reply = await self._call(
+            self._settle,
+            request_id,
+            str(status),
+            text,
+            by or "",
+            via or "",
+            detail,
+            worker or "",
+            self._retention,
+        )
+        if reply[0] == "missing":
+            return SettleResult(False, None)
+        return SettleResult(reply[0] == "won", _request(reply[1:]))
+
+    async def get(self, request_id: str) -> BoardRequest | None:
+        """See :meth:`RequestBoard.get`. Cancellation: safe."""
+        try:
+            fields = await self._redis.hgetall(f"{self.prefix}req:{request_id}")
+        except _DOWN as exc:
+            raise BoardUnavailableError(f"Redis is unreachable: {exc}") from exc
+        return _request(fields) if fields else None
+
+    async def open_requests(self) -> list[BoardRequest]:
+        """See :meth:`RequestBoard.open_requests`. Cancellation: safe."""
+        try:
+            values = await self._redis.hvals(f"{self.prefix}open")
+        except _DOWN as exc:
+            raise BoardUnavailableError(f"Redis is unreachable: {exc}") from exc
+        requests = [BoardRequest.from_static_json(_text(value)) for value in values]
+        requests.sort(key=lambda r: r.created_at)
+        return requests
+
+    async def heartbeat(self, worker: str, ttl: float) -> bool:
+        """See :meth:`RequestBoard.heartbeat`. Cancellation: safe."""
+        try:
+            before = await self._redis.set(
+                f"{self.prefix}hb:{worker}", "1", px=max(1, int(ttl * 1000)), get=True
+            )
+        except _DOWN as exc:
+            raise BoardUnavailableError(f"Redis is unreachable: {exc}") from exc
+        return before is None
+
+    async def reap(self) -> list[BoardRequest]:
+        """See :meth:`RequestBoard.reap`.
+
+        Cancellation: the reap may be partial; reaping again finishes it.
+        """
+        ids = await self._call(self._reap, self._retention)
+        reaped = []
+        for request_id in ids:
+            request = await self.get(request_id)
+            if request is not None:
+                reaped.append(request)
+        return reaped
+
+    @asynccontextmanager
+    async def subscribe(
+        self, worker: str | None = None
+    ) -> AsyncIterator[AsyncIterator[BoardEvent]]:
+        """See :meth:`RequestBoard.subscribe`.
+
+        Raises:
+            BoardUnavailableError: On entering, or while iterating, when Redis is unreachable.
+        """
+        channel = f"{self.prefix}events" if worker is None else f"{self.prefix}events:{worker}"
+        pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
+        try:
+            try:
+                await pubsub.subscribe(channel)
+            except _DOWN as exc:
+                raise BoardUnavailableError(f"Redis is unreachable: {exc}") from exc
+            yield self._events(pubsub)
+        finally:
+            await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    async def _events(self, pubsub: Any) -> AsyncIterator[BoardEvent]:
+        while True:
+            try:
+                message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=None)
+            except _DOWN as exc:
+                raise BoardUnavailableError(f"Redis subscription lost: {exc}") from exc
+            if message is None or message.get("type") != "message":
+                continue
+            fields = json.loads(message["data"])
+            kind = fields.pop("type", "")
+            request = _request(fields)
+            yield BoardOpened(request) if kind == "opened" else BoardSettled(request)
+
+    async def aclose(self) -> None:
+        """Close the connection pool (idempotent). Cancellation: safe."""
+        await self._redis.aclose()

@@ -1,0 +1,66 @@
+"""The operator service: answer requests from anywhere (extra ``server``).
+
+``voice-hitl serve`` runs :func:`create_app` under uvicorn over a request board: a ``/v1`` HTTP
+JSON API, a live feed (WebSocket, JSON-RPC 2.0, see :mod:`voice_hitl.service._rpc`), bearer
+tokens per operator with room/channel scopes, and the web console at ``/``. The CLI client
+(``voice-hitl pending / answer / reject``) talks to it over HTTP. The typed
+operations live in :class:`OperatorDesk`, which the API, the feed and the CLI share.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .._public import publish
+from ._auth import (
+    OPERATORS_ENV,
+    Operator,
+    Operators,
+    OperatorsError,
+    load_operators,
+    parse_operators,
+)
+from ._desk import (
+    DeskError,
+    ForbiddenError,
+    InvalidError,
+    NotFoundError,
+    OperatorDesk,
+    SettledError,
+    UnauthorizedError,
+)
+from ._openapi import openapi_document
+
+if TYPE_CHECKING:
+    from ._app import create_app
+
+__all__ = [
+    "OPERATORS_ENV",
+    "DeskError",
+    "ForbiddenError",
+    "InvalidError",
+    "NotFoundError",
+    "Operator",
+    "OperatorDesk",
+    "Operators",
+    "OperatorsError",
+    "SettledError",
+    "UnauthorizedError",
+    "create_app",
+    "load_operators",
+    "openapi_document",
+    "parse_operators",
+]
+
+
+def __getattr__(name: str) -> Any:
+    # The web framework is imported on first use, so the CLI client needs only httpx.
+    if name == "create_app":
+        from ._app import create_app
+
+        create_app.__module__ = __name__
+        return create_app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+publish(__name__, globals(), [n for n in __all__ if n != "create_app"])

@@ -1,0 +1,175 @@
+"""The operator service's ASGI app: the ``/v1`` API, the live feed and the console.
+
+Every handler is a thin shell over :class:`~voice_hitl.service.OperatorDesk`: it authenticates
+the bearer token, calls one desk method, and writes the result or the refusal as JSON.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from importlib.resources import files
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket
+
+from ..board import BoardUnavailableError, RequestBoard
+from ..board._bridge import stop_tasks
+from ._auth import Operators
+from ._desk import DeskError, InvalidError, OperatorDesk
+from ._feed import serve_feed
+from ._http import read_json
+from ._hub import FeedHub
+from ._openapi import openapi_document
+
+__all__ = ["CLIENT_HEADER", "create_app"]
+
+CLIENT_HEADER = "x-voice-hitl-client"
+"""A client may name itself here (``cli``); the answer's ``via`` records it."""
+
+logger = logging.getLogger("voice_hitl.service")
+
+STATIC = files("voice_hitl.service") / "static"
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def _refusal(error: DeskError) -> JSONResponse:
+    headers = {"WWW-Authenticate": "Bearer"} if error.status == 401 else None
+    return JSONResponse({"error": error.to_wire()}, error.status, headers=headers)
+
+
+def _guarded(handler: Handler) -> Handler:
+    async def guarded(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except DeskError as error:
+            return _refusal(error)
+        except BoardUnavailableError as exc:
+            body = {"status": 503, "code": "board_unavailable", "message": str(exc)}
+            return JSONResponse({"error": body}, 503)
+
+    return guarded
+
+
+def create_app(
+    board: RequestBoard,
+    operators: Operators,
+    *,
+    reap_interval: float = 1.0,
+    close_board: bool = False,
+) -> Starlette:
+    """Build the service over ``board`` for ``operators``.
+
+    The app's lifespan follows the board for the live feed and reaps abandoned requests every
+    ``reap_interval`` seconds; with ``close_board`` it closes the board on shutdown.
+    """
+    desk = OperatorDesk(board, operators)
+    hub = FeedHub(board)
+
+    def via_of(request: Request) -> str:
+        # How the answer came: the CLI says so in a header; anything else is the API.
+        return "cli" if request.headers.get(CLIENT_HEADER) == "cli" else "api"
+
+    def operator_of(request: Request) -> Any:
+        return desk.authenticate(request.headers.get("authorization"))
+
+    async def me(request: Request) -> Response:
+        return JSONResponse(operator_of(request).to_wire())
+
+    async def list_requests(request: Request) -> Response:
+        operator = operator_of(request)
+        query = request.query_params
+        found = await desk.list(
+            operator,
+            room=query.get("room"),
+            channel=query.get("channel"),
+            tool=query.get("tool"),
+            for_=query.get("for"),
+        )
+        return JSONResponse({"requests": [r.to_wire() for r in found]})
+
+    async def get_request(request: Request) -> Response:
+        operator = operator_of(request)
+        found = await desk.get(operator, request.path_params["id"])
+        return JSONResponse({"request": found.to_wire()})
+
+    async def answer(request: Request) -> Response:
+        operator = operator_of(request)
+        body = await read_json(request)
+        if not isinstance(body, dict) or "answer" not in body:
+            raise InvalidError('the body must be an object with "answer"')
+        settled = await desk.answer(
+            operator, request.path_params["id"], body["answer"], via=via_of(request)
+        )
+        return JSONResponse({"request": settled.to_wire()})
+
+    async def reject(request: Request) -> Response:
+        operator = operator_of(request)
+        body = await read_json(request)
+        if not isinstance(body, dict) or "reason" not in body:
+            raise InvalidError('the body must be an object with "reason"')
+        settled = await desk.reject(
+            operator, request.path_params["id"], body["reason"], via=via_of(request)
+        )
+        return JSONResponse({"request": settled.to_wire()})
+
+    async def openapi(request: Request) -> Response:
+        return JSONResponse(openapi_document())
+
+    async def console(request: Request) -> Response:
+        return FileResponse(str(STATIC / "index.html"), media_type="text/html")
+
+    async def feed(websocket: WebSocket) -> None:
+        await serve_feed(websocket, desk, hub)
+
+    async def reap_forever() -> None:
+        failing = False
+        while True:
+            await asyncio.sleep(reap_interval)
+            try:
+                reaped = await board.reap()
+            except BoardUnavailableError as exc:
+                if not failing:
+                    logger.warning("reaper: %s", exc)
+                failing = True
+                continue
+            failing = False
+            for request in reaped:
+                logger.info("request %s abandoned: %s", request.id, request.text)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        tasks = [
+            asyncio.create_task(hub.run(), name="operator-feed-hub"),
+            asyncio.create_task(reap_forever(), name="operator-reaper"),
+        ]
+        try:
+            yield
+        finally:
+            await stop_tasks(tasks)
+            if close_board:
+                await board.aclose()
+
+    routes = [
+        Route("/", console),
+        Route("/v1/openapi.json", openapi),
+        Route("/v1/me", _guarded(me)),
+        Route("/v1/requests", _guarded(list_requests)),
+        Route("/v1/requests/{id}", _guarded(get_request)),
+        Route("/v1/requests/{id}/answer", _guarded(answer), methods=["POST"]),
+        Route("/v1/requests/{id}/reject", _guarded(reject), methods=["POST"]),
+        WebSocketRoute("/v1/feed", feed),
+        Mount("/console", StaticFiles(directory=str(STATIC)), name="console"),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.desk = desk
+    app.state.hub = hub
+    return app

@@ -1,0 +1,153 @@
+"""Operators and their bearer tokens: who may see and answer which requests.
+
+An operators file (or the ``VOICE_HITL_OPERATORS`` environment variable) holds JSON::
+
+    {"operators": [
+        {"name": "ann", "token": "...", "rooms": ["*"], "channels": ["*"]},
+        {"name": "bob", "token_sha256": "<hex>", "rooms": ["sales-1"], "channels": ["phone"]}
+    ]}
+
+``rooms`` and ``channels`` list what an operator may see and answer (``"*"``: all; both default
+to all). A token may be given in clear or as its SHA-256 hex digest. The operator's ``name`` is
+who answered: it is the board's ``settled_by`` and the answer's ``actor_id``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..board import BoardRequest
+
+__all__ = [
+    "OPERATORS_ENV",
+    "Operator",
+    "Operators",
+    "OperatorsError",
+    "load_operators",
+    "parse_operators",
+]
+
+OPERATORS_ENV = "VOICE_HITL_OPERATORS"
+
+
+class OperatorsError(ValueError):
+    """The operators file or variable is not valid; the message says where."""
+
+
+@dataclass(frozen=True, slots=True)
+class Operator:
+    """A person (or script) who answers requests, and what they may see."""
+
+    name: str
+    rooms: frozenset[str] = frozenset({"*"})
+    channels: frozenset[str] = frozenset({"*"})
+
+    def may_see(self, request: BoardRequest) -> bool:
+        """True when the request's room and channel are both in this operator's scope."""
+        return ("*" in self.rooms or request.room in self.rooms) and (
+            "*" in self.channels or request.channel in self.channels
+        )
+
+    def to_wire(self) -> dict[str, Any]:
+        """Name and scopes, as ``GET /v1/me`` shows them."""
+        return {"name": self.name, "rooms": sorted(self.rooms), "channels": sorted(self.channels)}
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Operators:
+    """Finds the operator a bearer token belongs to (compared by SHA-256 digest)."""
+
+    def __init__(self, entries: Iterable[tuple[str, Operator]]) -> None:
+        self._by_digest: dict[str, Operator] = {}
+        for digest, operator in entries:
+            if digest in self._by_digest:
+                raise OperatorsError(f"operator {operator.name!r} reuses another's token")
+            self._by_digest[digest] = operator
+
+    @classmethod
+    def from_tokens(cls, tokens: Mapping[str, Operator]) -> Operators:
+        """From clear tokens (for tests and the demo)."""
+        return cls((_digest(token), operator) for token, operator in tokens.items())
+
+    def find(self, token: str) -> Operator | None:
+        """The operator whose token this is, or None."""
+        digest = _digest(token)
+        for known, operator in self._by_digest.items():
+            if hmac.compare_digest(known, digest):
+                return operator
+        return None
+
+    def __len__(self) -> int:
+        return len(self._by_digest)
+
+
+def _scope(entry: Mapping[str, Any], key: str, where: str) -> frozenset[str]:
+    value = entry.get(key, ["*"])
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise OperatorsError(f"{where}: {key!r} must be a list of non-empty strings")
+    return frozenset(value)
+
+
+def parse_operators(text: str, source: str) -> Operators:
+    """Parse the operators JSON (format in the module docstring).
+
+    Raises:
+        OperatorsError: Not JSON, or an entry is missing a name or a token.
+    """
+    try:
+        raw = json.loads(text)
+    except ValueError as exc:
+        raise OperatorsError(f"{source} is not JSON: {exc}") from None
+    entries = raw.get("operators") if isinstance(raw, dict) else None
+    if not isinstance(entries, list) or not entries:
+        raise OperatorsError(f'{source} needs {{"operators": [...]}} with at least one operator')
+    parsed = []
+    for n, entry in enumerate(entries):
+        where = f"{source}: operator #{n + 1}"
+        if not isinstance(entry, dict):
+            raise OperatorsError(f"{where} must be an object")
+        name = entry.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise OperatorsError(f"{where} needs a non-empty 'name'")
+        token, digest = entry.get("token"), entry.get("token_sha256")
+        if isinstance(token, str) and len(token) >= 8:
+            digest = _digest(token)
+        elif not (isinstance(digest, str) and len(digest) == 64):
+            raise OperatorsError(
+                f"{where} ({name}) needs a 'token' of 8 or more characters or a 'token_sha256'"
+            )
+        operator = Operator(
+            name.strip(), _scope(entry, "rooms", where), _scope(entry, "channels", where)
+        )
+        parsed.append((digest.lower(), operator))
+    return Operators(parsed)
+
+
+def load_operators(path: str | os.PathLike[str] | None = None) -> Operators:
+    """Operators from ``path``, else from the ``VOICE_HITL_OPERATORS`` variable.
+
+    Raises:
+        OperatorsError: Neither is given, or what is given is not valid.
+    """
+    if path is not None:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise OperatorsError(f"cannot read operators file {path}: {exc.strerror}") from None
+        return parse_operators(text, str(path))
+    env_text = os.environ.get(OPERATORS_ENV)
+    if not env_text:
+        raise OperatorsError(
+            f"no operators: pass --operators FILE or set {OPERATORS_ENV} (no token, no data)"
+        )
+    return parse_operators(env_text, OPERATORS_ENV)

@@ -1,0 +1,226 @@
+""":class:`OperatorDesk`: the typed operations the HTTP API, the live feed and the CLI share.
+
+The service is a thin shell over this desk: each handler authenticates, calls one method, and
+turns the result or the :class:`DeskError` into its wire form. Answers are checked against the
+request's :class:`~voice_hitl.speech.AnswerSpec` with :func:`~voice_hitl.speech.typed_answer`
+(the same typed rules as spoken answers) and settled on the board as
+``{"answer", "choice_id", "transcript", "confidence", "via": "operator", "actor_id": <name>}``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._answer_json import answer_json
+from ..board import BoardRequest, BoardStatus, RequestBoard
+from ..speech import AnswerSpec, AnswerSpecError, NoMatch, typed_answer
+from ._auth import Operator, Operators
+
+__all__ = [
+    "MAX_REASON",
+    "DeskError",
+    "ForbiddenError",
+    "InvalidError",
+    "NotFoundError",
+    "OperatorDesk",
+    "SettledError",
+    "UnauthorizedError",
+]
+
+MAX_REASON = 2000
+
+
+class DeskError(Exception):
+    """An operation the desk refused; ``status`` is its HTTP status, ``code`` a short name."""
+
+    status = 400
+    code = "bad_request"
+
+    def __init__(self, message: str, request: BoardRequest | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.request = request
+
+    def to_wire(self) -> dict[str, Any]:
+        """``{"status", "code", "message"}``, plus ``settled`` for a request that settled."""
+        body: dict[str, Any] = {"status": self.status, "code": self.code, "message": self.message}
+        if self.request is not None and not self.request.is_open:
+            body["settled"] = self.request.settlement_wire()
+        return body
+
+
+class UnauthorizedError(DeskError):
+    """No bearer token, or one nobody has."""
+
+    status, code = 401, "unauthorized"
+
+
+class ForbiddenError(DeskError):
+    """The request is outside the operator's rooms or channels."""
+
+    status, code = 403, "forbidden"
+
+
+class NotFoundError(DeskError):
+    """No request has that id (never, or no longer retained)."""
+
+    status, code = 404, "not_found"
+
+
+class SettledError(DeskError):
+    """The request was already answered, rejected, timed out, withdrawn or abandoned."""
+
+    status, code = 409, "already_settled"
+
+
+class InvalidError(DeskError):
+    """The answer or reason does not fit (the message says what would)."""
+
+    status, code = 422, "invalid"
+
+
+def _settled_message(request: BoardRequest) -> str:
+    from ..board._model import iso
+
+    who = f" by {request.settled_by}" if request.settled_by else ""
+    return f"request {request.id} was already {request.status}{who} at {iso(request.settled_at)}"
+
+
+def spec_of(request: BoardRequest) -> AnswerSpec:
+    """The request's answer spec, rebuilt from its tool call (free text when unmapped)."""
+    try:
+        return AnswerSpec.from_tool_call(request.tool, request.arguments)
+    except AnswerSpecError:
+        return AnswerSpec.free_text(str(request.arguments.get("question", "")))
+
+
+class OperatorDesk:
+    """Lists, shows, answers and rejects requests on a board for authenticated operators."""
+
+    def __init__(self, board: RequestBoard, operators: Operators) -> None:
+        self.board = board
+        self.operators = operators
+
+    def authenticate(self, authorization: str | None) -> Operator:
+        """The operator of an ``Authorization: Bearer <token>`` header value (or a bare token).
+
+        Raises:
+            UnauthorizedError: Missing, malformed or unknown.
+        """
+        if not authorization:
+            raise UnauthorizedError("a bearer token is required (Authorization: Bearer <token>)")
+        scheme, _, token = authorization.strip().partition(" ")
+        if not token:
+            scheme, token = "bearer", scheme
+        operator = self.operators.find(token.strip()) if scheme.lower() == "bearer" else None
+        if operator is None:
+            raise UnauthorizedError("the bearer token is not valid")
+        return operator
+
+    async def list(
+        self,
+        operator: Operator,
+        *,
+        room: str | None = None,
+        channel: str | None = None,
+        tool: str | None = None,
+        for_: str | None = None,
+    ) -> list[BoardRequest]:
+        """Open requests the operator may see, filtered; ``for_`` keeps those addressed to
+        that participant or operator, or to nobody in particular.
+
+        Cancellation: safe.
+        """
+        found = []
+        for request in await self.board.open_requests():
+            if not operator.may_see(request):
+                continue
+            if room is not None and request.room != room:
+                continue
+            if channel is not None and request.channel != channel:
+                continue
+            if tool is not None and request.tool != tool:
+                continue
+            if for_ is not None:
+                named = set(request.addressed) | set(request.approvers)
+                if named and for_ not in named:
+                    continue
+            found.append(request)
+        return found
+
+    async def get(self, operator: Operator, request_id: str) -> BoardRequest:
+        """One request (open or settled).
+
+        Raises:
+            NotFoundError: Unknown id.
+            ForbiddenError: Outside the operator's scope.
+
+        Cancellation: safe.
+        """
+        request = await self.board.get(request_id)
+        if request is None:
+            raise NotFoundError(f"no request {request_id!r} (unknown, or settled long ago)")
+        if not operator.may_see(request):
+            raise ForbiddenError(f"request {request_id!r} is outside your rooms and channels")
+        return request
+
+    async def _open(self, operator: Operator, request_id: str) -> BoardRequest:
+        request = await self.get(operator, request_id)
+        if not request.is_open:
+            raise SettledError(_settled_message(request), request)
+        return request
+
+    async def answer(
+        self, operator: Operator, request_id: str, value: Any, *, via: str = "api"
+    ) -> BoardRequest:
+        """Answer a request with a typed value (rules in :func:`voice_hitl.speech.typed_answer`).
+
+        Returns:
+            The settled request.
+
+        Raises:
+            NotFoundError, ForbiddenError: As :meth:`get`.
+            SettledError: Somebody settled it first (or its worker is gone).
+            InvalidError: ``value`` does not fit the request's spec.
+
+        Cancellation: the answer may or may not have been taken; :meth:`get` tells.
+        """
+        request = await self._open(operator, request_id)
+        checked = typed_answer(value, spec_of(request), via="operator")
+        if isinstance(checked, NoMatch):
+            raise InvalidError(f"the answer does not fit the question: {checked.detail}")
+        text = answer_json(checked, operator.name)
+        return await self._settle(request, BoardStatus.ANSWERED, text, operator, via)
+
+    async def reject(
+        self, operator: Operator, request_id: str, reason: Any, *, via: str = "api"
+    ) -> BoardRequest:
+        """Refuse a request; the model reads ``reason``.
+
+        Raises:
+            NotFoundError, ForbiddenError, SettledError: As :meth:`answer`.
+            InvalidError: ``reason`` is not a non-empty string of at most 2,000 characters.
+
+        Cancellation: as :meth:`answer`.
+        """
+        if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
+            raise InvalidError(
+                f"'reason' must be a non-empty string of at most {MAX_REASON} characters"
+            )
+        request = await self._open(operator, request_id)
+        return await self._settle(request, BoardStatus.REJECTED, reason.strip(), operator, via)
+
+    async def _settle(
+        self,
+        request: BoardRequest,
+        status: BoardStatus,
+        text: str,
+        operator: Operator,
+        via: str,
+    ) -> BoardRequest:
+        result = await self.board.settle(request.id, status, text, by=operator.name, via=via)
+        if result.request is None:
+            raise NotFoundError(f"no request {request.id!r} (it left the board)")
+        if not result.won:
+            raise SettledError(_settled_message(result.request), result.request)
+        return result.request

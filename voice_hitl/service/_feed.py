@@ -1,0 +1,108 @@
+"""The live feed over a WebSocket: JSON-RPC notifications out, answer/reject calls in.
+
+The token comes as ``?token=`` (browsers cannot set headers on a WebSocket) or an
+``Authorization: Bearer`` header; without a valid one the socket is closed with code 1008
+before any data is sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ..board import BoardUnavailableError
+from ..board._bridge import stop_tasks
+from ._auth import Operator
+from ._desk import DeskError, OperatorDesk
+from ._hub import RESYNC, FeedHub
+from ._rpc import (
+    RpcCall,
+    RpcError,
+    error_reply,
+    event_notification,
+    parse_message,
+    result_reply,
+    snapshot_notification,
+)
+
+__all__ = ["serve_feed"]
+
+
+async def _dispatch(desk: OperatorDesk, operator: Operator, call: RpcCall, via: str) -> str:
+    params = call.params
+    try:
+        if call.method == "list":
+            found = await desk.list(
+                operator,
+                room=params.get("room"),
+                channel=params.get("channel"),
+                tool=params.get("tool"),
+                for_=params.get("for"),
+            )
+            return result_reply(call.id, {"requests": [r.to_wire() for r in found]})
+        if call.method == "answer":
+            settled = await desk.answer(operator, params["id"], params["answer"], via=via)
+        else:
+            settled = await desk.reject(operator, params["id"], params["reason"], via=via)
+        return result_reply(call.id, {"request": settled.to_wire()})
+    except DeskError as error:
+        return error_reply(call.id, error.status, error.message, error.to_wire())
+    except BoardUnavailableError as exc:
+        return error_reply(call.id, 503, str(exc))
+
+
+async def serve_feed(websocket: WebSocket, desk: OperatorDesk, hub: FeedHub) -> None:
+    """Serve one feed client until it disconnects.
+
+    Cancellation: safe; the client is dropped from the hub.
+    """
+    token = websocket.query_params.get("token") or websocket.headers.get("authorization")
+    try:
+        operator = desk.authenticate(token)
+    except DeskError as error:
+        await websocket.close(code=1008, reason=error.message[:120])
+        return
+    await websocket.accept()
+    # The console says so (answers it gives are recorded as via "console"); others are "feed".
+    via = "console" if websocket.query_params.get("client") == "console" else "feed"
+    queue = hub.join()
+    lock = asyncio.Lock()
+
+    async def send(text: str) -> None:
+        async with lock:
+            await websocket.send_text(text)
+
+    async def snapshot() -> None:
+        await send(snapshot_notification(await desk.list(operator)))
+
+    async def forward() -> None:
+        while True:
+            item = await queue.get()
+            if item is None:
+                await websocket.close(code=1013, reason="the client fell too far behind")
+                return
+            if item == RESYNC:
+                await snapshot()
+            elif not isinstance(item, str) and operator.may_see(item.request):
+                await send(event_notification(item))
+
+    forwarding: asyncio.Task[Any] | None = None
+    try:
+        await snapshot()
+        forwarding = asyncio.create_task(forward(), name="operator-feed-forward")
+        while True:
+            message = await websocket.receive_text()
+            parsed = parse_message(message)
+            reply = parsed.reply() if isinstance(parsed, RpcError) else None
+            if isinstance(parsed, RpcCall):
+                reply = await _dispatch(desk, operator, parsed, via)
+            if reply is not None:
+                await send(reply)
+    except (WebSocketDisconnect, RuntimeError):
+        pass  # the client went away (RuntimeError: a send after the close)
+    finally:
+        hub.leave(queue)
+        if forwarding is not None:
+            await stop_tasks([forwarding])

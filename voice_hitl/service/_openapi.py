@@ -1,0 +1,222 @@
+"""The operator API's OpenAPI 3.0 document (served at ``/v1/openapi.json``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["openapi_document"]
+
+_NULLABLE_STRING = {"type": "string", "nullable": True}
+
+_SETTLEMENT = {
+    "type": "object",
+    "required": ["status", "at", "by", "via", "text", "detail"],
+    "properties": {
+        "status": {
+            "type": "string",
+            "enum": ["answered", "rejected", "timed_out", "withdrawn", "abandoned"],
+        },
+        "at": {**_NULLABLE_STRING, "format": "date-time"},
+        "by": _NULLABLE_STRING,
+        "via": _NULLABLE_STRING,
+        "text": {"type": "string", "description": "The answer's JSON, or the reason."},
+        "detail": {"type": "string"},
+    },
+}
+
+_REQUEST = {
+    "type": "object",
+    "required": ["id", "status", "tool", "arguments", "room", "channel", "worker", "created_at"],
+    "properties": {
+        "id": {"type": "string"},
+        "status": {
+            "type": "string",
+            "enum": ["open", "answered", "rejected", "timed_out", "withdrawn", "abandoned"],
+        },
+        "tool": {"type": "string"},
+        "arguments": {"type": "object"},
+        "spec": {
+            "type": "object",
+            "nullable": True,
+            "description": "The AnswerSpec: kind, question, choices, bounds, length.",
+        },
+        "room": {"type": "string"},
+        "channel": {"type": "string"},
+        "channel_type": {"type": "string"},
+        "actor": _NULLABLE_STRING,
+        "addressed": {"type": "array", "items": {"type": "string"}},
+        "approvers": {"type": "array", "items": {"type": "string"}},
+        "quorum": {"type": "integer", "nullable": True},
+        "created_at": {"type": "string", "format": "date-time"},
+        "deadline": {**_NULLABLE_STRING, "format": "date-time"},
+        "worker": {"type": "string"},
+        "transcript": {"type": "array", "items": {"type": "object"}},
+        "settled": {"$ref": "#/components/schemas/Settlement"},
+    },
+}
+
+_ERROR = {
+    "type": "object",
+    "required": ["error"],
+    "properties": {
+        "error": {
+            "type": "object",
+            "required": ["status", "code", "message"],
+            "properties": {
+                "status": {"type": "integer"},
+                "code": {"type": "string"},
+                "message": {"type": "string"},
+                "settled": {"$ref": "#/components/schemas/Settlement"},
+            },
+        }
+    },
+}
+
+
+def _error(description: str) -> dict[str, Any]:
+    return {
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+    }
+
+
+def _ok(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+_ONE = {
+    "type": "object",
+    "required": ["request"],
+    "properties": {"request": {"$ref": "#/components/schemas/Request"}},
+}
+_ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+_AUTH_ERRORS = {"401": _error("No or unknown bearer token."), "403": _error("Outside scope.")}
+_SETTLE_ERRORS = {
+    **_AUTH_ERRORS,
+    "400": _error("The body is not JSON."),
+    "404": _error("Unknown request id."),
+    "409": _error("Already answered, rejected, timed out, withdrawn or abandoned."),
+    "413": _error("The body is over 64 KiB."),
+    "422": _error("The body does not fit (e.g. an answer the request's spec does not accept)."),
+}
+
+
+def _filter(name: str, description: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "in": "query",
+        "required": False,
+        "schema": {"type": "string"},
+        "description": description,
+    }
+
+
+def openapi_document() -> dict[str, Any]:
+    """The OpenAPI document of ``/v1``."""
+    return {
+        "openapi": "3.0.3",
+        "info": {
+            "title": "voice-hitl operator API",
+            "version": "1",
+            "description": "Open human-input requests of every worker; answer or reject them.",
+        },
+        "components": {
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "schemas": {"Request": _REQUEST, "Settlement": _SETTLEMENT, "Error": _ERROR},
+        },
+        "security": [{"bearer": []}],
+        "paths": {
+            "/v1/me": {
+                "get": {
+                    "operationId": "me",
+                    "summary": "The operator the token belongs to, and its scopes.",
+                    "responses": {
+                        "200": _ok({"type": "object"}, "The operator."),
+                        "401": _AUTH_ERRORS["401"],
+                    },
+                }
+            },
+            "/v1/requests": {
+                "get": {
+                    "operationId": "listRequests",
+                    "summary": "Open requests the operator may see.",
+                    "parameters": [
+                        _filter("room", "Only this room."),
+                        _filter("channel", "Only this channel."),
+                        _filter("tool", "Only this tool."),
+                        _filter("for", "Addressed to this person, or to nobody in particular."),
+                    ],
+                    "responses": {
+                        "200": _ok(
+                            {
+                                "type": "object",
+                                "required": ["requests"],
+                                "properties": {
+                                    "requests": {
+                                        "type": "array",
+                                        "items": {"$ref": "#/components/schemas/Request"},
+                                    }
+                                },
+                            },
+                            "The open requests, oldest first.",
+                        ),
+                        "401": _AUTH_ERRORS["401"],
+                    },
+                }
+            },
+            "/v1/requests/{id}": {
+                "get": {
+                    "operationId": "getRequest",
+                    "parameters": [_ID],
+                    "responses": {
+                        "200": _ok(_ONE, "The request, open or settled."),
+                        **_AUTH_ERRORS,
+                        "404": _error("Unknown request id."),
+                    },
+                }
+            },
+            "/v1/requests/{id}/answer": {
+                "post": {
+                    "operationId": "answerRequest",
+                    "parameters": [_ID],
+                    "requestBody": {
+                        "required": True,
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "required": ["answer"],
+                                    "properties": {
+                                        "answer": {
+                                            "description": "A choice id or label, true/false "
+                                            "or yes/no, a number, a digit string, or text."
+                                        }
+                                    },
+                                }
+                            }
+                        },
+                    },
+                    "responses": {"200": _ok(_ONE, "Answered."), **_SETTLE_ERRORS},
+                }
+            },
+            "/v1/requests/{id}/reject": {
+                "post": {
+                    "operationId": "rejectRequest",
+                    "parameters": [_ID],
+                    "requestBody": {
+                        "required": True,
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "required": ["reason"],
+                                    "properties": {"reason": {"type": "string", "minLength": 1}},
+                                }
+                            }
+                        },
+                    },
+                    "responses": {"200": _ok(_ONE, "Rejected."), **_SETTLE_ERRORS},
+                }
+            },
+        },
+    }

@@ -1,0 +1,93 @@
+"""Running the service under uvicorn: in the foreground (``voice-hitl serve``) or alongside
+other work in this event loop (the demo, tests, benchmarks)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+
+__all__ = ["running_service"]
+
+# The sans-I/O websockets protocol where uvicorn has it (the legacy one warns on websockets 14+).
+_WS = "websockets-sansio" if "websockets-sansio" in uvicorn.config.WS_PROTOCOLS else "auto"
+
+
+@contextlib.asynccontextmanager
+async def running_service(
+    app: Starlette, host: str = "127.0.0.1", port: int = 0, *, log_level: str = "warning"
+) -> AsyncIterator[str]:
+    """Serve ``app`` in this event loop while the block runs; yields its base URL.
+
+    ``port=0`` picks a free port. On exit the server stops and its lifespan ends.
+
+    Raises:
+        RuntimeError: The server did not start (e.g. the port is taken).
+
+    Cancellation: safe; the server is asked to stop and awaited (cancelled after 5 s).
+    """
+    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on", ws=_WS)
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve(), name="operator-service")
+    try:
+        while not server.started:
+            if task.done():
+                task.result()
+                raise RuntimeError(f"the operator service did not start on {host}:{port}")
+            await asyncio.sleep(0.01)
+        sockets = [s for srv in server.servers for s in srv.sockets]
+        bound = sockets[0].getsockname()[1] if sockets else port
+        yield f"http://{host}:{bound}"
+    finally:
+        server.should_exit = True
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait_for(asyncio.shield(task), timeout=5)
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+def serve_forever(args: Any) -> int:
+    """``voice-hitl serve``: the service over a Redis board until interrupted."""
+    import os
+    import sys
+
+    from ..board import BoardUnavailableError
+    from ..board._redis import RedisBoard
+    from ._app import create_app
+    from ._auth import OperatorsError, load_operators
+
+    try:
+        operators = load_operators(args.operators)
+    except OperatorsError as exc:
+        print(f"voice-hitl: {exc}", file=sys.stderr)
+        return 2
+    url = args.redis or os.environ.get("VOICE_HITL_REDIS_URL") or "redis://127.0.0.1:6379/0"
+
+    async def check() -> None:
+        board = RedisBoard(url, prefix=args.prefix)
+        try:
+            await board.open_requests()
+        finally:
+            await board.aclose()
+
+    try:
+        asyncio.run(check())
+    except BoardUnavailableError as exc:
+        print(f"voice-hitl: the board's Redis at {url} is unreachable: {exc}", file=sys.stderr)
+        return 7
+    board = RedisBoard(url, prefix=args.prefix)
+    app = create_app(board, operators, reap_interval=args.heartbeat / 2, close_board=True)
+    base = f"http://{args.host}:{args.port}"
+    print(
+        f"voice-hitl operator service: {base}/  (API {base}/v1, board {url} {args.prefix!r}, "
+        f"{len(operators)} operator(s))",
+        flush=True,
+    )
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws=_WS)
+    return 0
