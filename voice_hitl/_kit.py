@@ -40,6 +40,9 @@ class VoiceKit:
 
     Args:
         hook_timeout: The budget of each sync hook, in seconds.
+
+    Raises:
+        ValueError: ``hook_timeout`` is not a finite number of seconds above zero.
     """
 
     def __init__(self, *, hook_timeout: float = 30.0) -> None:
