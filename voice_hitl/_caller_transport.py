@@ -249,8 +249,11 @@ class ScriptedCallerTransport:
                 if self._closed:
                     break
                 yield await self._send(audio[start : start + self._frame])
-        # The caller hangs up once the agent has answered the last turn.
+        # The caller hangs up once the agent has answered the last turn and its audio has
+        # played out (so the recording ends with the call, not mid-goodbye).
         async for frame in self._idle_until_agent("done", done_before):
+            yield frame
+        async for frame in self._idle_until(self._agent_cursor):
             yield frame
         self.finished.set()
 

@@ -55,7 +55,7 @@ PHONE_CALL: tuple[tuple[str | None, str, After], ...] = (
     (None, "03_confirm.wav", "agent"),
 )
 MEETING: tuple[tuple[str | None, str, After], ...] = (
-    ("alice", "01_opening.wav", "now"),
+    ("alice", "meeting_opening.wav", "now"),
     ("alice", "alice_approve.wav", "agent"),
     ("bob", "bob_approve.wav", "heard"),
 )
@@ -116,6 +116,7 @@ async def run_demo(
         kit,
         call_clock=lambda: caller.clock / caller.sample_rate,
         out=sys.stdout if printing else None,
+        speaker=lambda: caller.speaker,
     )
     responder = VoiceResponder(kit, reprompts=2)
     provider = await _provider(recognizer)
