@@ -20,6 +20,7 @@ import concurrent.futures
 import itertools
 import logging
 import secrets
+import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
@@ -62,7 +63,17 @@ _RESOLVED = PendingInputStatus.RESOLVED
 _Outcome = tuple[OutcomeKind, str]
 
 _T = TypeVar("_T")
-_running_loop = asyncio._get_running_loop  # None off-loop; cheaper than get_running_loop()
+_get_ident = threading.get_ident
+_NO_THREAD_ID = object()
+
+
+def _runs_elsewhere(loop: asyncio.AbstractEventLoop) -> bool:
+    """True when ``loop`` is running in another thread than this one (cheap on asyncio's own
+    loops: the thread id they record while running; other loops are asked)."""
+    thread_id = getattr(loop, "_thread_id", _NO_THREAD_ID)
+    if thread_id is _NO_THREAD_ID:
+        return loop.is_running() and asyncio._get_running_loop() is not loop
+    return thread_id is not None and thread_id != _get_ident()
 
 
 def _kind(value: object) -> str:
@@ -115,6 +126,7 @@ class HumanInputHandler:
         self._notify_tasks: dict[str, set[asyncio.Task[None]]] = {}
         self._closed = False
         self._closed_channels: set[str] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop creates last came from
         self._id_prefix = f"hi_{secrets.token_hex(4)}_"
         self._ids = itertools.count(1)
 
@@ -204,7 +216,11 @@ class HumanInputHandler:
             utc_now(),
             actor_id,
         )
-        slot = Slot(pending, asyncio.get_running_loop())
+        loop = self._loop
+        if loop is None or getattr(loop, "_thread_id", None) != _get_ident():
+            # Not the loop this thread is running: look it up (rare: a new loop or thread).
+            loop = self._loop = asyncio.get_running_loop()
+        slot = Slot(pending, loop)
         self._active[pending_id] = slot
         notifier = self._notifiers.get(channel_id) if self._notifiers else None
         if notifier is not None:
@@ -375,8 +391,9 @@ class HumanInputHandler:
         slot = self._active.get(pending_id)
         if slot is None:
             return False
-        if slot.loop is not _running_loop() and slot.loop.is_running():
-            return self._on_loop(slot.loop, self.resolve, pending_id, result)
+        loop = slot.loop
+        if getattr(loop, "_thread_id", None) != _get_ident() and _runs_elsewhere(loop):
+            return self._on_loop(loop, self.resolve, pending_id, result)
         return self._settle(slot, _ANSWERED, result)
 
     def reject(self, pending_id: str, reason: str = "") -> bool:
@@ -393,8 +410,9 @@ class HumanInputHandler:
         slot = self._active.get(pending_id)
         if slot is None:
             return False
-        if slot.loop is not _running_loop() and slot.loop.is_running():
-            return self._on_loop(slot.loop, self.reject, pending_id, reason)
+        loop = slot.loop
+        if getattr(loop, "_thread_id", None) != _get_ident() and _runs_elsewhere(loop):
+            return self._on_loop(loop, self.reject, pending_id, reason)
         return self._settle(slot, OutcomeKind.REJECTED, reason)
 
     def release(self, pending_id: str) -> bool:
@@ -408,8 +426,9 @@ class HumanInputHandler:
         slot = self._active.get(pending_id)
         if slot is None:
             return False
-        if slot.loop is not _running_loop() and slot.loop.is_running():
-            return self._on_loop(slot.loop, self.release, pending_id)
+        loop = slot.loop
+        if getattr(loop, "_thread_id", None) != _get_ident() and _runs_elsewhere(loop):
+            return self._on_loop(loop, self.release, pending_id)
         if self._active.pop(pending_id, None) is None:
             return False
         self._settle(slot, OutcomeKind.GIVEN_UP, "Human input request released")
