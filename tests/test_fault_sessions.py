@@ -218,3 +218,45 @@ def test_there_is_one_audio_format_error() -> None:
 
     assert SpeechAudioFormatError is AudioFormatError
     assert issubclass(AudioFormatError, ValueError)
+
+
+async def test_a_failing_conference_provider_is_unplugged_with_a_reason(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from conference import ConferenceChannel, ConferenceRealtimeConfig, InMemoryConferenceBackend
+
+    kit = VoiceKit()
+    reports: asyncio.Queue[ToolCallReport] = asyncio.Queue()
+    asked: asyncio.Queue[PendingInputEvent] = asyncio.Queue()
+
+    @kit.hook(HookTrigger.ON_TOOL_CALL)
+    async def record(report: ToolCallReport, ctx: HookContext) -> None:
+        reports.put_nowait(report)
+
+    @kit.hook(HookTrigger.ON_USER_INPUT_REQUIRED)
+    async def ask(event: PendingInputEvent, ctx: HookContext) -> None:
+        asked.put_nowait(event)
+
+    provider = FailingProvider()
+    backend = InMemoryConferenceBackend()
+    backend.join("alice", "Alice")
+    human = human_tools()
+    config = ConferenceRealtimeConfig(provider, human_input_handler=human)
+    conf = ConferenceChannel("meeting", backend=backend, realtime=config)
+    kit.register_channel(conf)
+    await conf.plug_realtime()
+    provider.simulate_tool_call(conf, "AskUserQuestion", {"question": "Budget?"}, "c1")
+    request = await asked.get()
+    with caplog.at_level(logging.ERROR, logger="voice_hitl.driver"):
+        provider.sessions[0].fail(RuntimeError("socket went away"))
+        report = await reports.get()
+        await asyncio.gather(*conf._ending)
+    assert report.outcome == "cancelled"
+    assert "RuntimeError: socket went away" in report.error_detail
+    assert conf.realtime_config is None  # unplugged: nothing pretends to be connected
+    assert provider.sessions[0].closed
+    assert human.handler.resolve(request.pending_id, "late") is False
+    assert any(r.exc_info for r in caplog.records)
+    await conf.plug_realtime(config)  # and it can be plugged again
+    assert conf.realtime_config is config
+    await kit.aclose()
