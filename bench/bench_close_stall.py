@@ -2,8 +2,9 @@
 
 ``N`` requests (10,000 by default) are pending, each waited on by its own task, either
 directly (``handler.wait``) or as a real tool call (``ToolGate`` -> ``HumanInputToolHandler``
--> ``wait``, with a kit and one ``ON_TOOL_CALL`` observer). Then ``handler.close()`` gives them
-all up. A heartbeat callback re-schedules itself with ``call_soon`` for the whole run; the
+-> ``wait``, with a kit and one ``ON_TOOL_CALL`` observer); then ``handler.close()`` gives them
+all up. Or (``channel``) they are the open tool calls of one voice session (mock provider) and
+``RealtimeVoiceChannel.close()`` withdraws them. A heartbeat callback re-schedules itself with ``call_soon`` for the whole run; the
 longest gap between two beats is the longest time the loop was busy without serving anyone
 else ("longest stall"). Also printed: how long ``close()`` itself took to return, how long
 until every waiter had its outcome, and that each request settled exactly once.
@@ -21,6 +22,7 @@ import asyncio
 import time
 from typing import Any
 
+from providers.mock import MockRealtimeProvider
 from voice_hitl import (
     AITool,
     ChannelType,
@@ -28,6 +30,7 @@ from voice_hitl import (
     HookTrigger,
     HumanInputHandler,
     HumanInputToolHandler,
+    RealtimeVoiceChannel,
     ToolCall,
     ToolGate,
     VoiceKit,
@@ -65,7 +68,22 @@ async def run_once(n: int, path: str) -> dict[str, Any]:
     handler = HumanInputHandler()
     tasks: list[asyncio.Task[Any]] = []
     kit: VoiceKit | None = None
-    if path == "wait":
+    voice: RealtimeVoiceChannel | None = None
+    if path == "channel":
+        kit = VoiceKit()
+        provider = MockRealtimeProvider()
+        tool = AITool(
+            name="AskUserQuestion",
+            description="ask",
+            parameters={"type": "object", "properties": {}},
+        )
+        human = HumanInputToolHandler({"AskUserQuestion"}, handler=handler, tool_definitions=[tool])
+        voice = RealtimeVoiceChannel("bench", provider=provider, human_input_handler=human)
+        kit.register_channel(voice)
+        session = await voice.start_session("room")
+        for i in range(n):
+            provider.simulate_tool_call(session, "AskUserQuestion", {}, f"c{i}")
+    elif path == "wait":
         for _ in range(n):
             pending = await handler.create("AskUserQuestion", {})
             tasks.append(asyncio.create_task(handler.wait(pending.pending_id, timeout=None)))
@@ -95,12 +113,17 @@ async def run_once(n: int, path: str) -> dict[str, Any]:
     await asyncio.sleep(0.01)
     heart.reset()
     start = time.perf_counter()
-    await handler.close()
+    if voice is not None:
+        await voice.close()  # ends the session: every open call withdrawn and reported
+    else:
+        await handler.close()
     closed = time.perf_counter() - start
     outcomes = await asyncio.gather(*tasks, return_exceptions=True)
     settled = time.perf_counter() - start
     heart.running = False
-    if path == "wait":
+    if path == "channel":
+        assert not handler.pending and not provider.tool_results
+    elif path == "wait":
         assert all(isinstance(o, RuntimeError) for o in outcomes), "not every waiter given up"
     else:
         assert all(o.outcome == "failed" for o in outcomes), "not every call failed once"
@@ -118,8 +141,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=10_000, help="pending requests")
     parser.add_argument("--repeats", type=int, default=3, help="runs; the best is kept")
+    parser.add_argument(
+        "--paths",
+        nargs="+",
+        default=["wait", "gate", "channel"],
+        choices=["wait", "gate", "channel"],
+        help="wait: handler.wait directly; gate: tool calls through a ToolGate; channel: "
+        "tool calls of a voice session, closed with RealtimeVoiceChannel.close()",
+    )
     args = parser.parse_args()
-    for path in ("wait", "gate"):
+    for path in args.paths:
         runs = [asyncio.run(run_once(args.n, path)) for _ in range(args.repeats)]
         best = min(runs, key=lambda r: r["longest_stall_ms"])
         verdict = "ok" if best["longest_stall_ms"] < TARGET_MS else "MISSED"
