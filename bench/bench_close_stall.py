@@ -4,10 +4,12 @@
 directly (``handler.wait``) or as a real tool call (``ToolGate`` -> ``HumanInputToolHandler``
 -> ``wait``, with a kit and one ``ON_TOOL_CALL`` observer); then ``handler.close()`` gives them
 all up. Or (``channel``) they are the open tool calls of one voice session (mock provider) and
-``RealtimeVoiceChannel.close()`` withdraws them. A heartbeat callback re-schedules itself with
-``call_soon`` for the whole run; the longest gap between two beats is the longest time the
-loop was busy without serving anyone else ("longest stall"). Also printed: how long ``close()`` itself took to return, how long
-until every waiter had its outcome, and that each request settled exactly once.
+``RealtimeVoiceChannel.close()`` withdraws them.
+
+A heartbeat callback re-schedules itself with ``call_soon`` for the whole run; the longest gap
+between two beats is the longest time the loop was busy without serving anyone else ("longest
+stall"). Also printed: how long ``close()`` took to return, how long until every waiter had its
+outcome, and that each request settled exactly once.
 
 Target (issue 11): longest stall under 50 ms with 10,000 pending requests.
 
