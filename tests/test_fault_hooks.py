@@ -99,12 +99,57 @@ HOOKS = st.lists(
     ),
     max_size=4,
 )
+
+
+async def _host_text() -> Any:
+    return "host:lookup"
+
+
+async def _host_dict() -> Any:
+    return {"not": "text"}
+
+
+async def _host_none() -> Any:
+    return None
+
+
+async def _host_raise() -> Any:
+    raise ValueError("backend down")
+
+
+async def _host_cancelled() -> Any:
+    raise asyncio.CancelledError  # of its own, not a cancellation of the call
+
+
+async def _host_hang() -> Any:
+    await asyncio.Event().wait()  # past the channel's tool bound (virtual time)
+
+
+HOST_BEHAVIOURS: dict[str, Callable[[], Any]] = {
+    "text": _host_text,
+    "dict": _host_dict,
+    "none": _host_none,
+    "raise-value": _host_raise,
+    "raise-cancelled": _host_cancelled,
+    "hang": _host_hang,
+}
+
+
+def _host(behaviour: str) -> Callable[[str, dict[str, Any]], Any]:
+    async def handler(name: str, arguments: dict[str, Any]) -> Any:
+        return await HOST_BEHAVIOURS[behaviour]()
+
+    return handler
+
+
 CALLS = st.lists(
     st.sampled_from(["lookup", "AskUserQuestion", "nosuchtool"]), min_size=1, max_size=3
 )
 
 
-async def _scenario(hooks: list[tuple[HookTrigger, str, bool]], calls: list[str]) -> None:
+async def _scenario(
+    hooks: list[tuple[HookTrigger, str, bool]], calls: list[str], host: str = "text"
+) -> None:
     loop = asyncio.get_running_loop()
     unseen: list[dict[str, Any]] = []
     loop.set_exception_handler(lambda _loop, context: unseen.append(context))
@@ -125,7 +170,11 @@ async def _scenario(hooks: list[tuple[HookTrigger, str, bool]], calls: list[str]
 
     provider = MockRealtimeProvider()
     voice = RealtimeVoiceChannel(
-        "voice", provider=provider, tools=[LOOKUP], tool_handler=Host(), human_input_handler=human
+        "voice",
+        provider=provider,
+        tools=[LOOKUP],
+        tool_handler=_host(host),
+        human_input_handler=human,
     )
     kit.register_channel(voice)
     session = await voice.start_session("room")
@@ -159,14 +208,14 @@ async def _scenario(hooks: list[tuple[HookTrigger, str, bool]], calls: list[str]
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
-@given(HOOKS, CALLS)
+@given(HOOKS, CALLS, st.sampled_from(sorted(HOST_BEHAVIOURS)))
 def test_any_hook_ends_every_call_in_one_result_and_one_report(
-    hooks: list[tuple[HookTrigger, str, bool]], calls: list[str]
+    hooks: list[tuple[HookTrigger, str, bool]], calls: list[str], host: str
 ) -> None:
     logging.disable(logging.CRITICAL)  # hundreds of expected hook-failure logs
     try:
         with asyncio.Runner(debug=True, loop_factory=lambda: looptime.new_event_loop(start=0)) as r:
-            r.run(_scenario(hooks, calls))
+            r.run(_scenario(hooks, calls, host))
     finally:
         logging.disable(logging.NOTSET)
 
