@@ -374,6 +374,8 @@ class ConferenceChannel(AnswersApi):
         self._remove_listener()
         for human in list(self._scopes):
             await human.handler.close(channel_id=self._channel_id)
+        if self._kit is not None:
+            self._kit.unregister_channel(self)
 
     async def __aenter__(self) -> ConferenceChannel:
         if self.realtime is not None:

@@ -94,6 +94,26 @@ async def _conference_round(shared: HumanInputHandler) -> list[weakref.ref[Any]]
     return [weakref.ref(o) for o in (kit, conf, provider, backend)]
 
 
+async def test_a_shared_kit_and_handler_keep_no_closed_channel_alive() -> None:
+    kit = VoiceKit()
+    shared = HumanInputHandler()
+    refs = []
+    for i in range(3):
+        provider = MockRealtimeProvider()
+        voice = RealtimeVoiceChannel(
+            f"phone-{i}", provider=provider, human_input_handler=_human(shared)
+        )
+        kit.register_channel(voice)
+        session = await voice.start_session("room")
+        await voice.close()
+        refs += [weakref.ref(voice), weakref.ref(provider), weakref.ref(session)]
+        del voice, provider, session
+    gc.collect()
+    assert [r() for r in refs if r() is not None] == []
+    assert kit.channels == {}
+    await kit.aclose()
+
+
 @pytest.mark.parametrize("make", [_voice_round, _conference_round])
 async def test_a_closed_channel_is_collectable_though_its_handler_lives_on(make: Any) -> None:
     shared = HumanInputHandler()

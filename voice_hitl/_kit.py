@@ -90,6 +90,12 @@ class VoiceKit:
         self._channels[channel.channel_id] = channel
         channel.bind_kit(self)
 
+    def unregister_channel(self, channel: KitChannel) -> None:
+        """Forget a channel, so the kit does not keep it alive; a channel calls this itself
+        when it closes. Idempotent (another channel registered under that id stays)."""
+        if self._channels.get(channel.channel_id) is channel:
+            del self._channels[channel.channel_id]
+
     @property
     def channels(self) -> dict[str, KitChannel]:
         """The registered channels by id (a copy)."""

@@ -353,7 +353,8 @@ class RealtimeVoiceChannel:
                 session._closed.set()
 
     async def close(self) -> None:
-        """End every session and close this channel's human-input scope. Idempotent.
+        """End every session, close this channel's human-input scope and leave the kit.
+        Idempotent.
 
         Later ``start_session`` calls raise ``ChannelClosedError``; later requests for this
         channel are refused by the handler.
@@ -368,6 +369,8 @@ class RealtimeVoiceChannel:
         human = self._gate.human_input
         if human is not None:
             await human.handler.close(channel_id=self._channel_id)
+        if self._kit is not None:
+            self._kit.unregister_channel(self)
 
     async def __aenter__(self) -> RealtimeVoiceChannel:
         return self
