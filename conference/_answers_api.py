@@ -106,7 +106,8 @@ class AnswersApi:
         Raises:
             ChannelClosedError: The channel is closed.
             AddressingError: An approver is not in the conference.
-            ValueError: ``quorum`` is out of range or the key is empty.
+            ValueError: ``quorum`` is out of range, the key is empty, or ``timeout`` is not
+                None and not a finite number of seconds above zero.
             RuntimeError: No running event loop (a timeout needs one).
         """
         self._check_open()

@@ -18,6 +18,8 @@ from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any
 
+from voice_hitl._checks import positive_seconds
+
 from ._backend import Participant
 from ._exceptions import ApprovalDeniedError, ApprovalTimeoutError
 from ._receipts import ApprovalReceipt, Decision, sign_receipt
@@ -141,11 +143,10 @@ class ApprovalRequest:
         """Fail the request with :class:`ApprovalTimeoutError` ``timeout`` seconds from now.
 
         Raises:
-            ValueError: ``timeout`` is not positive.
+            ValueError: ``timeout`` is not a finite number of seconds above zero.
             RuntimeError: No running event loop.
         """
-        if timeout <= 0:
-            raise ValueError(f"timeout must be positive, got {timeout}")
+        timeout = positive_seconds("timeout", timeout)
         if self._timer is not None:
             self._timer.cancel()
         loop = asyncio.get_running_loop()

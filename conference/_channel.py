@@ -88,6 +88,7 @@ class ConferenceChannel(AnswersApi):
         self._kit: VoiceKit | None = None
         self._plug: RealtimePlug | None = None
         self._lock = asyncio.Lock()
+        self._ending: set[asyncio.Task[None]] = set()
         self._scopes: set[HumanInputToolHandler] = set()
         self._receipt_key = secrets.token_bytes(32)
         self._turn = TurnAttribution()
@@ -199,6 +200,7 @@ class ConferenceChannel(AnswersApi):
                     f"conference {self._channel_id!r} already has a realtime provider plugged; "
                     "unplug it first"
                 )
+            plugged: list[RealtimePlug] = []
             plug = await RealtimePlug.connect(
                 self._channel_id,
                 config,
@@ -206,7 +208,9 @@ class ConferenceChannel(AnswersApi):
                 backend=self.backend,
                 actor=self._turn.actor,
                 listener=self._on_provider_event,
+                on_ended=lambda reason: self._ended_by_provider(plugged, reason),
             )
+            plugged.append(plug)
             if plug.human is not None:
                 self._scopes.add(plug.human.inner)
             self._wire(plug)
@@ -230,10 +234,19 @@ class ConferenceChannel(AnswersApi):
         """
         await self._unplug(UNPLUGGED)
 
-    async def _unplug(self, reason: str) -> None:
+    def _ended_by_provider(self, plugged: list[RealtimePlug], reason: str) -> None:
+        """The plugged provider's stream ended or failed on its own: unplug it (in a task
+        :meth:`close` awaits), so the conference shows no provider and can be plugged again."""
+        if not plugged or self._plug is not plugged[0]:
+            return
+        task = asyncio.create_task(self._unplug(reason, only=plugged[0]), name="unplug-ended")
+        self._ending.add(task)
+        task.add_done_callback(self._ending.discard)
+
+    async def _unplug(self, reason: str, *, only: RealtimePlug | None = None) -> None:
         async with self._lock:
             plug = self._plug
-            if plug is None:
+            if plug is None or (only is not None and plug is not only):
                 return
             try:
                 await plug.disconnect()
@@ -355,10 +368,14 @@ class ConferenceChannel(AnswersApi):
         """
         self._state = _State.CLOSED
         await self._unplug(CHANNEL_CLOSED)
+        while self._ending:  # a provider that ended on its own, still being unplugged
+            await asyncio.gather(*self._ending, return_exceptions=True)
         self._desk.close()
         self._remove_listener()
         for human in list(self._scopes):
             await human.handler.close(channel_id=self._channel_id)
+        if self._kit is not None:
+            self._kit.unregister_channel(self)
 
     async def __aenter__(self) -> ConferenceChannel:
         if self.realtime is not None:

@@ -7,6 +7,7 @@ from dataclasses import KW_ONLY, dataclass
 
 from providers.base import RealtimeProvider
 from voice_hitl import AITool, HumanInputToolHandler, ReasoningBackend, ToolHandler
+from voice_hitl._checks import positive_seconds
 
 __all__ = ["ConferenceRealtimeConfig"]
 
@@ -32,7 +33,7 @@ class ConferenceRealtimeConfig:
         sample_rate: The rate of the mixed audio sent to the provider and of its output.
 
     Raises:
-        ValueError: ``tool_timeout_seconds`` is not positive.
+        ValueError: ``tool_timeout_seconds`` is not a finite number of seconds above zero.
     """
 
     provider: RealtimeProvider
@@ -47,7 +48,4 @@ class ConferenceRealtimeConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tools", tuple(self.tools))
-        if self.tool_timeout_seconds <= 0:
-            raise ValueError(
-                f"tool_timeout_seconds must be positive, got {self.tool_timeout_seconds}"
-            )
+        positive_seconds("tool_timeout_seconds", self.tool_timeout_seconds)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from voice_hitl import ChannelClosedError, HumanInputToolHandler, PendingInput
+from voice_hitl._checks import non_negative_int, optional_seconds
 
 from ._approval import ApprovalRequest, ApprovalResult
 from ._backend import Participant
@@ -70,7 +71,7 @@ class AnswerDesk:
         self.channel_id = channel_id
         self._roster = roster
         self._receipt_key = receipt_key
-        self._retention = retention
+        self._retention = non_negative_int("retention", retention)
         self._questions: dict[str, _Question] = {}
         self._listeners: list[Callable[[ApprovalRequest], None]] = []
         self._granted: OrderedDict[str, ApprovalResult] = OrderedDict()
@@ -133,6 +134,7 @@ class AnswerDesk:
         """Open an approval addressed to ``approvers`` (names or ids on the roster)."""
         if isinstance(approvers, str):
             raise TypeError("approvers must be a list of names, not one string")
+        timeout = optional_seconds("timeout", timeout)
         participants = resolve_participants(self._roster(), approvers)
         approval = ApprovalRequest(
             action,

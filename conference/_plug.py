@@ -52,8 +52,12 @@ class RealtimePlug:
         backend: ConferenceBackend,
         actor: Callable[[], str | None],
         listener: EventListener,
+        on_ended: Callable[[str], None] | None = None,
     ) -> RealtimePlug:
         """Connect the provider and open an audio lane; nothing runs until :meth:`start`.
+
+        ``on_ended(reason)`` is called when the provider's event stream ends or fails on its
+        own (its open calls already withdrawn with ``reason``).
 
         Cancellation: safe; nothing is opened unless this returns.
         """
@@ -96,6 +100,7 @@ class RealtimePlug:
             reasoning_backend=config.reasoning_backend,
             play_audio=play,
             stop_playback=lane.stop_playback,
+            on_ended=on_ended,
         )
         driver.add_listener(listener)
         return cls(channel_id, config, gate, human, provider_session, driver, lane)

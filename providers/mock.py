@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from voice_hitl import ChannelClosedError
+from voice_hitl._transport import check_pcm16
 
 from .base import (
     PCM16,
@@ -80,7 +81,7 @@ class MockProviderSession(ProviderSession):
 
     async def send_audio(self, frame: PCM16) -> None:
         self._check_open("send_audio")
-        self.audio_in.append(frame)
+        self.audio_in.append(check_pcm16(frame))
         self.provider._record("send_audio", self.session_id, None)
 
     async def submit_tool_result(self, call_id: str, output: str, *, is_error: bool) -> None:

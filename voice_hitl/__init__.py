@@ -11,6 +11,7 @@ from ._call_line import CallLine, Heard, Inbox, SpeechSynthesizer
 from ._caller_transport import CallerTurn, ScriptedCallerTransport
 from ._driver import EventListener, SessionDriver
 from ._exceptions import (
+    AudioFormatError,
     ChannelClosedError,
     HumanInputRejectedError,
     ProviderError,
@@ -102,6 +103,7 @@ __all__ = [
     "RealtimeVoiceChannel",
     "VoiceSession",
     "AITool",
+    "AudioFormatError",
     "ChannelClosedError",
     "ChannelType",
     "Door",

@@ -12,6 +12,7 @@ caller, the agent (cut off where the caller barged in) and the two mixed.
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Literal
 import numpy as np
 
 from ._audio import read_wav_pcm16, resample_pcm16, write_wav_pcm16
+from ._checks import non_negative_seconds
 from ._exceptions import ChannelClosedError
 from ._provider_events import PCM16, ProviderEvent, TranscriptionEvent
 from ._transport import check_pcm16
@@ -63,6 +65,10 @@ class ScriptedCallerTransport:
         trailing_silence_ms: Quiet after each turn (so end-of-speech is detected).
         barge_in_delay: Seconds into the agent's turn at which a barge-in turn starts.
         noise_floor_dbfs: Level of the faint noise standing in for silence.
+
+    Raises:
+        ValueError: A turn is not mono PCM16; ``speed`` or ``barge_in_delay`` is negative or
+            not finite; a size or rate is out of range.
     """
 
     def __init__(
@@ -76,8 +82,15 @@ class ScriptedCallerTransport:
         barge_in_delay: float = 0.4,
         noise_floor_dbfs: float = -60.0,
     ) -> None:
-        if speed < 0:
-            raise ValueError(f"speed must be >= 0, got {speed}")
+        speed = non_negative_seconds("speed", speed)
+        barge_in_delay = non_negative_seconds("barge_in_delay", barge_in_delay)
+        if sample_rate <= 0 or frame_ms <= 0 or trailing_silence_ms < 0:
+            raise ValueError(
+                "sample_rate and frame_ms must be above zero and trailing_silence_ms zero or "
+                f"more, got {sample_rate}, {frame_ms}, {trailing_silence_ms}"
+            )
+        if not math.isfinite(noise_floor_dbfs):
+            raise ValueError(f"noise_floor_dbfs must be finite, got {noise_floor_dbfs!r}")
         for index, turn in enumerate(turns):
             try:
                 check_pcm16(turn.audio)
@@ -236,8 +249,11 @@ class ScriptedCallerTransport:
                 if self._closed:
                     break
                 yield await self._send(audio[start : start + self._frame])
-        # The caller hangs up once the agent has answered the last turn.
+        # The caller hangs up once the agent has answered the last turn and its audio has
+        # played out (so the recording ends with the call, not mid-goodbye).
         async for frame in self._idle_until_agent("done", done_before):
+            yield frame
+        async for frame in self._idle_until(self._agent_cursor):
             yield frame
         self.finished.set()
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ._audio import read_wav_pcm16, resample_pcm16
 from ._caller_transport import CallerTurn, ScriptedCallerTransport
+from ._checks import non_negative_seconds, positive_seconds
 from ._demo_agent import ApprovalAgent, TransferAgent
 from ._human_input_tools import HumanInputToolHandler
 from ._kit import VoiceKit
@@ -29,6 +30,7 @@ from ._provider_events import AudioOutEvent
 from ._responder import VoiceResponder
 from ._standard_tools import ASK_USER_QUESTION, CONFIRM_ACTION
 from ._timeline import Timeline
+from ._usage import HelpFormatter, UsageError, non_negative_float, writable_folder
 from ._voice_channel import RealtimeVoiceChannel
 
 if TYPE_CHECKING:
@@ -53,7 +55,7 @@ PHONE_CALL: tuple[tuple[str | None, str, After], ...] = (
     (None, "03_confirm.wav", "agent"),
 )
 MEETING: tuple[tuple[str | None, str, After], ...] = (
-    ("alice", "01_opening.wav", "now"),
+    ("alice", "meeting_opening.wav", "now"),
     ("alice", "alice_approve.wav", "agent"),
     ("bob", "bob_approve.wav", "heard"),
 )
@@ -101,6 +103,8 @@ async def run_demo(
 
     Cancellation: safe; the call is ended and its requests settled.
     """
+    speed = non_negative_seconds("speed", speed)
+    timeout = positive_seconds("timeout", timeout)
     started = time.perf_counter()
     kit = kit or VoiceKit()
     if transport is None:
@@ -112,6 +116,7 @@ async def run_demo(
         kit,
         call_clock=lambda: caller.clock / caller.sample_rate,
         out=sys.stdout if printing else None,
+        speaker=lambda: caller.speaker,
     )
     responder = VoiceResponder(kit, reprompts=2)
     provider = await _provider(recognizer)
@@ -132,11 +137,16 @@ async def run_demo(
         transport.clock / transport.sample_rate,
     )
     if out_dir is not None:
-        files = await transport.write_recordings(out_dir)
         transcript = out_dir / "transcript.json"
+        result.files = [str(p) for p in [*transcript_files(out_dir), transcript]]
+        await transport.write_recordings(out_dir)
         await asyncio.to_thread(transcript.write_text, json.dumps(asdict(result), indent=2))
-        result.files = [str(p) for p in [*files, transcript]]
     return result
+
+
+def transcript_files(out_dir: Path) -> list[Path]:
+    """The recordings :meth:`ScriptedCallerTransport.write_recordings` writes there."""
+    return [out_dir / "caller.wav", out_dir / "agent.wav", out_dir / "call.wav"]
 
 
 async def _phone_call(
@@ -267,12 +277,46 @@ async def _feed_meeting(
         backend.tick()
 
 
+DEFAULT_OUT = {False: "demo-output", True: "demo-output-conference"}
+_EXTRAS = {
+    "pocketsphinx": (("pocketsphinx", "speech"),),
+    "whisper": (("faster_whisper", "whisper"),),
+    "combined": (("pocketsphinx", "speech"), ("faster_whisper", "whisper")),
+}
+
+
+def _check(args: argparse.Namespace) -> Path:
+    """Everything that can fail before the call starts: extras, fixtures, the output folder.
+
+    Raises:
+        UsageError: Naming what is wrong.
+    """
+    import importlib.util
+
+    for module, extra in _EXTRAS[args.recognizer]:
+        if importlib.util.find_spec(module) is None:
+            raise UsageError(
+                f"--recognizer {args.recognizer} needs the {extra!r} extra "
+                f"(pip install 'voice-hitl[{extra}]')"
+            )
+    script = MEETING if args.conference else PHONE_CALL
+    missing = [name for _, name, _ in script if not (FIXTURES / name).is_file()]
+    if missing:
+        raise UsageError(
+            f"the recorded caller is missing ({FIXTURES / missing[0]}); run the demo from a "
+            "checkout of voice-hitl"
+        )
+    out = Path(args.out if args.out is not None else DEFAULT_OUT[args.conference])
+    writable_folder(out, "--out")
+    return out
+
+
 def _run(args: argparse.Namespace) -> int:
     if args.operator:  # the operator service's demo lives with the service (extra 'server')
         from .service._demo import run_operator_command
 
         return run_operator_command(args)
-    out = Path(args.out)
+    out = _check(args)
     result = asyncio.run(
         run_demo(
             speed=args.speed,
@@ -294,12 +338,32 @@ def _run(args: argparse.Namespace) -> int:
 def add_demo_command(subparsers: Any) -> None:
     """Register ``voice-hitl demo``."""
     parser = subparsers.add_parser(
-        "demo", help="run an offline end-to-end call (needs the 'speech' extra)"
+        "demo",
+        help="run an offline end-to-end call (needs the 'speech' extra)",
+        description=(
+            "An offline end-to-end call on the embedded default (a local recogniser and a "
+            "local voice; no network, no API key). A recorded caller asks to move money; the "
+            "agent asks how much and asks to confirm; the caller answers aloud. With "
+            "--conference, a meeting in which Alice and Bob must both approve aloud. Writes "
+            "caller.wav, agent.wav, call.wav and transcript.json to the output folder. Exit "
+            "codes: 0 money moved, 1 nothing moved, 2 bad arguments."
+        ),
+        formatter_class=HelpFormatter,
     )
     parser.add_argument(
-        "--speed", type=float, default=1.0, help="caller pace: 1 real time, 0 as fast as possible"
+        "--speed",
+        type=non_negative_float,
+        default=1.0,
+        help="caller pace: 1 real time, 2 twice as fast, 0 as fast as possible",
     )
-    parser.add_argument("--out", default="demo-output", help="folder for audio and transcript")
+    parser.add_argument(
+        "--out",
+        default=None,
+        help=(
+            f"folder for the audio and transcript.json (default: {DEFAULT_OUT[False]}, or "
+            f"{DEFAULT_OUT[True]} with --conference)"
+        ),
+    )
     parser.add_argument(
         "--conference", action="store_true", help="a meeting: two participants approve aloud"
     )

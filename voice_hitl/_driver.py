@@ -58,6 +58,9 @@ class SessionDriver:
         reasoning_backend: Takes the agent's turns after each final user utterance.
         play_audio: Where agent audio goes (the transport).
         stop_playback: Called when the caller starts speaking (barge-in).
+        on_ended: Called once, with the reason, when the provider's event stream ends or
+            fails on its own (not after :meth:`stop_reading`); the calls it had open are
+            already withdrawn with that reason. Must not block.
     """
 
     def __init__(
@@ -73,6 +76,7 @@ class SessionDriver:
         reasoning_backend: ReasoningBackend | None = None,
         play_audio: Callable[[AudioOutEvent], Awaitable[None]] | None = None,
         stop_playback: Callable[[], Awaitable[None]] | None = None,
+        on_ended: Callable[[str], None] | None = None,
     ) -> None:
         self.provider_session = provider_session
         self.gate = gate
@@ -84,6 +88,7 @@ class SessionDriver:
         self._reasoning = reasoning_backend
         self._play_audio = play_audio
         self._stop_playback = stop_playback
+        self._on_ended = on_ended
         self.transcript: list[TranscriptEntry] = []
         self._reasoned_upto = 0
         self._listeners: list[EventListener] = []
@@ -117,6 +122,7 @@ class SessionDriver:
     # -- reading ---------------------------------------------------------------------------
 
     async def _read(self) -> None:
+        reason = "the provider session ended"
         try:
             async for event in self.provider_session.events():
                 try:
@@ -125,12 +131,25 @@ class SessionDriver:
                     logger.warning(
                         "session %r: could not handle %s: %s", self.session_id, event.type, exc
                     )
+                except Exception:
+                    logger.exception("session %r: handling %s failed", self.session_id, event.type)
         except ProviderError as exc:
+            reason = f"the provider session failed ({exc.code}: {exc})"
             logger.error("session %r: provider failed: %s", self.session_id, exc)
+        except Exception as exc:
+            reason = f"the provider session failed ({type(exc).__name__}: {exc})"
+            logger.error(
+                "session %r: the provider's event stream raised", self.session_id, exc_info=exc
+            )
         finally:
             if not self._settled and not self._stopped_reading:
                 # The provider ended the session on its own: nothing may wait forever.
-                self._cancel_calls("the provider session ended")
+                self._cancel_calls(reason)
+                if self._on_ended is not None:
+                    try:
+                        self._on_ended(reason)
+                    except Exception:
+                        logger.exception("session %r: on_ended failed", self.session_id)
 
     async def _dispatch(self, event: ProviderEvent) -> None:
         for listener in list(self._listeners):
@@ -194,6 +213,12 @@ class SessionDriver:
                 del self._calls[call_id]
 
         task.add_done_callback(forget)
+        task.add_done_callback(self._log_failure)
+
+    def _log_failure(self, task: asyncio.Task[None]) -> None:
+        """Last resort: a call task that raised is logged here, never left unretrieved."""
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            logger.error("session %r: %s raised", self.session_id, task.get_name(), exc_info=exc)
 
     def _serve_provider_call(self, event: ToolCallEvent) -> None:
         if event.call_id in self._calls:

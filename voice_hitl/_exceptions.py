@@ -14,7 +14,7 @@ catch what they would expect::
     ├── ToolArgumentsError (also ValueError)          arguments do not match the tool's schema
     ├── ChannelClosedError (also RuntimeError)        the channel or session is closed
     ├── speech.AnswerSpecError (also ValueError)      a question spec / its tool arguments
-    ├── speech.asr.AudioFormatError (also ValueError) audio in a form speech cannot use
+    ├── AudioFormatError (also ValueError)            audio that is not mono PCM16 (or a bad rate)
     └── ProviderError                                 the provider failed (code, recoverable)
 
 A tool error's ``str()`` is exactly the text the model reads inside ``{"error": ...}``.
@@ -23,6 +23,7 @@ A tool error's ``str()`` is exactly the text the model reads inside ``{"error": 
 from __future__ import annotations
 
 __all__ = [
+    "AudioFormatError",
     "ChannelClosedError",
     "HumanInputRejectedError",
     "ProviderError",
@@ -74,6 +75,11 @@ class UnservedToolCallError(VoiceHitlError):
 
 class ToolArgumentsError(VoiceHitlError, ValueError):
     """Tool arguments are not valid JSON or do not match the tool's JSON Schema."""
+
+
+class AudioFormatError(VoiceHitlError, ValueError):
+    """Audio is not in a form voice-hitl accepts (dtype, shape, rate, file format); raised
+    where audio enters (a transport, ``send_audio``, a recogniser), naming what is wrong."""
 
 
 class ChannelClosedError(VoiceHitlError, RuntimeError):

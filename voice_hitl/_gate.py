@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
+from ._checks import positive_seconds
 from ._exceptions import (
     ToolArgumentsError,
     ToolFailedError,
@@ -132,7 +133,8 @@ class ToolGate:
         tool_timeout_seconds: The bound on each host tool call.
 
     Raises:
-        ValueError: A host tool reuses a name the human-input handler serves.
+        ValueError: A host tool reuses a name the human-input handler serves, or
+            ``tool_timeout_seconds`` is not a finite number above zero.
     """
 
     def __init__(
@@ -145,12 +147,10 @@ class ToolGate:
         human_input: HumanInputToolHandler | None = None,
         tool_timeout_seconds: float = 10.0,
     ) -> None:
-        if tool_timeout_seconds <= 0:
-            raise ValueError(f"tool_timeout_seconds must be positive, got {tool_timeout_seconds}")
         self.channel_id = channel_id
         self.channel_type = channel_type
         self.human_input = human_input
-        self.tool_timeout_seconds = tool_timeout_seconds
+        self.tool_timeout_seconds = positive_seconds("tool_timeout_seconds", tool_timeout_seconds)
         self.kit: VoiceKit | None = None
         toolset: dict[str, AITool] = {}
         for tool in tools:
@@ -201,7 +201,10 @@ class ToolGate:
         """Serve one call through the gate and report it to ``ON_TOOL_CALL`` observers.
 
         Returns:
-            The outcome and the text the model reads; never raises for a tool's failure.
+            The outcome and the text the model reads. It never raises for a failure inside
+            the call: whatever goes wrong while serving it (a hook or a handler raising any
+            exception, ``CancelledError`` of its own included, or returning the wrong type)
+            ends in a ``failed`` result naming the exception type, logged with its traceback.
 
         Cancellation: the call is withdrawn (a human-input request with it) and reported
         ``cancelled``, with the cancel message as ``error_detail``.
@@ -211,7 +214,7 @@ class ToolGate:
         ]
         asked: list[PendingInput] = []
         try:
-            result = await self._serve(call, seen, asked)
+            result = await self._serve_guarded(call, seen, asked)
         except asyncio.CancelledError as cancelled:
             hint = str(cancelled.args[0]) if cancelled.args else "the call was cancelled"
             cancelled_result = ToolResult.error("cancelled", hint, hint)
@@ -225,6 +228,30 @@ class ToolGate:
             report, ctx = self._report(call, seen[-1], result)
             await self.kit.hooks.observe(HookTrigger.ON_TOOL_CALL, report, ctx)
         return result
+
+    async def _serve_guarded(
+        self, call: ToolCall, seen: list[Mapping[str, Any]], asked: list[PendingInput]
+    ) -> ToolResult:
+        """:meth:`_serve`, with anything it raises (but a cancellation of this task) turned
+        into a ``failed`` result, logged with its traceback."""
+        try:
+            return await self._serve(call, seen, asked)
+        except asyncio.CancelledError as exc:
+            task = asyncio.current_task()
+            if task is None or task.cancelling():
+                raise
+            failure: BaseException = exc  # raised inside the call, not a cancellation of it
+        except Exception as exc:
+            failure = exc
+        logger.error(
+            "tool call %r (%s) failed on channel %r",
+            call.name,
+            call.call_id,
+            self.channel_id,
+            exc_info=failure,
+        )
+        message = f"Tool {call.name!r} failed ({type(failure).__name__})"
+        return ToolResult.error("failed", message, repr(failure))
 
     async def _serve(
         self, call: ToolCall, seen: list[Mapping[str, Any]], asked: list[PendingInput]
@@ -318,7 +345,11 @@ class ToolGate:
             message = f"Tool {name!r} has no handler on this channel"
             return ToolResult.error("failed", message, message)
         except Exception as exc:
-            logger.warning("tool %r failed on channel %r", name, self.channel_id, exc_info=True)
+            if human is not None and human.serves(name) and type(exc) is RuntimeError:
+                # The request was given up (handler closed, released): an outcome, not a bug.
+                logger.info("tool %r on channel %r: %s", name, self.channel_id, exc)
+            else:
+                logger.warning("tool %r failed on channel %r", name, self.channel_id, exc_info=True)
             return ToolResult.error(
                 "failed", f"Tool {name!r} failed ({type(exc).__name__})", repr(exc)
             )

@@ -2,20 +2,24 @@
 
 Sync hooks are awaited in priority order (lower number first), each within a budget; a block
 stops the chain. Async hooks observe only: they run in tasks the engine owns, and
-:meth:`HookEngine.aclose` cancels and awaits whatever is still running. A hook that raises or
-overruns fails open (logged with its traceback) unless it was registered ``fail_closed``.
+:meth:`HookEngine.aclose` cancels and awaits whatever is still running. A hook that fails —
+raises anything (``CancelledError`` of its own included), overruns its budget, or returns
+something that is neither a :class:`HookResult` nor None — fails open (logged) unless it was
+registered ``fail_closed``, in which case it blocks.
 """
 
 from __future__ import annotations
 
 import asyncio
 import enum
+import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from ._checks import positive_seconds
 from ._types import ChannelType
 
 if TYPE_CHECKING:
@@ -57,6 +61,7 @@ class HookExecution(enum.StrEnum):
 
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
+_ACTIONS = frozenset({"allow", "block", "modify"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +71,18 @@ class HookResult:
     action: Literal["allow", "block", "modify"] = "allow"
     reason: str = ""
     metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+
+    def __post_init__(self) -> None:
+        if self.action not in _ACTIONS:
+            raise ValueError(
+                f"HookResult action must be one of {sorted(_ACTIONS)}, got {self.action!r}"
+            )
+        if not isinstance(self.reason, str):
+            raise TypeError(f"HookResult reason must be str, got {type(self.reason).__name__}")
+        if not isinstance(self.metadata, Mapping):
+            raise TypeError(
+                f"HookResult metadata must be a mapping, got {type(self.metadata).__name__}"
+            )
 
     @classmethod
     def allow(cls) -> HookResult:
@@ -101,7 +118,7 @@ class HookContext:
 
 
 Hook = Callable[[Any, HookContext], Awaitable[HookResult | None]]
-"""``async (event, ctx) -> HookResult | None``."""
+"""``async (event, ctx) -> HookResult | None`` (a plain function returning one works too)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,10 +147,14 @@ class HookEngine:
 
     Args:
         hook_timeout: The budget of each sync hook, in seconds.
+
+    Raises:
+        ValueError: ``hook_timeout`` is not a finite number of seconds above zero (a zero or
+            negative budget would fail every blocking hook open).
     """
 
     def __init__(self, *, hook_timeout: float = 30.0) -> None:
-        self.hook_timeout = hook_timeout
+        self.hook_timeout = positive_seconds("hook_timeout", hook_timeout)
         self._hooks: dict[HookTrigger, list[HookRegistration]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -174,20 +195,13 @@ class HookEngine:
         """
         self.fire_async(trigger, event, ctx)
         for registration in self._select(trigger, ctx.channel_type, HookExecution.SYNC):
-            try:
-                async with asyncio.timeout(self.hook_timeout):
-                    result = await registration.fn(event, ctx)
-            except Exception as exc:
-                overran = isinstance(exc, TimeoutError)
-                detail = (
-                    f"hook {registration.name} overran its {self.hook_timeout:g}s budget"
-                    if overran
-                    else f"hook {registration.name} raised {type(exc).__name__}: {exc}"
-                )
+            result, failure, exc = await self._run_one(registration, event, ctx)
+            if failure is not None:
                 if registration.fail_closed:
-                    logger.warning("%s; failing closed", detail)
-                    return HookResult("block", detail, MappingProxyType({"detail": detail})), event
-                logger.warning("%s; failing open", detail, exc_info=not overran)
+                    logger.warning("%s; failing closed", failure, exc_info=exc)
+                    detail = MappingProxyType({"detail": failure})
+                    return HookResult("block", failure, detail), event
+                logger.warning("%s; failing open", failure, exc_info=exc)
                 continue
             if result is None or result.action == "allow":
                 continue
@@ -197,18 +211,53 @@ class HookEngine:
                 event = rewrite(event, result)
         return HookResult.allow(), event
 
+    async def _run_one(
+        self, registration: HookRegistration, event: object, ctx: HookContext
+    ) -> tuple[HookResult | None, str | None, BaseException | None]:
+        """Run one sync hook within its budget: ``(result, None, None)``, or
+        ``(None, what failed, the exception raised if any)``.
+
+        Whatever the hook does (raise anything, overrun, return something that is not a
+        :class:`HookResult` or None) ends here as a failure the caller applies its policy to;
+        only a cancellation of the calling task goes through.
+        """
+        name = registration.name
+        scope = asyncio.timeout(self.hook_timeout)
+        try:
+            async with scope:
+                result: object = registration.fn(event, ctx)
+                if inspect.isawaitable(result):
+                    result = await result
+        except TimeoutError as exc:
+            if scope.expired():
+                return None, f"hook {name} overran its {self.hook_timeout:g}s budget", None
+            return None, f"hook {name} raised TimeoutError: {exc}", exc
+        except asyncio.CancelledError as exc:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise
+            # The hook raised CancelledError of its own: a failure, not our cancellation.
+            return None, f"hook {name} raised CancelledError", exc
+        except Exception as exc:
+            return None, f"hook {name} raised {type(exc).__name__}: {exc}", exc
+        if result is not None and not isinstance(result, HookResult):
+            kind = type(result).__name__
+            return None, f"hook {name} returned {kind}, not a HookResult or None", None
+        return result, None, None
+
     async def observe(self, trigger: HookTrigger, event: object, ctx: HookContext) -> None:
         """Run observers: sync hooks awaited in order (results ignored), async ones fired.
+
+        An observer that fails (raises, overruns, raises ``CancelledError`` of its own) is
+        logged and the next one runs.
 
         Cancellation: safe; observers not yet run do not run.
         """
         self.fire_async(trigger, event, ctx)
         for registration in self._select(trigger, ctx.channel_type, HookExecution.SYNC):
-            try:
-                async with asyncio.timeout(self.hook_timeout):
-                    await registration.fn(event, ctx)
-            except Exception:
-                logger.exception("observer hook %s failed", registration.name)
+            _, failure, exc = await self._run_one(registration, event, ctx)
+            if failure is not None:
+                logger.error("observer %s", failure, exc_info=exc)
 
     def observe_nowait(self, trigger: HookTrigger, event: object, ctx: HookContext) -> None:
         """Run :meth:`observe` in a task the engine owns (for teardown paths)."""
@@ -229,7 +278,14 @@ class HookEngine:
         self, registration: HookRegistration, event: object, ctx: HookContext
     ) -> None:
         try:
-            await registration.fn(event, ctx)
+            result = registration.fn(event, ctx)
+            if inspect.isawaitable(result):
+                await result
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise
+            logger.error("async hook %s raised CancelledError", registration.name)
         except Exception:
             logger.exception("async hook %s failed", registration.name)
 

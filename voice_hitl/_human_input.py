@@ -6,19 +6,29 @@ slow broadcast never delays an answer. :meth:`HumanInputHandler.wait` owns the c
 retires the request when the outcome arrives, and the outcome stays replayable in a bounded
 retention. Observers (:meth:`HumanInputHandler.add_observer`) follow every request's life from
 outside the call path; see :mod:`voice_hitl._lifecycle`.
+
+Threads: :meth:`~HumanInputHandler.resolve`, :meth:`~HumanInputHandler.reject` and
+:meth:`~HumanInputHandler.release` may be called from any thread (a web framework's worker, a
+GUI callback). Off the request's event loop the call is handed to that loop and the calling
+thread blocks until the loop has run it, so it returns the same boolean and the waiter wakes at
+once. Everything else is for the loop's own thread.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import itertools
 import logging
 import secrets
+import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import timedelta
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
+from ._checks import non_negative_int, optional_seconds
 from ._lifecycle import (
     RequestDelivered,
     RequestEvent,
@@ -65,12 +75,53 @@ _OUTCOME_NAME: dict[OutcomeKind, SettledOutcome] = {
     OutcomeKind.GIVEN_UP: "withdrawn",
 }
 
+_INF = float("inf")
 _ANSWERED = OutcomeKind.ANSWERED
 _PENDING = PendingInputStatus.PENDING
 _RESOLVED = PendingInputStatus.RESOLVED
 
 # An outcome as the retention keeps it: (kind, text).
 _Outcome = tuple[OutcomeKind, str]
+
+_T = TypeVar("_T")
+_get_ident = threading.get_ident
+_NO_THREAD_ID = object()
+
+
+def _runs_elsewhere(loop: asyncio.AbstractEventLoop) -> bool:
+    """True when ``loop`` is running in another thread than this one (cheap on asyncio's own
+    loops: the thread id they record while running; other loops are asked)."""
+    thread_id = getattr(loop, "_thread_id", _NO_THREAD_ID)
+    if thread_id is _NO_THREAD_ID:
+        return loop.is_running() and asyncio._get_running_loop() is not loop
+    return thread_id is not None and thread_id != _get_ident()
+
+
+def _kind(value: object) -> str:
+    return type(value).__name__
+
+
+_CLOSE_SLICE = 256  # waiters woken per loop turn when close() gives many requests up
+
+
+def _wake(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
+
+
+def _wake_in_slices(
+    loop: asyncio.AbstractEventLoop, waiters: list[asyncio.Future[None]], start: int
+) -> None:
+    """Wake ``waiters[start:start + _CLOSE_SLICE]``, then the rest on later loop turns."""
+    end = start + _CLOSE_SLICE
+    for waiter in waiters[start:end]:
+        if not waiter.done():
+            waiter.set_result(None)
+    if end < len(waiters):
+        loop.call_soon(_wake_in_slices, loop, waiters, end)
+
+
+_HANDOFF_POLL = 0.05  # seconds between checks that the owning loop still runs
 
 
 class HumanInputHandler:
@@ -82,12 +133,13 @@ class HumanInputHandler:
     Args:
         retention: How many settled outcomes stay replayable by :meth:`wait` (an LRU);
             ``0`` switches retention off.
+
+    Raises:
+        ValueError: ``retention`` is negative or not a whole number.
     """
 
     def __init__(self, retention: int = 128) -> None:
-        if retention < 0:
-            raise ValueError(f"retention must be >= 0, got {retention}")
-        self._retention = retention
+        self._retention = non_negative_int("retention", retention)
         self._active: dict[str, Slot] = {}
         self._retained: OrderedDict[str, _Outcome] = OrderedDict()
         self._deadlines: dict[float, Deadlines] = {}
@@ -95,6 +147,7 @@ class HumanInputHandler:
         self._notify_tasks: dict[str, set[asyncio.Task[None]]] = {}
         self._closed = False
         self._closed_channels: set[str] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop creates last came from
         self._id_prefix = f"hi_{secrets.token_hex(4)}_"
         self._ids = itertools.count(1)
         self._observers: list[RequestObserver] = []
@@ -256,7 +309,11 @@ class HumanInputHandler:
             None if timeout is None else created_at + timedelta(seconds=timeout),
             context or NO_CONTEXT,
         )
-        slot = Slot(pending)
+        loop = self._loop
+        if loop is None or getattr(loop, "_thread_id", None) != _get_ident():
+            # Not the loop this thread is running: look it up (rare: a new loop or thread).
+            loop = self._loop = asyncio.get_running_loop()
+        slot = Slot(pending, loop)
         self._active[pending_id] = slot
         if self._observers:
             self._emit(RequestOpened(pending.to_event(), created_at))
@@ -302,11 +359,14 @@ class HumanInputHandler:
             TimeoutError: Nobody answered within ``timeout`` seconds (status ``TIMED_OUT``).
             HumanInputRejectedError: The request was rejected; carries the reason.
             RuntimeError: The handler gave the request up (closed, released, withdrawn).
-            ValueError: The id was never seen, or was evicted from the retention.
+            ValueError: The id was never seen, or was evicted from the retention; or
+                ``timeout`` is not None and not a finite number of seconds above zero.
 
         Cancellation: withdraws the request: it is given up and a later ``resolve()``
         returns False.
         """
+        if timeout is not None and not (0 < timeout < _INF):  # NaN fails too
+            optional_seconds("timeout", timeout)  # raises, naming what is wrong
         slot = self._active.get(pending_id)
         if slot is None:
             outcome = self._retained.get(pending_id)
@@ -444,9 +504,23 @@ class HumanInputHandler:
         """Answer a request. True only if it was still pending (the first settle wins).
 
         ``by`` and ``via`` (who answered, and how) are told to observers.
+
+        Thread-safe: from another thread the answer is handed to the request's loop and this
+        returns once the loop has taken it (see the module docstring).
+
+        Raises:
+            TypeError: ``result`` is not text (the model reads it as is: JSON text, say).
+            RuntimeError: Called off the request's loop while that loop is not running.
         """
+        if not isinstance(result, str):
+            raise TypeError(f"result must be str (the text the model reads), got {_kind(result)}")
         slot = self._active.get(pending_id)
-        return slot is not None and self._settle(slot, _ANSWERED, result, "", by, via)
+        if slot is None:
+            return False
+        loop = slot.loop
+        if getattr(loop, "_thread_id", None) != _get_ident() and _runs_elsewhere(loop):
+            return self._on_loop(loop, partial(self.resolve, by=by, via=via), pending_id, result)
+        return self._settle(slot, _ANSWERED, result, "", by, via)
 
     def reject(
         self, pending_id: str, reason: str = "", *, by: str | None = None, via: str | None = None
@@ -454,26 +528,82 @@ class HumanInputHandler:
         """Refuse a request with a reason the model reads. True only if it was still pending.
 
         ``by`` and ``via`` (who refused, and how) are told to observers.
+
+        Thread-safe, like :meth:`resolve`.
+
+        Raises:
+            TypeError: ``reason`` is not text.
+            RuntimeError: Called off the request's loop while that loop is not running.
         """
+        if not isinstance(reason, str):
+            raise TypeError(f"reason must be str, got {_kind(reason)}")
         slot = self._active.get(pending_id)
-        return slot is not None and self._settle(slot, OutcomeKind.REJECTED, reason, "", by, via)
+        if slot is None:
+            return False
+        loop = slot.loop
+        if getattr(loop, "_thread_id", None) != _get_ident() and _runs_elsewhere(loop):
+            return self._on_loop(loop, partial(self.reject, by=by, via=via), pending_id, reason)
+        return self._settle(slot, OutcomeKind.REJECTED, reason, "", by, via)
 
     def release(self, pending_id: str) -> bool:
         """Drop a request its caller owns, giving it up if still unanswered.
 
+        Thread-safe, like :meth:`resolve`.
+
         Returns:
             True if an active request was dropped.
         """
-        slot = self._active.pop(pending_id, None)
+        slot = self._active.get(pending_id)
         if slot is None:
+            return False
+        loop = slot.loop
+        if getattr(loop, "_thread_id", None) != _get_ident() and _runs_elsewhere(loop):
+            return self._on_loop(loop, self.release, pending_id)
+        if self._active.pop(pending_id, None) is None:
             return False
         self._settle(slot, OutcomeKind.GIVEN_UP, "Human input request released")
         return True
 
+    @staticmethod
+    def _on_loop(loop: asyncio.AbstractEventLoop, fn: Callable[..., _T], *args: Any) -> _T:
+        """Run ``fn(*args)`` on ``loop`` (running in another thread) and return its result.
+
+        Blocks the calling thread until the loop has run it. If the loop stops first, the
+        call is withdrawn and this raises instead of waiting for a loop that may never run.
+        """
+        done: concurrent.futures.Future[_T] = concurrent.futures.Future()
+
+        def run() -> None:
+            if done.set_running_or_notify_cancel():
+                try:
+                    done.set_result(fn(*args))
+                except BaseException as exc:
+                    done.set_exception(exc)
+
+        try:
+            handle = loop.call_soon_threadsafe(run)
+        except RuntimeError:  # closed meanwhile
+            raise RuntimeError("the event loop of this request is closed") from None
+        while True:
+            try:
+                return done.result(timeout=_HANDOFF_POLL)
+            except concurrent.futures.TimeoutError:
+                if not loop.is_running() and done.cancel():
+                    handle.cancel()
+                    raise RuntimeError(
+                        "the event loop of this request stopped before it could take the call"
+                    ) from None
+
     async def close(self, *, channel_id: str | None = None) -> None:
         """Give up active requests and refuse later creates: all, or one channel's.
 
-        Notification tasks of the closed scope are cancelled and awaited. Idempotent.
+        The closed scope's notification callback is dropped (so a closed channel is not kept
+        alive by a shared handler) and its notification tasks are cancelled and awaited.
+        Idempotent.
+
+        Every request is settled before the first await (a late ``resolve()`` returns False),
+        but their waiters are woken a slice at a time, one slice per loop turn, so closing
+        thousands of requests never stalls the other work on the loop for long.
 
         Cancellation: the requests are given up before the first await; cancelling only stops
         the wait for notification tasks to finish (they were already cancelled).
@@ -482,14 +612,33 @@ class HumanInputHandler:
             self._closed = True
             slots: Iterable[Slot] = list(self._active.values())
             tasks = [t for group in self._notify_tasks.values() for t in group]
+            self._notifiers.clear()
+            self._notify_tasks.clear()
         else:
             self._closed_channels.add(channel_id)
             slots = [s for s in self._active.values() if s.pending.channel_id == channel_id]
-            tasks = list(self._notify_tasks.get(channel_id, ()))
+            tasks = list(self._notify_tasks.pop(channel_id, ()))
+            self._notifiers.pop(channel_id, None)
         reason = "Human input handler closed"
+        loop = asyncio.get_running_loop()
+        deferred: list[asyncio.Future[None]] = []
         for slot in slots:
-            self._settle(slot, OutcomeKind.GIVEN_UP, reason)
+            waiter = slot.waiter
+            if waiter is not None and slot.loop is loop:
+                slot.waiter = None  # settle without waking; woken below, in slices
+                self._settle(slot, OutcomeKind.GIVEN_UP, reason)
+                slot.waiter = waiter
+                deferred.append(waiter)
+            elif waiter is not None and slot.loop.is_running() and slot.loop is not loop:
+                slot.waiter = None  # a wait on another thread's loop: wake it there
+                self._settle(slot, OutcomeKind.GIVEN_UP, reason)
+                slot.waiter = waiter
+                slot.loop.call_soon_threadsafe(_wake, waiter)
+            else:
+                self._settle(slot, OutcomeKind.GIVEN_UP, reason)
             self._active.pop(slot.pending.pending_id, None)
+        if deferred:
+            _wake_in_slices(loop, deferred, 0)
         # A notification that closes its own scope is left to finish by itself.
         current = asyncio.current_task()
         tasks = [task for task in tasks if task is not current]

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
+from ._checks import positive_seconds
 from ._exceptions import (
     HumanInputRejectedError,
     ToolFailedError,
@@ -37,7 +38,8 @@ class HumanInputToolHandler:
         tool_definitions: Definitions that put these tools in the model's turn.
 
     Raises:
-        ValueError: ``tool_names`` is empty, or a definition names a tool it does not serve.
+        ValueError: ``tool_names`` is empty, a definition names a tool it does not serve, or
+            ``timeout`` is not a finite number of seconds above zero.
     """
 
     def __init__(
@@ -51,8 +53,7 @@ class HumanInputToolHandler:
         names = frozenset(tool_names)
         if not names:
             raise ValueError("HumanInputToolHandler needs at least one tool name")
-        if timeout <= 0:
-            raise ValueError(f"timeout must be positive, got {timeout}")
+        timeout = positive_seconds("timeout", timeout)
         definitions = tuple(tool_definitions)
         for definition in definitions:
             if definition.name not in names:

@@ -40,6 +40,9 @@ class VoiceKit:
 
     Args:
         hook_timeout: The budget of each sync hook, in seconds.
+
+    Raises:
+        ValueError: ``hook_timeout`` is not a finite number of seconds above zero.
     """
 
     def __init__(self, *, hook_timeout: float = 30.0) -> None:
@@ -86,6 +89,12 @@ class VoiceKit:
             raise ValueError(f"a channel with id {channel.channel_id!r} is already registered")
         self._channels[channel.channel_id] = channel
         channel.bind_kit(self)
+
+    def unregister_channel(self, channel: KitChannel) -> None:
+        """Forget a channel, so the kit does not keep it alive; a channel calls this itself
+        when it closes. Idempotent (another channel registered under that id stays)."""
+        if self._channels.get(channel.channel_id) is channel:
+            del self._channels[channel.channel_id]
 
     @property
     def channels(self) -> dict[str, KitChannel]:

@@ -72,6 +72,11 @@ class ProviderSession(abc.ABC):
     async def send_audio(self, frame: PCM16) -> None:
         """Send caller audio (PCM16 at the session's input rate).
 
+        Raises:
+            AudioFormatError: The frame is not mono int16 (check it with
+                ``voice_hitl._transport.check_pcm16`` where it enters); the session keeps
+                working.
+
         Cancellation: safe; the frame is sent whole or not at all.
         """
 

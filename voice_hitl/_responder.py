@@ -18,6 +18,7 @@ from typing import Protocol
 
 from ._answer_json import answer_json
 from ._call_line import CallLine, Heard, Inbox, SpeechSynthesizer
+from ._checks import non_negative_int
 from ._hooks import HookContext, HookExecution, HookTrigger
 from ._human_input import HumanInputHandler
 from ._human_input_tools import HumanInputToolHandler
@@ -101,10 +102,8 @@ class VoiceResponder:
         synthesizer: SpeechSynthesizer | None = None,
         recognizer: Recognizer | None = None,
     ) -> None:
-        if reprompts < 0:
-            raise ValueError(f"reprompts must be >= 0, got {reprompts}")
         self.kit = kit
-        self.reprompts = reprompts
+        self.reprompts = non_negative_int("reprompts", reprompts)
         self.read_back = read_back
         self.synthesizer = synthesizer
         self.recognizer = recognizer

@@ -16,10 +16,11 @@ __all__ = ["Deadlines", "Slot"]
 class Slot:
     """An active request with its outcome (once settled) and its waiter (while waited on)."""
 
-    __slots__ = ("kind", "pending", "text", "waiter", "watchers")
+    __slots__ = ("kind", "loop", "pending", "text", "waiter", "watchers")
 
-    def __init__(self, pending: PendingInput) -> None:
+    def __init__(self, pending: PendingInput, loop: asyncio.AbstractEventLoop) -> None:
         self.pending = pending
+        self.loop = loop  # the loop that created it: settling happens there
         self.kind: OutcomeKind | None = None  # None until settled
         self.text = ""
         self.waiter: asyncio.Future[None] | None = None

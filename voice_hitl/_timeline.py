@@ -36,6 +36,8 @@ class Timeline:
         kit: Its hooks report tool calls and requests.
         call_clock: Seconds of call time now (e.g. a transport's clock); wall time if None.
         out: Where to print lines (None: record only).
+        speaker: Who is speaking on the caller's side now, for providers whose
+            transcriptions carry no ``speaker_id`` (``"caller"`` if None or it returns None).
     """
 
     def __init__(
@@ -44,7 +46,9 @@ class Timeline:
         *,
         call_clock: Callable[[], float] | None = None,
         out: TextIO | None = sys.stdout,
+        speaker: Callable[[], str | None] | None = None,
     ) -> None:
+        self._speaker = speaker
         self._start = time.perf_counter()
         self._clock = call_clock or (lambda: time.perf_counter() - self._start)
         self._out = out
@@ -76,6 +80,8 @@ class Timeline:
             who = "caller" if event.role == "user" else "agent"
             if event.speaker_id:
                 who = event.speaker_id
+            elif event.role == "user" and self._speaker is not None:
+                who = self._speaker() or who
             self.add(who, f'says "{event.text}"' if event.text else "(not understood)")
         elif isinstance(event, SpeechStoppedEvent):
             self.last_speech_end = time.perf_counter()

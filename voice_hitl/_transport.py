@@ -8,20 +8,28 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ._exceptions import ChannelClosedError
+from ._exceptions import AudioFormatError, ChannelClosedError
 from ._provider_events import PCM16
 
-__all__ = ["LocalTransport", "Transport", "check_pcm16"]
+__all__ = ["AudioFormatError", "LocalTransport", "Transport", "check_pcm16"]
 
 
 def check_pcm16(frame: object) -> PCM16:
-    """Return ``frame`` as mono PCM16, or raise a ``ValueError`` naming what is wrong."""
+    """Return ``frame`` if it is mono PCM16 (a 1-D int16 numpy array).
+
+    Raises:
+        AudioFormatError: (a ``ValueError``) naming what is wrong: not an array, float32 or
+            int32 samples, or more than one dimension.
+    """
     if not isinstance(frame, np.ndarray):
-        raise ValueError(f"audio frame must be a numpy array, got {type(frame).__name__}")
+        raise AudioFormatError(f"audio frame must be a numpy array, got {type(frame).__name__}")
     if frame.dtype != np.int16:
-        raise ValueError(f"audio frame must have dtype int16 (PCM16), got {frame.dtype}")
+        hint = " (scale floats by 32767 and convert)" if frame.dtype.kind == "f" else ""
+        raise AudioFormatError(
+            f"audio frame must have dtype int16 (PCM16), got {frame.dtype}{hint}"
+        )
     if frame.ndim != 1:
-        raise ValueError(f"audio frame must be mono (1-D), got shape {frame.shape}")
+        raise AudioFormatError(f"audio frame must be mono (1-D), got shape {frame.shape}")
     return frame
 
 
@@ -77,7 +85,7 @@ class LocalTransport:
         """Queue a caller frame for the session.
 
         Raises:
-            ValueError: The frame is not mono PCM16.
+            AudioFormatError: The frame is not mono PCM16 (a ``ValueError``).
             ChannelClosedError: The session's lanes are closed.
         """
         lane = self._lane(session_id)

@@ -24,7 +24,7 @@ from ._provider import AudioFormat, ProviderSession, RealtimeProvider, SessionCo
 from ._provider_events import PCM16, AudioOutEvent
 from ._reasoning import ReasoningBackend, TranscriptEntry
 from ._tools import AITool, ToolHandler
-from ._transport import Transport
+from ._transport import AudioFormatError, Transport, check_pcm16
 from ._types import ChannelType
 from ._voice_line import VoiceLine
 
@@ -59,7 +59,18 @@ class VoiceSession:
         self._driver = driver
         self._audio_pump: asyncio.Task[None] | None = None
         self._audio_taps: list[Callable[[PCM16], None]] = []
+        self._closed = asyncio.Event()
         self.ended = False
+        self.end_reason: str | None = None
+        """Why the session ended (None while it runs): the ``end_session`` reason, or what
+        the provider reported when its stream ended or failed on its own."""
+
+    async def wait_closed(self) -> None:
+        """Wait until the session has ended and released its provider and audio.
+
+        Cancellation: safe; the session keeps ending.
+        """
+        await self._closed.wait()
 
     def add_audio_tap(self, tap: Callable[[PCM16], None]) -> Callable[[], None]:
         """Also hand each caller frame to ``tap`` (must not block); returns a remover."""
@@ -103,7 +114,8 @@ class RealtimeVoiceChannel:
         instructions: The model's instructions.
 
     Raises:
-        ValueError: A host tool reuses a name the human-input handler serves.
+        ValueError: A host tool reuses a name the human-input handler serves, or
+            ``tool_timeout_seconds`` is not a finite number above zero.
     """
 
     channel_type = ChannelType.REALTIME_VOICE
@@ -139,6 +151,7 @@ class RealtimeVoiceChannel:
             tool_timeout_seconds=tool_timeout_seconds,
         )
         self._sessions: dict[str, VoiceSession] = {}
+        self._ending: set[asyncio.Task[None]] = set()
         self._state = _State.OPEN
         self._kit: VoiceKit | None = None
 
@@ -257,6 +270,7 @@ class RealtimeVoiceChannel:
             reasoning_backend=self.reasoning_backend,
             play_audio=play,
             stop_playback=stop_playback,
+            on_ended=lambda reason: self._ended_by_provider(session, reason),
         )
         session = VoiceSession(session_id, room_id, participant_id, provider_session, driver)
         self._sessions[session_id] = session
@@ -268,13 +282,40 @@ class RealtimeVoiceChannel:
         return session
 
     async def _pump_caller_audio(self, session: VoiceSession, transport: Transport) -> None:
+        warned = False
         async for frame in transport.caller_audio(session.session_id):
+            try:
+                check_pcm16(frame)
+            except AudioFormatError as exc:
+                # One bad frame from a transport must not end the call: drop it, say so once.
+                if not warned:
+                    warned = True
+                    logger.error(
+                        "session %r: transport %s sent audio the session cannot use (%s); "
+                        "dropping such frames",
+                        session.session_id,
+                        type(transport).__name__,
+                        exc,
+                    )
+                continue
             for tap in list(session._audio_taps):
                 try:
                     tap(frame)
                 except Exception:
                     logger.exception("audio tap failed on session %r", session.session_id)
             await session.provider_session.send_audio(frame)
+
+    def _ended_by_provider(self, session: VoiceSession, reason: str) -> None:
+        """The provider's stream ended or failed on its own: end the session now (it leaves
+        :attr:`sessions` at once) and release it in a task :meth:`close` awaits."""
+        if session.ended:
+            return
+        session.ended = True
+        session.end_reason = reason
+        self._sessions.pop(session.session_id, None)
+        task = asyncio.create_task(self._release(session, reason), name=f"end-{session.session_id}")
+        self._ending.add(task)
+        task.add_done_callback(self._ending.discard)
 
     async def end_session(self, session: VoiceSession, *, reason: str = SESSION_ENDED) -> None:
         """End a session: stop its audio, withdraw its open calls, disconnect the provider.
@@ -293,6 +334,10 @@ class RealtimeVoiceChannel:
         if self._sessions.get(session.session_id) is not session:
             raise ValueError(f"session {session.session_id!r} is not on {self._channel_id!r}")
         session.ended = True
+        session.end_reason = reason
+        await self._release(session, reason)
+
+    async def _release(self, session: VoiceSession, reason: str) -> None:
         pump = session._audio_pump
         if pump is not None:
             pump.cancel()
@@ -300,12 +345,16 @@ class RealtimeVoiceChannel:
         try:
             await session._driver.aclose(reason)
         finally:
-            if self.transport is not None:
-                await self.transport.close_session(session.session_id)
-            del self._sessions[session.session_id]
+            try:
+                if self.transport is not None:
+                    await self.transport.close_session(session.session_id)
+            finally:
+                self._sessions.pop(session.session_id, None)
+                session._closed.set()
 
     async def close(self) -> None:
-        """End every session and close this channel's human-input scope. Idempotent.
+        """End every session, close this channel's human-input scope and leave the kit.
+        Idempotent.
 
         Later ``start_session`` calls raise ``ChannelClosedError``; later requests for this
         channel are refused by the handler.
@@ -315,9 +364,13 @@ class RealtimeVoiceChannel:
         self._state = _State.CLOSED
         sessions = list(self._sessions.values())
         await asyncio.gather(*(self.end_session(s, reason=CHANNEL_CLOSED) for s in sessions))
+        while self._ending:  # sessions the provider ended on its own, still releasing
+            await asyncio.gather(*self._ending, return_exceptions=True)
         human = self._gate.human_input
         if human is not None:
             await human.handler.close(channel_id=self._channel_id)
+        if self._kit is not None:
+            self._kit.unregister_channel(self)
 
     async def __aenter__(self) -> RealtimeVoiceChannel:
         return self

@@ -19,6 +19,7 @@ from voice_hitl._provider_events import (
     SpeechStoppedEvent,
     TranscriptionEvent,
 )
+from voice_hitl._transport import check_pcm16
 from voice_hitl.speech import AnswerSpec, Pause, SpeechStart, StreamingEndpointer, Utterance
 from voice_hitl.speech.asr import Hypothesis, Recognizer
 
@@ -82,7 +83,17 @@ class LocalCascadeSession(ProviderSession):
     # -- the caller --------------------------------------------------------------------------
 
     async def send_audio(self, frame: PCM16) -> None:
+        """Hear a frame of caller audio (mono PCM16 at the session's input rate).
+
+        Raises:
+            AudioFormatError: The frame is not mono int16 (float32 or int32 samples would be
+                misheard as silence); the session is unchanged and keeps working.
+            ChannelClosedError: The session is closed.
+
+        Cancellation: safe; the frame is heard whole or not at all.
+        """
         self._check_open("send_audio")
+        check_pcm16(frame)
         for found in self._endpointer.feed(frame):
             if isinstance(found, SpeechStart):
                 self._emit(SpeechStartedEvent())

@@ -65,6 +65,8 @@ def load_manifest(path: str | Path) -> tuple[Path, list[dict[str, Any]]]:
     if not isinstance(entries, list):
         raise ValueError(f"{manifest}: expected an object with a 'fixtures' list")
     for i, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise ValueError(f"{manifest}: fixture {i} is {type(entry).__name__}, not an object")
         missing = {"file", "spec", "expected"} - set(entry)
         if missing:
             raise ValueError(f"{manifest}: fixture {i} lacks {sorted(missing)}")

@@ -1,8 +1,10 @@
 """``voice-hitl replay PATH``: run recorded fixtures through a recogniser and `understand`.
 
 Prints a table (expected, got, confidence, latency) after a progress bar, writes a JSON
-report, and exits 1 when accuracy falls below the committed baseline (``baseline.json``
-beside the manifest, or ``--baseline``). Exit codes: 0 pass, 1 below baseline, 2 bad input.
+report when asked (``--report FILE``), and exits 1 when accuracy falls below the committed
+baseline (``baseline.json`` beside the manifest, or ``--baseline``). Exit codes: 0 pass, 1
+below baseline, 2 bad input (checked before any recognition starts: arguments, the manifest's
+entries, every WAV file).
 
 Baseline format: ``{"recognizers": {NAME: LIMITS}}`` with one entry per recogniser name of
 `RECOGNIZERS`, each ``{"min_accuracy": float, "min_accuracy_by_condition": {cond: float},
@@ -17,15 +19,26 @@ import argparse
 import asyncio
 import json
 import sys
+import wave
 from pathlib import Path
 from typing import Any, TextIO
 
+from .._usage import HelpFormatter, UsageError, positive_int
 from ._fixtures import FixtureResult, load_manifest, report_json, run_fixtures, summarise
-from ._spec import AnswerSpec
+from ._spec import AnswerSpec, AnswerSpecError
 from .asr import RECOGNIZERS
 
 __all__ = ["RECOGNIZERS", "add_replay_command", "baseline_for", "check_baseline", "replay"]
 
+
+_DESCRIPTION = """\
+Run recorded answer fixtures through a recogniser and understand(), print a table and a
+summary, and compare with the baseline: baseline.json beside the manifest, or --baseline FILE
+(per recogniser: min_accuracy, min_accuracy_by_condition, min_accuracy_by_cell,
+max_false_yes).
+
+exit codes: 0 at or above the baseline, 1 below it, 2 bad input (arguments, manifest entries
+and WAV files are all checked before any recognition starts)."""
 
 
 def add_replay_command(subparsers: Any) -> None:
@@ -33,27 +46,94 @@ def add_replay_command(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "replay",
         help="run recorded answer fixtures through a recogniser and check the baseline",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=_DESCRIPTION,
+        formatter_class=HelpFormatter,
     )
-    p.add_argument("path", type=Path, help="fixture directory or manifest.json")
-    p.add_argument("--report", type=Path, default=Path("replay-report.json"))
-    p.add_argument("--baseline", type=Path, default=None)
+    p.add_argument("path", type=Path, help="fixture directory or its manifest.json")
+    p.add_argument(
+        "--report", type=Path, default=None, help="also write a JSON report to this file"
+    )
+    p.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="baseline file (default: baseline.json beside the manifest, if any)",
+    )
     p.add_argument(
         "--recognizer", choices=list(RECOGNIZERS), default="pocketsphinx", help="recogniser"
     )
-    p.add_argument("--verify", choices=["yes", "all", "off"], default="yes")
+    p.add_argument(
+        "--verify",
+        choices=["yes", "all", "off"],
+        default="yes",
+        help="PocketSphinx: check a yes (or every answer) against a free phone loop",
+    )
     p.add_argument("--voice", action="append", help="only these voices (repeatable)")
     p.add_argument("--condition", action="append", help="only these conditions (repeatable)")
-    p.add_argument("--limit", type=int, default=None, help="first N fixtures only")
+    p.add_argument(
+        "--limit", type=positive_int, default=None, help="first N fixtures only (N >= 1)"
+    )
     p.add_argument(
         "--sample",
-        type=int,
+        type=positive_int,
         default=1,
-        help="run a stratified 1/K sample (rotates voice and condition across answers)",
+        help="run a stratified 1/K sample, K >= 1 (rotates voice and condition across answers)",
     )
     p.add_argument("--quiet", action="store_true", help="no table, only the summary")
     p.set_defaults(handler=_main)
+
+
+_EXPECTED_TYPES = ("answer", "meta", "no_match")
+
+
+def check_fixtures(audio_dir: Path, entries: list[Any]) -> None:
+    """Check every selected entry and its WAV file before any recognition starts.
+
+    Raises:
+        UsageError: The first bad entry or file, named with what is wrong.
+    """
+    for index, entry in enumerate(entries):
+        where = f"fixture {index}"
+        if not isinstance(entry, dict):
+            raise UsageError(f"{where}: expected an object, got {type(entry).__name__}")
+        name = entry.get("file")
+        if not isinstance(name, str) or not name:
+            raise UsageError(f"{where}: 'file' must be a file name, got {name!r}")
+        where = f"fixture {index} ({name})"
+        spec = entry.get("spec")
+        if not isinstance(spec, dict) or not isinstance(spec.get("tool"), str):
+            raise UsageError(f"{where}: 'spec' must be an object with a 'tool' name")
+        try:
+            AnswerSpec.from_tool_call(spec["tool"], spec.get("arguments", {}))
+        except (AnswerSpecError, TypeError, ValueError) as exc:
+            raise UsageError(f"{where}: bad 'spec': {exc}") from None
+        expected = entry.get("expected")
+        if not isinstance(expected, dict) or expected.get("type") not in _EXPECTED_TYPES:
+            raise UsageError(
+                f"{where}: 'expected' must be an object whose 'type' is one of "
+                f"{list(_EXPECTED_TYPES)}, got {expected!r}"
+            )
+        _check_wav(audio_dir / name)
+
+
+def _check_wav(path: Path) -> None:
+    """A PCM WAV file with audio in it, as long as its header says."""
+    if not path.is_file():
+        raise UsageError(f"{path}: no such audio file")
+    try:
+        with wave.open(str(path), "rb") as wav:
+            frames = wav.getnframes()
+            frame_bytes = wav.getsampwidth() * wav.getnchannels()
+            data = wav.readframes(frames)
+    except (wave.Error, EOFError) as exc:
+        raise UsageError(f"{path}: not a PCM WAV file ({exc})") from None
+    if frames == 0:
+        raise UsageError(f"{path}: the WAV file holds no audio (zero length)")
+    if len(data) < frames * frame_bytes:
+        got = len(data) // max(1, frame_bytes)
+        raise UsageError(
+            f"{path}: truncated WAV file (header says {frames} frames, file holds {got})"
+        )
 
 
 def check_baseline(summary: dict[str, Any], baseline: dict[str, Any]) -> list[str]:
@@ -157,7 +237,14 @@ async def replay(
     if recognizer not in RECOGNIZERS:
         raise ValueError(f"recognizer must be one of {RECOGNIZERS}, got {recognizer!r}")
 
+    if limit is not None and limit < 1:
+        raise ValueError(f"limit must be >= 1, got {limit}")
+    if sample < 1:
+        raise ValueError(f"sample must be >= 1, got {sample}")
     audio_dir, entries = load_manifest(path)
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise ValueError(f"fixture {index}: expected an object, got {type(entry).__name__}")
     entries = [
         e
         for e in entries
@@ -167,6 +254,10 @@ async def replay(
     if sample > 1:
         k = sample
         entries = [e for i, e in enumerate(entries) if (i + i // k + i // (k * k)) % k == 0]
+    try:
+        check_fixtures(audio_dir, entries)
+    except UsageError as exc:
+        raise ValueError(str(exc)) from None
     engine = await load_recognizer(recognizer, verify=verify)  # type: ignore[arg-type]
 
     async def recognise(wav: Path, spec: AnswerSpec) -> tuple[str, float, float]:
@@ -179,7 +270,32 @@ async def replay(
     return await run_fixtures(audio_dir, entries, recognise, show)
 
 
+def _check_args(args: argparse.Namespace) -> Path | None:
+    """The paths the run will need, checked before it starts; returns the baseline file."""
+    if not args.path.exists():
+        raise UsageError(f"{args.path}: no such fixture folder or manifest")
+    report = args.report
+    if report is not None:
+        if report.is_dir():
+            raise UsageError(f"--report {report}: is a folder; give a file name")
+        if not report.parent.is_dir():
+            raise UsageError(f"--report {report}: folder {report.parent} does not exist")
+    if args.baseline is not None:
+        if not args.baseline.is_file():
+            raise UsageError(f"--baseline {args.baseline}: no such file")
+        return Path(args.baseline)
+    candidate = (args.path if args.path.is_dir() else args.path.parent) / "baseline.json"
+    return candidate if candidate.is_file() else None
+
+
 def _main(args: argparse.Namespace) -> int:
+    baseline_path = _check_args(args)
+    limits: dict[str, Any] | None = None
+    if baseline_path is not None:
+        try:
+            limits = baseline_for(json.loads(baseline_path.read_text()), args.recognizer)
+        except (ValueError, AttributeError) as exc:
+            raise UsageError(f"{baseline_path}: not a baseline file ({exc})") from None
     try:
         results = asyncio.run(
             replay(
@@ -194,25 +310,16 @@ def _main(args: argparse.Namespace) -> int:
             )
         )
     except (FileNotFoundError, ValueError, ModuleNotFoundError) as exc:
-        print(f"replay: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
     summary = summarise(results)
     if not args.quiet:
         _table(results, sys.stdout)
     _print_summary(summary, sys.stdout)
-    args.report.write_text(report_json(results, summary) + "\n")
-    print(f"report written to {args.report}")
-    baseline_path = args.baseline
-    if baseline_path is None:
-        candidate = (args.path if args.path.is_dir() else args.path.parent) / "baseline.json"
-        baseline_path = candidate if candidate.is_file() else None
-    if baseline_path is None:
+    if args.report is not None:
+        args.report.write_text(report_json(results, summary) + "\n")
+        print(f"report written to {args.report}")
+    if limits is None:
         return 0
-    try:
-        limits = baseline_for(json.loads(baseline_path.read_text()), args.recognizer)
-    except ValueError as exc:
-        print(f"replay: {baseline_path}: {exc}", file=sys.stderr)
-        return 2
     failures = check_baseline(summary, limits)
     for failure in failures:
         print(f"BELOW BASELINE: {failure}", file=sys.stderr)

@@ -12,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..._audio import resample_pcm16
-from ..._exceptions import VoiceHitlError
+from ..._exceptions import AudioFormatError
 from ..._transport import check_pcm16 as check_frame
 
 __all__ = [
@@ -25,20 +25,13 @@ __all__ = [
 ]
 
 
-class AudioFormatError(VoiceHitlError, ValueError):
-    """Audio is not in a form the speech tools accept (file format, dtype, rate, channels)."""
-
-
 def check_pcm16(pcm16: object, sample_rate: object) -> npt.NDArray[np.int16]:
     """Return ``pcm16`` if it is mono int16 audio at a sane rate.
 
     Raises:
         AudioFormatError: wrong type, dtype, shape or sample rate (the message says which).
     """
-    try:
-        frame = check_frame(pcm16)
-    except ValueError as exc:
-        raise AudioFormatError(str(exc)) from None
+    frame = check_frame(pcm16)
     if isinstance(sample_rate, bool) or not isinstance(sample_rate, int):
         raise AudioFormatError(f"sample_rate must be an int, got {sample_rate!r}")
     if not 8000 <= sample_rate <= 96000:

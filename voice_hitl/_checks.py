@@ -1,0 +1,71 @@
+"""Checks for the numbers voice-hitl takes: durations, bounds and counts.
+
+A NaN or infinite duration, or one at or below zero, silently switches protection off (a zero
+hook budget fails every blocking hook open; a NaN deadline never fires and stalls the loop's
+timers), so every public entry point that takes one checks it here and raises a
+``ValueError`` naming the parameter.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+__all__ = ["non_negative_int", "non_negative_seconds", "optional_seconds", "positive_seconds"]
+
+
+def _number(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number of seconds, got {type(value).__name__}")
+    seconds = float(value)
+    if not math.isfinite(seconds):
+        raise ValueError(f"{name} must be a finite number of seconds, got {value!r}")
+    return seconds
+
+
+def positive_seconds(name: str, value: object) -> float:
+    """``value`` as a float if it is a finite number above zero.
+
+    Raises:
+        ValueError: NaN, infinite, zero or negative (the message names ``name``).
+        TypeError: Not a real number.
+    """
+    seconds = _number(name, value)
+    if seconds <= 0:
+        raise ValueError(f"{name} must be above zero seconds, got {value!r}")
+    return seconds
+
+
+def optional_seconds(name: str, value: object) -> float | None:
+    """Like :func:`positive_seconds`, but None (no bound) passes through."""
+    return None if value is None else positive_seconds(name, value)
+
+
+def non_negative_seconds(name: str, value: object) -> float:
+    """``value`` as a float if it is a finite number at or above zero.
+
+    Raises:
+        ValueError: NaN, infinite or negative.
+        TypeError: Not a real number.
+    """
+    seconds = _number(name, value)
+    if seconds < 0:
+        raise ValueError(f"{name} must be zero or more seconds, got {value!r}")
+    return seconds
+
+
+def non_negative_int(name: str, value: object) -> int:
+    """``value`` if it is an int at or above zero (a bool is not a count).
+
+    Raises:
+        ValueError: Negative, or a float (NaN and infinity included) instead of an int.
+        TypeError: Not a number at all.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if isinstance(value, numbers.Real) and not isinstance(value, bool):
+            raise ValueError(f"{name} must be a whole number (an int), got {value!r}")
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    value = int(value)
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0, got {value}")
+    return value
