@@ -185,7 +185,7 @@ class SessionDriver:
             recovered = recover_tool_call(text, self.gate.toolset)
             if recovered is not None:
                 text = recovered.spoken_text
-                self._spawn(recovered.call_id, self._serve_recovered(recovered))
+                self._spawn(self._recovered_call(recovered), self._serve_recovered)
         if text:
             self.transcript.append(TranscriptEntry(event.role, text, event.speaker_id))
         if event.role == "user" and self._reasoning is not None:
@@ -203,14 +203,29 @@ class SessionDriver:
             )
         }
 
-    def _spawn(self, call_id: str, coro: Awaitable[None]) -> None:
-        task: asyncio.Task[None] = asyncio.ensure_future(coro)
+    def _spawn(self, call: ToolCall, serve: Callable[[ToolCall], Awaitable[None]]) -> None:
+        call_id = call.call_id
+        started = False
+
+        async def run() -> None:
+            nonlocal started
+            started = True
+            await serve(call)
+
+        task: asyncio.Task[None] = asyncio.ensure_future(run())
         task.set_name(f"call-{call_id}")
         self._calls[call_id] = task
 
         def forget(done: asyncio.Task[None]) -> None:
             if self._calls.get(call_id) is done:
                 del self._calls[call_id]
+            if not started and done.cancelled():
+                # Withdrawn before its task ran: the gate never saw it, but it is reported.
+                try:
+                    done.result()
+                except asyncio.CancelledError as cancelled:
+                    reason = str(cancelled.args[0]) if cancelled.args else ""
+                self.gate.report_withdrawn(call, reason or "the call was cancelled")
 
         task.add_done_callback(forget)
         task.add_done_callback(self._log_failure)
@@ -242,19 +257,18 @@ class SessionDriver:
             self.door,
             self._details(),
         )
-        self._spawn(event.call_id, self._answer_provider_call(call))
+        self._spawn(call, self._answer_provider_call)
 
     async def _answer_provider_call(self, call: ToolCall) -> None:
-        result = await self.gate.call(call)
-        await self._deliver(
-            call.call_id,
-            self.provider_session.submit_tool_result(
+        async def deliver(result: ToolResult) -> str | None:
+            return await self.provider_session.submit_tool_result(
                 call.call_id, result.text, is_error=result.is_error
-            ),
-        )
+            )
 
-    async def _serve_recovered(self, recovered: RecoveredCall) -> None:
-        call = ToolCall(
+        await self.gate.call(call, deliver)
+
+    def _recovered_call(self, recovered: RecoveredCall) -> ToolCall:
+        return ToolCall(
             recovered.name,
             recovered.arguments,
             recovered.call_id,
@@ -263,20 +277,19 @@ class SessionDriver:
             Door.RECOVERED,
             self._details(),
         )
-        result = await self.gate.call(call)
-        label = _RECOVERED_LABEL.get(result.outcome, result.outcome)
-        await self._deliver(
-            call.call_id,
-            self.provider_session.inject_context(f"[Tool {call.name} {label}] {result.text}"),
-        )
 
-    async def _deliver(self, call_id: str, sending: Awaitable[None]) -> None:
+    async def _serve_recovered(self, call: ToolCall) -> None:
+        async def deliver(result: ToolResult) -> None:
+            label = _RECOVERED_LABEL.get(result.outcome, result.outcome)
+            await self.provider_session.inject_context(f"[Tool {call.name} {label}] {result.text}")
+
+        await self.gate.call(call, deliver)
+
+    async def _deliver(self, what: str, sending: Awaitable[None]) -> None:
         try:
             await sending
         except (ChannelClosedError, ProviderError) as exc:
-            logger.warning(
-                "session %r: result of call %r not delivered: %s", self.session_id, call_id, exc
-            )
+            logger.warning("session %r: %s not delivered: %s", self.session_id, what, exc)
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         """A reasoning backend's tool call, through the gate (the backend's ``call_tool``).

@@ -12,13 +12,15 @@ import asyncio
 import enum
 import json
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from ._checks import positive_seconds
 from ._exceptions import (
+    ChannelClosedError,
+    ProviderError,
     ToolArgumentsError,
     ToolFailedError,
     ToolRefusedError,
@@ -119,6 +121,18 @@ class ToolCallReport:
     result: str
     error_detail: str
     door: Door
+    delivered: bool = True
+    """False when the result could not be handed to the model (see ``delivery``)."""
+    delivery: str = ""
+    """How the result reached the model when not the ordinary way (e.g. "delivered as context
+    after reconnect"), or why it did not ("not delivered: ..."); empty otherwise."""
+
+
+Deliver = Callable[[ToolResult], Awaitable[str | None]]
+"""Hands a call's result to the model; returns a note when it went another way than usual
+(e.g. "delivered as context after reconnect"); raises when it could not be delivered."""
+
+_NOT_DELIVERED = (ChannelClosedError, ProviderError)
 
 
 class ToolGate:
@@ -197,8 +211,12 @@ class ToolGate:
     def _hook_context(self, room_id: str) -> HookContext:
         return HookContext(self.kit, room_id, self.channel_id, self.channel_type)
 
-    async def call(self, call: ToolCall) -> ToolResult:
+    async def call(self, call: ToolCall, deliver: Deliver | None = None) -> ToolResult:
         """Serve one call through the gate and report it to ``ON_TOOL_CALL`` observers.
+
+        ``deliver`` (the door's way of handing the result to the model) runs before the
+        report, so the report says what the model actually got: ``delivered`` is False, with
+        the reason in ``delivery``, when it raised.
 
         Returns:
             The outcome and the text the model reads. It never raises for a failure inside
@@ -207,7 +225,8 @@ class ToolGate:
             ends in a ``failed`` result naming the exception type, logged with its traceback.
 
         Cancellation: the call is withdrawn (a human-input request with it) and reported
-        ``cancelled``, with the cancel message as ``error_detail``.
+        ``cancelled``, with the cancel message as ``error_detail``. Cancelled while
+        ``deliver`` runs, it is reported with its outcome and ``delivered=False``.
         """
         seen: list[Mapping[str, Any]] = [
             call.arguments if isinstance(call.arguments, Mapping) else MappingProxyType({})
@@ -223,11 +242,43 @@ class ToolGate:
                 report, ctx = self._report(call, seen[-1], cancelled_result)
                 self.kit.hooks.observe_nowait(HookTrigger.ON_TOOL_CALL, report, ctx)
             raise
-        self._record_delivery(call, asked, result)
+        delivered, note = True, ""
+        if deliver is not None:
+            try:
+                note = await deliver(result) or ""
+            except asyncio.CancelledError as cancelled:
+                hint = str(cancelled.args[0]) if cancelled.args else "the call was cancelled"
+                note = f"not delivered: {hint}"
+                self._record_delivery(call, asked, result, False, note)
+                if self.kit is not None:
+                    report, ctx = self._report(call, seen[-1], result, False, note)
+                    self.kit.hooks.observe_nowait(HookTrigger.ON_TOOL_CALL, report, ctx)
+                raise
+            except Exception as exc:
+                delivered, note = False, f"not delivered: {exc}"
+                log = logger.warning if isinstance(exc, _NOT_DELIVERED) else logger.error
+                log(
+                    "result of tool call %r (%s) on channel %r %s",
+                    call.name,
+                    call.call_id,
+                    self.channel_id,
+                    note,
+                    exc_info=not isinstance(exc, _NOT_DELIVERED),
+                )
+        self._record_delivery(call, asked, result, delivered, note)
         if self.kit is not None:
-            report, ctx = self._report(call, seen[-1], result)
+            report, ctx = self._report(call, seen[-1], result, delivered, note)
             await self.kit.hooks.observe(HookTrigger.ON_TOOL_CALL, report, ctx)
         return result
+
+    def report_withdrawn(self, call: ToolCall, reason: str) -> None:
+        """Report a call withdrawn before it could be served (its task never ran), so every
+        call still gets its one ``ON_TOOL_CALL`` report, ``cancelled`` with ``reason``."""
+        if self.kit is None:
+            return
+        arguments = call.arguments if isinstance(call.arguments, Mapping) else MappingProxyType({})
+        report, ctx = self._report(call, arguments, ToolResult.error("cancelled", reason, reason))
+        self.kit.hooks.observe_nowait(HookTrigger.ON_TOOL_CALL, report, ctx)
 
     async def _serve_guarded(
         self, call: ToolCall, seen: list[Mapping[str, Any]], asked: list[PendingInput]
@@ -372,21 +423,32 @@ class ToolGate:
             raise
 
     def _record_delivery(
-        self, call: ToolCall, asked: list[PendingInput], result: ToolResult
+        self,
+        call: ToolCall,
+        asked: list[PendingInput],
+        result: ToolResult,
+        delivered: bool = True,
+        note: str = "",
     ) -> None:
         if asked and self.human_input is not None:
             handler = self.human_input.handler
+            outcome = result.outcome if delivered else "not_delivered"
             for request in asked:
                 handler.record_delivery(
                     request.pending_id,
                     call.call_id,
-                    result.outcome,
+                    outcome,
                     result.text,
-                    result.error_detail,
+                    note or result.error_detail,
                 )
 
     def _report(
-        self, call: ToolCall, arguments: Mapping[str, Any], result: ToolResult
+        self,
+        call: ToolCall,
+        arguments: Mapping[str, Any],
+        result: ToolResult,
+        delivered: bool = True,
+        note: str = "",
     ) -> tuple[ToolCallReport, HookContext]:
         report = ToolCallReport(
             call.name,
@@ -400,5 +462,7 @@ class ToolGate:
             result.text,
             result.error_detail,
             call.door,
+            delivered,
+            note,
         )
         return report, self._hook_context(call.room_id)

@@ -81,8 +81,18 @@ class ProviderSession(abc.ABC):
         """
 
     @abc.abstractmethod
-    async def submit_tool_result(self, call_id: str, output: str, *, is_error: bool) -> None:
+    async def submit_tool_result(
+        self, call_id: str, output: str, *, is_error: bool
+    ) -> str | None:
         """Return a tool call's result (or error) to the model for ``call_id``.
+
+        Returns:
+            None when it went the ordinary way; a note when it reached the model another
+            way (e.g. "delivered as context after reconnect"), which the call's report keeps.
+
+        Raises:
+            ProviderError: It could not be delivered (the report says so).
+            ChannelClosedError: The session is closed.
 
         Cancellation: safe; the result is sent whole or not at all.
         """
