@@ -13,6 +13,8 @@ For Azure OpenAI (GA endpoint) pass
 
 from __future__ import annotations
 
+from providers.openai._deliveries import Delivery
+from providers.openai._errors import is_fatal
 from providers.openai._options import RealtimeOptions, ReconnectPolicy, default_turn_detection
 from providers.openai._protocol import RealtimeProtocol
 
@@ -34,12 +36,14 @@ except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installe
 
 __all__ = [
     "DEFAULT_URL",
+    "Delivery",
     "OpenAIRealtimeProvider",
     "OpenAIRealtimeSession",
     "RealtimeOptions",
     "RealtimeProtocol",
     "ReconnectPolicy",
     "default_turn_detection",
+    "is_fatal",
     "realtime_url",
 ]
 

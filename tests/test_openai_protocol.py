@@ -27,7 +27,7 @@ from providers.base import (
     ToolCallEvent,
     TranscriptionEvent,
 )
-from providers.openai_realtime import RealtimeOptions, RealtimeProtocol
+from providers.openai_realtime import Delivery, RealtimeOptions, RealtimeProtocol
 from providers.openai_realtime_testing import validate_client_event
 from voice_hitl import ProviderError
 
@@ -276,18 +276,16 @@ def test_say_inject_and_interrupt() -> None:
     assert feed(protocol, [json.dumps({"type": "error", "error": cancel_error})]) == []
 
 
-def test_connection_lost_withdraws_open_calls_and_defers_context() -> None:
+def test_connection_lost_keeps_open_calls_and_defers_context() -> None:
     protocol = connected()
     feed(protocol, fixture("function_call"))
     protocol.append_audio(np.zeros(480, dtype=np.int16))
     protocol.connection_lost("closed with code 1006")
-    (event,) = protocol.events()
-    assert isinstance(event, ToolCallCancelledEvent) and event.call_id == "call_Q7x2Lm"
-    assert "connection to the realtime server was lost" in event.reason
+    assert protocol.events() == []  # the call stays answerable: nothing is withdrawn
     assert protocol.outgoing() == []  # the unsent audio belonged to the dead connection
-    with pytest.raises(ProviderError, match="withdrawn") as info:
+    with pytest.raises(ProviderError, match="not connected") as info:
         protocol.submit_tool_result("call_Q7x2Lm", "yes", is_error=False)
-    assert info.value.code == "call_withdrawn" and info.value.recoverable
+    assert info.value.code == "not_connected" and info.value.recoverable
     assert protocol.append_audio(np.zeros(480, dtype=np.int16)) is False
     protocol.inject_context("[Tool lookup completed] 42")
     protocol.say("Sorry, I lost you for a moment.")
@@ -297,6 +295,90 @@ def test_connection_lost_withdraws_open_calls_and_defers_context() -> None:
     assert update["type"] == "session.update"
     assert context["item"]["content"][0]["text"] == "[Tool lookup completed] 42"
     assert say["type"] == "response.create"
+    # The answer to the call of the lost connection reaches the new conversation as context.
+    protocol.submit_tool_result("call_Q7x2Lm", '{"answer": "yes"}', is_error=False)
+    message, reply = sent(protocol)
+    text = message["item"]["content"][0]["text"]
+    assert message["item"]["type"] == "message"
+    assert "(call call_Q7x2Lm)" in text and text.endswith('{"answer": "yes"}')
+    assert reply["type"] == "response.create"
+    assert protocol.deliveries.state("call_Q7x2Lm") is Delivery.IN_FLIGHT
+    feed(protocol, [json.dumps({"type": "conversation.item.added", "item": message["item"]})])
+    assert protocol.deliveries.state("call_Q7x2Lm") is Delivery.TAKEN_AS_CONTEXT
+
+
+def test_a_result_in_flight_at_a_drop_is_sent_again_as_context() -> None:
+    protocol = connected()
+    feed(protocol, fixture("function_call"))
+    protocol.events()
+    protocol.submit_tool_result("call_Q7x2Lm", "500", is_error=False)
+    output, _ = sent(protocol)
+    assert output["item"]["type"] == "function_call_output"
+    protocol.connection_lost("closed with code 1006")  # before the server added the item
+    protocol.connection_made()
+    update, message, reply = sent(protocol)
+    assert update["type"] == "session.update" and reply["type"] == "response.create"
+    assert "(call call_Q7x2Lm)" in message["item"]["content"][0]["text"]
+    feed(protocol, [json.dumps({"type": "conversation.item.done", "item": message["item"]})])
+    assert protocol.deliveries.state("call_Q7x2Lm") is Delivery.TAKEN_AS_CONTEXT
+
+
+def test_a_taken_result_is_not_sent_again() -> None:
+    protocol = connected()
+    feed(protocol, fixture("function_call"))
+    protocol.submit_tool_result("call_Q7x2Lm", "500", is_error=False)
+    output, _ = sent(protocol)
+    feed(protocol, [json.dumps({"type": "conversation.item.added", "item": output["item"]})])
+    assert protocol.deliveries.state("call_Q7x2Lm") is Delivery.TAKEN
+    protocol.connection_lost("closed with code 1006")
+    protocol.connection_made()
+    (update,) = sent(protocol)
+    assert update["type"] == "session.update"
+
+
+def test_a_refused_result_is_reported() -> None:
+    protocol = connected()
+    feed(protocol, fixture("function_call"))
+    protocol.events()
+    protocol.submit_tool_result("call_Q7x2Lm", "500", is_error=False)
+    output, _ = sent(protocol)
+    error = {"type": "invalid_request_error", "code": "invalid_value", "message": "bad item"}
+    error["event_id"] = output["event_id"]
+    (event,) = feed(protocol, [json.dumps({"type": "error", "error": error})])
+    assert isinstance(event, ProviderErrorEvent) and "refused" in str(event.error)
+    assert protocol.deliveries.state("call_Q7x2Lm") is Delivery.REFUSED
+
+
+@pytest.mark.parametrize(
+    ("code", "kind", "fatal"),
+    [
+        ("invalid_api_key", "invalid_request_error", True),
+        ("insufficient_quota", "insufficient_quota", True),
+        (None, "authentication_error", True),
+        ("rate_limit_exceeded", "rate_limit_error", False),
+        ("invalid_value", "invalid_request_error", False),
+    ],
+)
+def test_server_errors_are_classified(code: str | None, kind: str, fatal: bool) -> None:
+    protocol = connected()
+    error = {"type": kind, "code": code, "message": "m", "event_id": None}
+    (event,) = feed(protocol, [json.dumps({"type": "error", "error": error})])
+    assert isinstance(event, ProviderErrorEvent)
+    assert event.error.recoverable is not fatal
+    assert (protocol.failed is event.error) is fatal
+
+
+def test_a_failed_response_is_never_silent() -> None:
+    protocol = connected()
+    details = {
+        "type": "failed",
+        "error": {"type": "insufficient_quota", "code": "insufficient_quota", "message": "pay"},
+    }
+    response = {"id": "resp_1", "status": "failed", "status_details": details, "output": []}
+    (event,) = feed(protocol, [json.dumps({"type": "response.done", "response": response})])
+    assert isinstance(event, ProviderErrorEvent)
+    assert event.error.code == "insufficient_quota" and not event.error.recoverable
+    assert "pay" in str(event.error) and protocol.failed is event.error
 
 
 def test_malformed_json_is_an_error_event() -> None:

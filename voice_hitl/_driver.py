@@ -97,6 +97,7 @@ class SessionDriver:
         self._reasoning_task: asyncio.Task[None] | None = None
         self._reasoning_wakeup = asyncio.Event()
         self._settled = False
+        self._failure: ProviderError | None = None
         self._stopped_reading = False
 
     def add_listener(self, listener: EventListener) -> Callable[[], None]:
@@ -142,6 +143,9 @@ class SessionDriver:
                 "session %r: the provider's event stream raised", self.session_id, exc_info=exc
             )
         finally:
+            if self._failure is not None and reason == "the provider session ended":
+                failure = self._failure
+                reason = f"the provider session failed ({failure.code}: {failure})"
             if not self._settled and not self._stopped_reading:
                 # The provider ended the session on its own: nothing may wait forever.
                 self._cancel_calls(reason)
@@ -176,6 +180,8 @@ class SessionDriver:
         elif isinstance(event, ProviderErrorEvent):
             log = logger.warning if event.error.recoverable else logger.error
             log("session %r: provider error %s: %s", self.session_id, event.error.code, event.error)
+            if not event.error.recoverable and self._failure is None:
+                self._failure = event.error  # the session cannot go on: its end says why
 
     def _on_transcription(self, event: TranscriptionEvent) -> None:
         if not event.final:

@@ -227,6 +227,11 @@ class LiveProtocol:
             self._send(cm.audio_message(audio))
         return True
 
+    def call_connection(self, call_id: str) -> int | None:
+        """The number of the connection an open call came on (None when not open)."""
+        call = self._calls.get(call_id)
+        return None if call is None else call.connection
+
     def submit_tool_result(self, call_id: str, output: str, *, is_error: bool) -> None:
         """Queue the result of ``call_id``: a ``toolResponse`` on the connection the call came
         from, else a turn with the call and its result (waiting for a ready connection).

@@ -188,12 +188,15 @@ class GeminiLiveSession(ProviderSession):
             self.dropped_audio_frames += 1
             logger.debug("caller audio not sent: %s", exc)
 
-    async def submit_tool_result(self, call_id: str, output: str, *, is_error: bool) -> None:
+    async def submit_tool_result(
+        self, call_id: str, output: str, *, is_error: bool
+    ) -> str | None:
         """Send the result of ``call_id``: a ``toolResponse``, or — for a call made on a
         connection since lost — a turn with the call and its result on the new connection.
 
         Returns once the result is written to a live connection (waiting for a reconnect
-        if need be).
+        if need be): None when it went as the call's ``toolResponse``, a note when it went to
+        a later connection as a turn the model reads.
 
         Raises:
             ProviderError: The call is not open (unknown, answered, or withdrawn by the
@@ -204,6 +207,7 @@ class GeminiLiveSession(ProviderSession):
         Cancellation: safe; a result not yet written stays queued for the next connection.
         """
         self._check_open("submit_tool_result")
+        came_on = self.protocol.call_connection(call_id)
         self.protocol.submit_tool_result(call_id, output, is_error=is_error)
         while True:
             if self._state is not _State.OPEN:
@@ -228,7 +232,9 @@ class GeminiLiveSession(ProviderSession):
                 logger.debug("result of %r: send interrupted (%s)", call_id, exc)
                 if self.protocol.waiting(call_id):
                     continue  # it goes to the next connection
-            return
+            if came_on is not None and came_on != self.protocol.connection:
+                return "delivered as context after reconnect"
+            return None
 
     async def inject_context(self, text: str) -> None:
         self._check_open("inject_context")

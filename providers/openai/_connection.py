@@ -1,9 +1,12 @@
 """The websocket adapter: pumps :class:`RealtimeProtocol` messages over ``websockets``.
 
 It owns one reader task per session (started by ``connect``, cancelled and awaited by
-``aclose``); on connection loss it withdraws the calls pending on the lost connection (the
-protocol emits a ``ToolCallCancelledEvent`` for each), reconnects with backoff and sends the
-session configuration again.
+``aclose``); on connection loss it reconnects with backoff and sends the session configuration
+again. Nothing is lost on the way: a call still open when its connection dropped stays
+answerable, and its result reaches the new conversation as context the model reads; a result
+the server had not taken yet is sent again that way. ``submit_tool_result`` returns only once
+the server has taken the result (or says how it went). A fatal server error (bad key, no quota)
+ends the session instead of reconnecting.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import asyncio
 import collections
 import enum
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -26,7 +29,9 @@ from voice_hitl._provider import (
     SessionConfig,
 )
 from voice_hitl._provider_events import PCM16, ProviderErrorEvent, ProviderEvent
+from voice_hitl._transport import check_pcm16
 
+from ._deliveries import Delivery
 from ._options import RealtimeOptions, ReconnectPolicy
 from ._protocol import RealtimeProtocol
 
@@ -35,6 +40,9 @@ __all__ = ["DEFAULT_URL", "OpenAIRealtimeProvider", "OpenAIRealtimeSession", "re
 logger = logging.getLogger("voice_hitl.providers.openai")
 
 DEFAULT_URL = "wss://api.openai.com/v1/realtime"
+
+RESULT_ACK_TIMEOUT = 10.0
+"""Seconds ``submit_tool_result`` waits for the server to take a result it sent."""
 
 
 def realtime_url(url: str, model: str | None) -> str:
@@ -151,6 +159,8 @@ class OpenAIRealtimeSession(ProviderSession):
         self._ended = False
         self._outbox: collections.deque[str] = collections.deque()
         self._send_lock = asyncio.Lock()
+        self._tick = asyncio.Event()  # set (and replaced) whenever the session's state moves
+        self._gave_up: ProviderError | None = None
 
     def __repr__(self) -> str:
         return f"OpenAIRealtimeSession({self.config.session_id!r}, {self._state.value})"
@@ -217,8 +227,16 @@ class OpenAIRealtimeSession(ProviderSession):
                     ) from exc
 
     async def send_audio(self, frame: PCM16) -> None:
+        """Send caller audio (dropped and counted while reconnecting).
+
+        Raises:
+            AudioFormatError: ``frame`` is not 1-D int16 PCM; the session keeps working.
+            ChannelClosedError: The session is closed.
+
+        Cancellation: safe; a frame is sent whole or not at all.
+        """
         self._check_open("send_audio")
-        if not self.protocol.append_audio(frame):
+        if not self.protocol.append_audio(check_pcm16(frame)):
             self.dropped_audio_frames += 1
             logger.debug(
                 "caller audio dropped while reconnecting (%d so far)", self.dropped_audio_frames
@@ -230,19 +248,64 @@ class OpenAIRealtimeSession(ProviderSession):
             self.dropped_audio_frames += 1
             logger.debug("caller audio not sent: %s", exc)
 
-    async def submit_tool_result(self, call_id: str, output: str, *, is_error: bool) -> None:
-        """Send a ``function_call_output`` and a ``response.create``.
+    def _notify(self) -> None:
+        tick, self._tick = self._tick, asyncio.Event()
+        tick.set()
+
+    async def _until(self, ready: Callable[[], bool]) -> None:
+        """Wait until ``ready()``; raise if the session closes or stops reconnecting first."""
+        while not ready():
+            if self._state is not _State.OPEN:
+                raise ChannelClosedError("OpenAI realtime session closed")
+            if self._gave_up is not None:
+                raise self._gave_up
+            await self._tick.wait()
+
+    async def submit_tool_result(
+        self, call_id: str, output: str, *, is_error: bool
+    ) -> str | None:
+        """Send a call's result and a ``response.create``; return once the server took it.
+
+        While the connection is down this waits for the reconnect. A call whose connection
+        was lost is answered on the new one as context the model reads (with the call it
+        answers), and so is a result the server had not taken when the connection dropped.
+
+        Returns:
+            None when the server took it as the call's output; a note when it went as context
+            after a reconnect, or when the server did not acknowledge it in time.
 
         Raises:
-            ProviderError: The call is no longer open (e.g. it was pending on a connection
-                that was lost, and was withdrawn), or the connection broke while sending.
+            ProviderError: The call is unknown or already answered, the server refused the
+                result, or the session stopped reconnecting before it could be delivered.
             ChannelClosedError: The session is closed.
 
-        Cancellation: safe; the result is queued whole and sent in order.
+        Cancellation: safe; a result already queued is still delivered.
         """
         self._check_open("submit_tool_result")
+        await self._until(lambda: self.protocol.connected)
         self.protocol.submit_tool_result(call_id, output, is_error=is_error)
-        await self._flush()
+        try:
+            await self._flush()
+        except ProviderError as exc:  # dropped meanwhile: it goes again on the next connection
+            logger.info("result of call %r in flight at a drop: %s", call_id, exc)
+        deliveries = self.protocol.deliveries
+        try:
+            async with asyncio.timeout(RESULT_ACK_TIMEOUT):
+                await self._until(lambda: deliveries.state(call_id) is not Delivery.IN_FLIGHT)
+        except TimeoutError:
+            return f"sent; the server did not acknowledge it within {RESULT_ACK_TIMEOUT:g}s"
+        state = deliveries.state(call_id)
+        why = deliveries.why_refused(call_id)
+        deliveries.forget(call_id)
+        if state is Delivery.TAKEN_AS_CONTEXT:
+            return "delivered as context after reconnect"
+        if state is Delivery.REFUSED:
+            raise ProviderError(
+                f"the realtime server refused the result of call {call_id!r}: {why}",
+                code="result_refused",
+                recoverable=True,
+            )
+        return None
 
     async def inject_context(self, text: str) -> None:
         self._check_open("inject_context")
@@ -268,6 +331,9 @@ class OpenAIRealtimeSession(ProviderSession):
                 received += 1
                 self.protocol.receive(message)
                 self._drain_events()
+                self._notify()
+                if self.protocol.failed is not None:
+                    return received
                 try:
                     await self._flush()  # e.g. a response.create retried after response.done
                 except ProviderError as exc:
@@ -283,6 +349,13 @@ class OpenAIRealtimeSession(ProviderSession):
                 ws = self._ws
                 assert ws is not None
                 received = await self._read(ws)
+                if self.protocol.failed is not None:
+                    # A fatal error (bad key, no quota): reconnecting cannot help.
+                    self._gave_up = self.protocol.failed
+                    self._ws = None
+                    self._notify()
+                    await ws.close()
+                    return
                 code, why = ws.close_code, ws.close_reason
                 reason = f"closed with code {code}" + (f": {why}" if why else "")
                 # No await from here to connection_lost: no frame slips onto the dead socket.
@@ -290,6 +363,7 @@ class OpenAIRealtimeSession(ProviderSession):
                 self._outbox.clear()
                 self.protocol.connection_lost(reason)
                 self._drain_events()
+                self._notify()
                 failures = 0 if received else failures + 1
                 self._emit_error(
                     f"the connection to the realtime server was lost ({reason}); reconnecting",
@@ -325,18 +399,19 @@ class OpenAIRealtimeSession(ProviderSession):
             except ProviderError as exc:
                 logger.warning("reconnected but could not configure the session: %s", exc)
             logger.info("reconnected to the realtime server (connection %d)", self.connections)
+            self._notify()
             return True
-        self._emit_error(
-            f"gave up reconnecting to the realtime server: {last}",
-            "connection_failed",
-            recoverable=False,
-        )
+        message = f"gave up reconnecting to the realtime server: {last}"
+        self._gave_up = ProviderError(message, code="connection_failed", recoverable=False)
+        self._notify()
+        self._emit_error(message, "connection_failed", recoverable=False)
         return False
 
     async def aclose(self) -> None:
         if self._state is _State.CLOSED:
             return
         self._state = _State.CLOSED
+        self._notify()
         runner, self._runner = self._runner, None
         ws, self._ws = self._ws, None
         try:

@@ -32,6 +32,8 @@ from voice_hitl._provider_events import (
 
 from . import _server_events as ev
 from ._audio import WIRE_RATE, decode_pcm16, encode_pcm16
+from ._deliveries import PendingResult, ResultDeliveries, context_text
+from ._errors import is_fatal
 from ._options import RealtimeOptions
 
 __all__ = ["ACTIVE_RESPONSE", "RealtimeProtocol"]
@@ -39,6 +41,9 @@ __all__ = ["ACTIVE_RESPONSE", "RealtimeProtocol"]
 logger = logging.getLogger("voice_hitl.providers.openai")
 
 ACTIVE_RESPONSE = "conversation_already_has_active_response"
+_ITEM_ADDED = frozenset(
+    {"conversation.item.added", "conversation.item.created", "conversation.item.done"}
+)
 _PCM = {"type": "audio/pcm", "rate": WIRE_RATE}
 
 
@@ -73,6 +78,11 @@ class RealtimeProtocol:
         self._requested: dict[str, dict[str, Any]] = {}  # event id -> response.create body
         self._retry: list[dict[str, Any]] = []  # response.create bodies for after response.done
         self._partial: dict[str, str] = {}  # item id -> transcript so far
+        self.deliveries = ResultDeliveries()
+        self._orphaned: set[str] = set()  # calls open when their connection was lost
+        self._resend: list[PendingResult] = []  # results the lost connection never took
+        self.failed: ProviderError | None = None
+        """Set by a fatal server error (bad key, no quota): the session cannot go on."""
 
     # -- draining ------------------------------------------------------------------------
 
@@ -149,20 +159,45 @@ class RealtimeProtocol:
                 self._request_response(event.get("response"))
             else:
                 self._send(event)
+        resend, self._resend = self._resend, []
+        for result in resend:
+            self._send_as_context(result.call_id, result.name, result.arguments, result.output)
+        if resend:
+            self._request_response(None)
 
     def connection_lost(self, reason: str) -> None:
-        """The connection is gone: unsent messages are dropped, and the calls still open are
-        withdrawn with a :class:`ToolCallCancelledEvent` each (the new server session will
-        never know them)."""
+        """The connection is gone: unsent messages are dropped. Calls still open stay
+        answerable (their results go to the next connection as context), and results the
+        server had not taken yet are sent again there, as context."""
         self.connected = False
         self._outbox.clear()
         self._active_response = None
         self._requested.clear()
         self._retry.clear()
         self._partial.clear()
-        why = f"the connection to the realtime server was lost ({reason})"
-        for call_id in list(self._open_calls):
-            self._withdraw(call_id, why)
+        self._orphaned.update(self._open_calls)
+        self._open_calls.clear()
+        self._resend.extend(self.deliveries.lost())
+        if self._orphaned or self._resend:
+            logger.info(
+                "connection lost (%s): %d open calls and %d results in flight go to the next "
+                "connection",
+                reason,
+                len(self._orphaned),
+                len(self._resend),
+            )
+
+    def _send_as_context(self, call_id: str, name: str, arguments: str, output: str) -> None:
+        event_id = self._event_id()
+        item = {
+            "type": "message",
+            "role": self.options.context_role,
+            "content": [
+                {"type": "input_text", "text": context_text(name, arguments, call_id, output)}
+            ],
+        }
+        self._send({"type": "conversation.item.create", "event_id": event_id, "item": item})
+        self.deliveries.sent(call_id, output, event_id, as_context=True)
 
     def _withdraw(self, call_id: str, why: str) -> None:
         self._open_calls.pop(call_id, None)
@@ -192,6 +227,20 @@ class RealtimeProtocol:
             ProviderError: The call is not open: unknown, already answered, or withdrawn
                 (e.g. it was pending on a connection that was lost); nothing is queued.
         """
+        if call_id in self._orphaned:
+            if not self.connected:
+                raise ProviderError(
+                    f"result of call {call_id!r} not sent: not connected to the realtime server",
+                    code="not_connected",
+                    recoverable=True,
+                )
+            self._orphaned.discard(call_id)
+            if is_error and not _is_error_payload(output):
+                output = json.dumps({"error": output})
+            name, arguments = self.deliveries.call(call_id)
+            self._send_as_context(call_id, name, arguments, output)
+            self._request_response(None)
+            return
         if call_id not in self._open_calls:
             if call_id in self._withdrawn:
                 why = self._withdrawn[call_id]
@@ -210,7 +259,9 @@ class RealtimeProtocol:
         if is_error and not _is_error_payload(output):
             output = json.dumps({"error": output})
         item = {"type": "function_call_output", "call_id": call_id, "output": output}
-        self._send({"type": "conversation.item.create", "event_id": self._event_id(), "item": item})
+        event_id = self._event_id()
+        self._send({"type": "conversation.item.create", "event_id": event_id, "item": item})
+        self.deliveries.sent(call_id, output, event_id, as_context=False)
         self._request_response(None)
 
     def inject_context(self, text: str) -> None:
@@ -264,8 +315,11 @@ class RealtimeProtocol:
 
     # -- server events -------------------------------------------------------------------
 
-    def _error(self, message: str, code: str) -> None:
-        self._events.append(ProviderErrorEvent(ProviderError(message, code=code, recoverable=True)))
+    def _error(self, message: str, code: str, *, fatal: bool = False) -> None:
+        error = ProviderError(message, code=code, recoverable=not fatal)
+        if fatal and self.failed is None:
+            self.failed = error
+        self._events.append(ProviderErrorEvent(error))
 
     def receive(self, text: str | bytes) -> None:
         """Feed one server message; never raises for bad input (it becomes an error event)."""
@@ -284,6 +338,8 @@ class RealtimeProtocol:
                 "malformed_server_event",
             )
             return
+        if data.get("type") in _ITEM_ADDED:
+            self.deliveries.item_added(data.get("item"))
         try:
             event = ev.parse_server_event(data)
         except ValueError as exc:
@@ -353,6 +409,7 @@ class RealtimeProtocol:
             return
         self._seen_calls.add(call_id)
         self._open_calls[call_id] = response
+        self.deliveries.called(call_id, name, arguments)
         self._events.append(ToolCallEvent(call_id, name, arguments))
 
     def _delta(self, role: Any, item_id: str, delta: str) -> None:
@@ -369,6 +426,8 @@ class RealtimeProtocol:
     def _response_done(self, response: ev.ResponseInfo) -> None:
         if self._active_response == response.id:
             self._active_response = None
+        if response.status == "failed":
+            self._response_failed(response.status_details or {})
         if response.status not in (None, "completed"):
             reason = (response.status_details or {}).get("reason") or response.status
             for item in response.output:
@@ -397,4 +456,18 @@ class RealtimeProtocol:
             logger.debug("response.cancel with nothing to cancel: %s", error.message)
             return
         code = error.code or error.type
-        self._error(f"realtime server error ({code}): {error.message}", code)
+        message = f"realtime server error ({code}): {error.message}"
+        if self.deliveries.refused(origin, error.message):
+            message = f"a tool result was refused: {message}"
+        self._error(message, code, fatal=is_fatal(error.code, error.type))
+
+    def _response_failed(self, details: dict[str, Any]) -> None:
+        error = details.get("error") if isinstance(details.get("error"), dict) else {}
+        assert isinstance(error, dict)
+        code = error.get("code") or error.get("type") or "response_failed"
+        message = error.get("message") or details.get("reason") or "no reason given"
+        self._error(
+            f"the model's response failed ({code}): {message}",
+            str(code),
+            fatal=is_fatal(error.get("code"), error.get("type")),
+        )

@@ -318,8 +318,9 @@ class ServerConnection:
             item = {"id": self._id("item"), "object": "realtime.item", **event["item"]}
             if item["type"] == "function_call_output" and item["call_id"] not in self._calls:
                 self.orphan_outputs.append(item["call_id"])
-            for stage in ("conversation.item.added", "conversation.item.done"):
-                await self.send({"type": stage, "previous_item_id": None, "item": item})
+            if self.server.acknowledge_items:
+                for stage in ("conversation.item.added", "conversation.item.done"):
+                    await self.send({"type": stage, "previous_item_id": None, "item": item})
         elif kind == "response.create":
             if self.active_response is not None:
                 await self.error(
@@ -359,6 +360,9 @@ class RealtimeTestServer:
     ) -> None:
         self.api_key = api_key
         self.auto_respond = auto_respond
+        self.acknowledge_items = True
+        """Answer ``conversation.item.create`` with ``conversation.item.added``/``done``; a
+        test sets it False to hold a result in flight (e.g. to drop the connection then)."""
         self.connections: list[ServerConnection] = []
         self.invalid: list[InvalidClientEvent] = []
         self.rejected_handshakes = 0
