@@ -15,6 +15,7 @@ from typing import NoReturn
 
 from ._demo import add_demo_command
 from ._usage import UsageError
+from .journal._cli import add_journal_command
 from .service._cli import add_operator_commands
 from .speech._replay import add_replay_command
 
@@ -46,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_demo_command(commands)
     add_replay_command(commands)
     add_operator_commands(commands)
+    add_journal_command(commands)
     return parser
 
 

@@ -1,0 +1,107 @@
+"""The embedded journal store: one SQLite file in WAL mode (stdlib ``sqlite3``).
+
+Every method blocks: the :class:`~voice_hitl.journal.Journal` calls them from its writer
+thread, and the CLI from a plain process, never from an event loop.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from ._entry import JournalEntry
+
+__all__ = ["SqliteJournalStore"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (
+    seq INTEGER PRIMARY KEY,
+    request_id TEXT NOT NULL,
+    at TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    data TEXT NOT NULL,
+    prev TEXT NOT NULL,
+    digest TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entries_by_request ON entries (request_id, seq);
+"""
+
+
+class SqliteJournalStore:
+    """Journal entries in one SQLite file.
+
+    Args:
+        path: The file (created with its folder when missing).
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._db is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(_SCHEMA)
+            self._db = db
+        return self._db
+
+    def last(self) -> tuple[int, str] | None:
+        """The sequence number and digest of the newest entry, if any."""
+        with self._lock:
+            row = (
+                self._connection()
+                .execute("SELECT seq, digest FROM entries ORDER BY seq DESC LIMIT 1")
+                .fetchone()
+            )
+        return None if row is None else (int(row[0]), str(row[1]))
+
+    def append(self, entries: Sequence[JournalEntry]) -> None:
+        """Write ``entries`` in one transaction (all or none)."""
+        rows = [
+            (
+                e.seq,
+                e.request_id,
+                e.at,
+                e.kind,
+                json.dumps(dict(e.data), default=str),
+                e.prev,
+                e.digest,
+            )
+            for e in entries
+        ]
+        with self._lock:
+            db = self._connection()
+            db.execute("BEGIN")
+            try:
+                db.executemany("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+
+    def read(self, request_id: str | None = None) -> list[JournalEntry]:
+        """Every entry in sequence order, or one request's."""
+        query = "SELECT seq, request_id, at, kind, data, prev, digest FROM entries"
+        args: tuple[str, ...] = ()
+        if request_id is not None:
+            query += " WHERE request_id = ?"
+            args = (request_id,)
+        with self._lock:
+            rows = self._connection().execute(query + " ORDER BY seq", args).fetchall()
+        return [
+            JournalEntry(int(r[0]), r[1], r[2], r[3], json.loads(r[4]), r[5], r[6]) for r in rows
+        ]
+
+    def close(self) -> None:
+        """Close the file (idempotent)."""
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
