@@ -316,7 +316,7 @@ class HumanInputHandler:
         slot = Slot(pending, loop)
         self._active[pending_id] = slot
         if self._observers:
-            self._emit(RequestOpened(pending.to_event(), created_at))
+            self._emit(RequestOpened(pending, created_at))
         notifier = self._notifiers.get(channel_id) if self._notifiers else None
         if notifier is not None:
             task = asyncio.create_task(

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from ._pending import PendingInputEvent, PendingInputStatus
+from ._pending import PendingInput, PendingInputEvent, PendingInputStatus
 
 __all__ = [
     "RequestDelivered",
@@ -47,14 +47,20 @@ class RequestOpened:
     call before the question).
     """
 
-    request: PendingInputEvent
+    source: PendingInput
+    """The handler's record (its fixed fields; ``request`` is the frozen view of them)."""
     at: datetime
     type: Literal["opened"] = "opened"
 
     @property
+    def request(self) -> PendingInputEvent:
+        """The request as hooks see it, built when asked (off the call path)."""
+        return self.source.to_event()
+
+    @property
     def pending_id(self) -> str:
         """The request's id."""
-        return self.request.pending_id
+        return self.source.pending_id
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -135,6 +136,7 @@ class Journal:
         self._batch = batch
         self._max_buffered = max_buffered
         self._retry = retry_interval
+        self._gather = 0.01  # seconds the writer lets events gather after a wake-up
         self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._records: list[Record] = []
@@ -195,6 +197,8 @@ class Journal:
                 item = self._queue.get(timeout=self._retry if waiting else None)
             except queue.Empty:
                 item = None
+            else:
+                time.sleep(self._gather)  # let a batch gather: one wake-up per batch
             markers: list[threading.Event] = []
             while item is not None:
                 if item is _STOP:

@@ -1,0 +1,72 @@
+"""What the journal costs a call, and how fast it writes.
+
+* **call path**: create -> resolve -> wait round trips on one handler, journal off vs on (the
+  journal's observer only queues the event; the writer thread does the rest). Best of
+  ``--repeats`` runs of ``-n`` round trips each. Target: the journal adds < 5 us per request.
+* **throughput**: how long the writer takes to chain and write those requests' entries
+  (2 per request: opened, settled) to a SQLite file, measured from the end of the calls to the
+  end of ``flush()``.
+
+Run: ``python bench/bench_journal.py [-n 10000]``. It prints its figures and exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import tempfile
+import time
+from pathlib import Path
+
+from voice_hitl import HumanInputHandler
+from voice_hitl.journal import Journal
+
+
+async def round_trips(handler: HumanInputHandler, n: int) -> float:
+    create, resolve, wait = handler.create, handler.resolve, handler.wait
+    start = time.perf_counter()
+    for _ in range(n):
+        pending = await create("AskUserQuestion", {"question": "?"})
+        resolve(pending.pending_id, "yes")
+        await wait(pending.pending_id)
+    return time.perf_counter() - start
+
+
+async def measure(n: int, repeats: int) -> None:
+    off: list[float] = []
+    on: list[float] = []
+    writes: list[float] = []
+    for _ in range(repeats):
+        gc.collect()
+        gc.disable()
+        off.append(await round_trips(HumanInputHandler(retention=0), n))
+        with tempfile.TemporaryDirectory() as folder:
+            journal = Journal.open(Path(folder) / "j.sqlite3", b"bench-key")
+            handler = HumanInputHandler(retention=0)
+            journal.attach(handler)
+            on.append(await round_trips(handler, n))
+            gc.enable()
+            start = time.perf_counter()
+            assert await asyncio.to_thread(journal.flush, None)
+            writes.append(time.perf_counter() - start)
+            assert journal.stats.written == 2 * n
+            await asyncio.to_thread(journal.close)
+        gc.enable()
+    best_off, best_on = min(off) / n * 1e6, min(on) / n * 1e6
+    print(f"round trips: {n} x best of {repeats}")
+    print(f"journal off      {best_off:8.2f} us/request")
+    print(f"journal on       {best_on:8.2f} us/request (+{best_on - best_off:.2f} us; target < 5)")
+    print(f"writer backlog   {min(writes) * 1e3:8.1f} ms after the calls for {2 * n} entries")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
+    parser.add_argument("-n", type=int, default=10_000, help="requests per run")
+    parser.add_argument("--repeats", type=int, default=3, help="runs; the best is kept")
+    args = parser.parse_args()
+    asyncio.run(measure(args.n, args.repeats))
+
+
+if __name__ == "__main__":
+    main()
