@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -169,3 +170,23 @@ async def test_unplug_mid_question() -> None:
     assert "unplugged" in error["error"]  # type: ignore[index]
     assert result.transfers == []
     assert event.channel_type.value == "conference"
+
+
+async def test_the_demo_journals_its_requests(tmp_path: Path) -> None:
+    from voice_hitl._demo import DEMO_JOURNAL_KEY, JOURNAL_FILE
+    from voice_hitl.journal import SqliteJournalStore, verify_chain
+
+    result = await call(PHONE_CALL, out_dir=tmp_path)
+    assert str(tmp_path / JOURNAL_FILE) in result.files
+    store = SqliteJournalStore(tmp_path / JOURNAL_FILE)
+    entries = await asyncio.to_thread(store.read)
+    store.close()
+    assert verify_chain(entries, DEMO_JOURNAL_KEY) == []
+    opened = [e for e in entries if e.kind == "opened"]
+    assert [e.data["tool"] for e in opened] == ["AskUserQuestion", "ConfirmAction"]
+    for request in opened:
+        kinds = [e.kind for e in entries if e.request_id == request.request_id]
+        assert kinds == ["opened", "notified", "settled", "delivered"]
+    settled = [e for e in entries if e.kind == "settled"]
+    assert [json.loads(e.data["text"])["via"] for e in settled] == ["speech", "speech"]
+    assert all(e.data["outcome"] == "answered" for e in settled)

@@ -23,6 +23,7 @@ from ._audio import read_wav_pcm16, resample_pcm16
 from ._caller_transport import CallerTurn, ScriptedCallerTransport
 from ._checks import non_negative_seconds, positive_seconds
 from ._demo_agent import ApprovalAgent, TransferAgent
+from ._human_input import HumanInputHandler
 from ._human_input_tools import HumanInputToolHandler
 from ._kit import VoiceKit
 from ._provider import AudioFormat, RealtimeProvider
@@ -32,6 +33,7 @@ from ._standard_tools import ASK_USER_QUESTION, CONFIRM_ACTION
 from ._timeline import Timeline
 from ._usage import HelpFormatter, UsageError, non_negative_float, writable_folder
 from ._voice_channel import RealtimeVoiceChannel
+from .journal import Journal
 
 if TYPE_CHECKING:
     from conference import InMemoryConferenceBackend
@@ -120,14 +122,24 @@ async def run_demo(
     )
     responder = VoiceResponder(kit, reprompts=2)
     provider = await _provider(recognizer)
+    handler = HumanInputHandler()
+    journal = None if out_dir is None else await asyncio.to_thread(_open_journal, out_dir)
+    if journal is not None:
+        journal.attach(handler)
     try:
         if conference:
-            transfers = await _meeting(kit, responder, transport, timeline, timeout, provider)
+            transfers = await _meeting(
+                kit, responder, transport, timeline, timeout, provider, handler
+            )
         else:
-            transfers = await _phone_call(kit, responder, transport, timeline, timeout, provider)
+            transfers = await _phone_call(
+                kit, responder, transport, timeline, timeout, provider, handler
+            )
     finally:
         await responder.aclose()
         await kit.aclose()
+        if journal is not None:
+            await asyncio.to_thread(journal.close)
     result = DemoResult(
         transfers,
         timeline.tool_results,
@@ -138,10 +150,24 @@ async def run_demo(
     )
     if out_dir is not None:
         transcript = out_dir / "transcript.json"
-        result.files = [str(p) for p in [*transcript_files(out_dir), transcript]]
+        files = [*transcript_files(out_dir), transcript, out_dir / JOURNAL_FILE]
+        result.files = [str(p) for p in files]
         await transport.write_recordings(out_dir)
         await asyncio.to_thread(transcript.write_text, json.dumps(asdict(result), indent=2))
     return result
+
+
+JOURNAL_FILE = "journal.sqlite3"
+DEMO_JOURNAL_KEY = b"voice-hitl-demo"
+"""The demo journal's chain key (an application keeps its own secret)."""
+
+
+def _open_journal(out_dir: Path) -> Journal:
+    """A fresh journal of the demo's requests in its output folder."""
+    (out_dir / JOURNAL_FILE).unlink(missing_ok=True)
+    for suffix in ("-wal", "-shm"):
+        (out_dir / f"{JOURNAL_FILE}{suffix}").unlink(missing_ok=True)
+    return Journal.open(out_dir / JOURNAL_FILE, DEMO_JOURNAL_KEY)
 
 
 def transcript_files(out_dir: Path) -> list[Path]:
@@ -156,6 +182,7 @@ async def _phone_call(
     timeline: Timeline,
     timeout: float,
     provider: RealtimeProvider,
+    handler: HumanInputHandler,
 ) -> list[float]:
     agent = TransferAgent()
     voice = RealtimeVoiceChannel(
@@ -165,6 +192,7 @@ async def _phone_call(
         human_input_handler=HumanInputToolHandler(
             {"AskUserQuestion", "ConfirmAction"},
             timeout=timeout,
+            handler=handler,
             tool_definitions=[ASK_USER_QUESTION, CONFIRM_ACTION],
         ),
         reasoning_backend=agent,
@@ -224,6 +252,7 @@ async def _meeting(
     timeline: Timeline,
     timeout: float,
     provider: RealtimeProvider,
+    handler: HumanInputHandler,
 ) -> list[float]:
     from conference import ConferenceChannel, ConferenceRealtimeConfig, InMemoryConferenceBackend
 
@@ -233,7 +262,7 @@ async def _meeting(
     backend.join("carol", "Carol")  # in the meeting, but not an approver
     agent = ApprovalAgent()
     human = HumanInputToolHandler(
-        {"ConfirmAction"}, timeout=timeout, tool_definitions=[CONFIRM_ACTION]
+        {"ConfirmAction"}, timeout=timeout, handler=handler, tool_definitions=[CONFIRM_ACTION]
     )
     meeting = ConferenceChannel(
         "meeting",
