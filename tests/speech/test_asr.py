@@ -173,6 +173,24 @@ async def test_pocketsphinx_recognises_answers(pocketsphinx_recognizer: object) 
         await rec.recognize(pcm.astype(np.float32), rate, None)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("samples", [0, 1, 160])
+async def test_an_empty_utterance_hears_nothing_and_breaks_nothing(
+    pocketsphinx_recognizer: object, samples: int
+) -> None:
+    from voice_hitl.speech.asr import PocketsphinxRecognizer, load_wav
+
+    assert isinstance(pocketsphinx_recognizer, PocketsphinxRecognizer)
+    rec = pocketsphinx_recognizer
+    pcm, rate = await load_wav(FIXTURES / "go_ahead__piper__clean.wav")
+    empty = np.zeros(samples, dtype=np.int16)
+    # In the shared worker process and in this process: nothing heard, and the next
+    # utterance is still recognised (an empty one used to break the decoder for good).
+    assert await rec.recognize(empty, rate, AnswerSpec.confirm()) == []
+    assert rec.recognize_sync(empty, rate, AnswerSpec.confirm()) == []
+    assert (await rec.recognize(pcm, rate, AnswerSpec.confirm()))[0].text == "go ahead"
+    assert rec.recognize_sync(pcm, rate, AnswerSpec.confirm())[0].text == "go ahead"
+
+
 async def test_pocketsphinx_cancellation_is_safe(pocketsphinx_recognizer: object) -> None:
     from voice_hitl.speech.asr import PocketsphinxRecognizer, load_wav
 

@@ -79,6 +79,9 @@ SOUND_ALIKE = 0.5
 differently ("godhead" for "go ahead"); out-of-set speech read as yes scored <= 0.33."""
 
 
+_MIN_UTTERANCE_BYTES = 2 * 1_600
+"""Shorter than 100 ms of 16 kHz PCM16 is no utterance: it is not decoded."""
+
 class PocketsphinxRecognizer:
     """Grammar-constrained (or, for free text, n-gram) recognition with PocketSphinx.
 
@@ -153,11 +156,17 @@ class PocketsphinxRecognizer:
         decoder = self._decoder if decoder is None else decoder
         # The front end's noise estimate would otherwise carry over from the last utterance,
         # making a result depend on what was decoded before (ratios moved by ~0.4).
+        if len(audio) < _MIN_UTTERANCE_BYTES:
+            return "", 0.0  # nothing to hear (an empty frame breaks the decoder's buffers)
         decoder.reinit_feat()
         decoder.activate_search(search)
         decoder.start_utt()
-        decoder.process_raw(audio, False, True)
-        decoder.end_utt()
+        try:
+            decoder.process_raw(audio, False, True)
+        finally:
+            # Always close the utterance: a decoder left inside one refuses every later
+            # search ("Unable to set search"), in this process or the shared worker.
+            decoder.end_utt()
         best = decoder.hyp()
         if best is None:
             return "", 0.0
