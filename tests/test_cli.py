@@ -144,3 +144,28 @@ def test_help_describes_and_shows_defaults(
 
 def test_the_demo_transcript_lists_its_files(tmp_path: Path) -> None:
     assert [p.name for p in transcript_files(tmp_path)] == ["caller.wav", "agent.wav", "call.wav"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "missing"),
+    [
+        (["pending", "--token", "t"], "httpx"),
+        (["serve"], "starlette"),
+        (["demo", "--operator"], "uvicorn"),
+    ],
+)
+def test_operator_commands_name_the_missing_extra(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    missing: str,
+) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == missing else real(name, *a)
+    )
+    assert main(argv) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert missing in line and "voice-hitl[server,redis]" in line

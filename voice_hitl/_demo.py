@@ -31,7 +31,13 @@ from ._provider_events import AudioOutEvent
 from ._responder import VoiceResponder
 from ._standard_tools import ASK_USER_QUESTION, CONFIRM_ACTION
 from ._timeline import Timeline
-from ._usage import HelpFormatter, UsageError, non_negative_float, writable_folder
+from ._usage import (
+    HelpFormatter,
+    UsageError,
+    non_negative_float,
+    require_packages,
+    writable_folder,
+)
 from ._voice_channel import RealtimeVoiceChannel
 from .journal import Journal
 
@@ -342,6 +348,7 @@ def _check(args: argparse.Namespace) -> Path:
 
 def _run(args: argparse.Namespace) -> int:
     if args.operator:  # the operator service's demo lives with the service (extra 'server')
+        require_packages("voice-hitl demo --operator", "starlette uvicorn httpx websockets")
         from .service._demo import run_operator_command
 
         return run_operator_command(args)

@@ -13,6 +13,7 @@ __all__ = [
     "UsageError",
     "non_negative_float",
     "positive_int",
+    "require_packages",
     "writable_folder",
 ]
 
@@ -69,3 +70,13 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
         if action.default is None or isinstance(action.default, bool):
             return action.help
         return super()._get_help_string(action)
+
+
+def require_packages(what: str, packages: str, extras: str = "server,redis") -> None:
+    """Raise :class:`UsageError` (one line, exit 2) when ``what`` lacks any of ``packages``
+    (space-separated import names), naming the extras that bring them."""
+    import importlib.util
+
+    missing = [name for name in packages.split() if importlib.util.find_spec(name) is None]
+    if missing:
+        raise UsageError(f"{what} needs {', '.join(missing)}: pip install 'voice-hitl[{extras}]'")

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from .._usage import require_packages
+
 __all__ = ["EXIT_CODES", "add_operator_commands"]
 
 EXIT_OK, EXIT_USAGE, EXIT_AUTH, EXIT_NOT_FOUND, EXIT_SETTLED, EXIT_INVALID, EXIT_DOWN = (
@@ -70,6 +72,7 @@ class _UsageError(Exception):
 
 def _run_client(action: Callable[[Any, argparse.Namespace], int]) -> Callable[..., int]:
     def run(args: argparse.Namespace) -> int:
+        require_packages(f"voice-hitl {args.command}", "httpx websockets")
         from ._client import ClientError
 
         try:
@@ -186,6 +189,7 @@ def _reject(client: Any, args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    require_packages("voice-hitl serve", "starlette uvicorn redis")
     from ._serve import serve_forever
 
     return serve_forever(args)
