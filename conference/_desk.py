@@ -116,11 +116,12 @@ class AnswerDesk:
                 details=arguments,
             )
             question.approval = approval
-            approval.add_vote_listener(
-                lambda participant, receipt: handler.handler.note(
-                    pending.pending_id, "approval", receipt_note(participant, receipt)
-                )
-            )
+            pending_id = pending.pending_id
+
+            def journal_vote(participant: Participant, receipt: ApprovalReceipt) -> None:
+                handler.handler.note(pending_id, "approval", receipt_note(participant, receipt))
+
+            approval.add_vote_listener(journal_vote)
             approval.add_done_callback(self._retain)
             approval.add_done_callback(lambda done: self._settle_tool_approval(done, handler))
         self._questions[pending.pending_id] = question
@@ -131,9 +132,17 @@ class AnswerDesk:
         self, approval: ApprovalRequest, handler: HumanInputToolHandler
     ) -> None:
         if approval.result is not None:
-            handler.handler.resolve(approval.request_id, json.dumps(approval.result.summary()))
+            handler.handler.resolve(
+                approval.request_id,
+                json.dumps(approval.result.summary()),
+                by=",".join(approval.result.approvers),
+                via="approval",
+            )
         elif approval.error is not None:
-            handler.handler.reject(approval.request_id, str(approval.error))
+            denied_by = getattr(approval.error, "denied_by", None)
+            handler.handler.reject(
+                approval.request_id, str(approval.error), by=denied_by, via="approval"
+            )
 
     def readdress(self, pending_id: str, names: tuple[str, ...]) -> tuple[str, ...]:
         """Route an open question to the named participants instead (an escalation).
@@ -245,7 +254,9 @@ class AnswerDesk:
 
     # -- answers ---------------------------------------------------------------------------
 
-    def answer(self, pending_id: str, participant_id: str, answer: str) -> bool:
+    def answer(
+        self, pending_id: str, participant_id: str, answer: str, *, via: str = "api"
+    ) -> bool:
         """Take one participant's answer to one request.
 
         Returns:
@@ -292,7 +303,7 @@ class AnswerDesk:
             )
             return False
         assert question.handler is not None
-        return question.handler.handler.resolve(pending_id, answer)
+        return question.handler.handler.resolve(pending_id, answer, by=participant_id, via=via)
 
     def spoken(self, participant_id: str, text: str) -> bool:
         """Take an attributed final utterance as a yes/no answer, when it is for one request.
@@ -322,7 +333,8 @@ class AnswerDesk:
         (question,) = candidates
         if question.approval is not None:
             return question.approval.vote(participant_id, "approve" if verdict else "deny")
-        return self.answer(question.pending_id, participant_id, "yes" if verdict else "no")
+        answer = "yes" if verdict else "no"
+        return self.answer(question.pending_id, participant_id, answer, via="speech")
 
     def participant_left(self, participant: Participant, reason: str) -> None:
         """Reject what can no longer be answered now that ``participant`` left."""
