@@ -11,14 +11,12 @@ from typing import Any
 
 import pytest
 from conference_rig import KEY, make_rig
-from doors import ASK, CONFIRM, DOORS, LOOKUP, DoorDriver, Host, Observed, QueueBackend
+from doors import ASK, CONFIRM, DOORS, DoorDriver, Observed, voice_rig
 
 from conference import ApprovalReceipt, verify_receipt
-from providers.mock import MockRealtimeProvider
 from voice_hitl import (
     Escalation,
     HumanInputToolHandler,
-    RealtimeVoiceChannel,
     RequestEvent,
     RequestNoted,
     RequestSettled,
@@ -50,20 +48,8 @@ class Events:
 
 
 def voice_on(door: str, human: HumanInputToolHandler) -> tuple[VoiceKit, Any, DoorDriver, Observed]:
-    kit = VoiceKit()
-    observed = Observed.on(kit)
-    provider = MockRealtimeProvider()
-    backend = QueueBackend() if door == "reasoning" else None
-    voice = RealtimeVoiceChannel(
-        "voice",
-        provider=provider,
-        tools=[LOOKUP],
-        tool_handler=Host(),
-        human_input_handler=human,
-        reasoning_backend=backend,
-    )
-    kit.register_channel(voice)
-    return kit, voice, DoorDriver(door, provider, backend), observed
+    rig = voice_rig(door, human)
+    return rig.kit, rig.voice, rig.driver, rig.observed
 
 
 @pytest.fixture(params=DOORS)
@@ -235,36 +221,31 @@ async def test_escalation_then_default() -> None:
 
 
 @pytest.mark.looptime
-async def test_conference_escalation_readdresses_the_question() -> None:
-    human = tools(escalate_to={"AskUserQuestion": Escalation("Carol", after=10)})
+@pytest.mark.parametrize(
+    ("target", "readdressed", "answerer", "problem"),
+    [
+        ("Carol", ["carol"], "carol", ""),  # re-addressed: only Carol's answer is taken now
+        ("Dave", [], "bob", "no participant called 'Dave'"),  # absent: stays with Bob
+    ],
+)
+async def test_conference_escalation_readdresses_the_question(
+    target: str, readdressed: list[str], answerer: str, problem: str
+) -> None:
+    human = tools(escalate_to={"AskUserQuestion": Escalation(target, after=10)})
     events = Events(human)
     rig = await make_rig(human=human)
     reading = rig.call("AskUserQuestion", {"question": "Bob, ship it?", "ask": "Bob"})
     request = await rig.observed.requests.get()
     await asyncio.sleep(11)
     (escalated,) = events.notes("escalated")
-    assert escalated.data["readdressed"] == ["carol"]
-    assert [p.participant_id for p in rig.conf.addressed_to(request.pending_id) or ()] == ["carol"]
-    assert not rig.conf.answer(request.pending_id, "bob", "yes")  # no longer Bob's to answer
-    assert rig.conf.answer(request.pending_id, "carol", "ship it")
-    read = await reading
-    assert read.text == "ship it"
-    await rig.kit.aclose()
-
-
-@pytest.mark.looptime
-async def test_conference_escalation_to_someone_absent_keeps_the_question() -> None:
-    human = tools(escalate_to={"AskUserQuestion": Escalation("Dave", after=10)})
-    events = Events(human)
-    rig = await make_rig(human=human)
-    reading = rig.call("AskUserQuestion", {"question": "Bob, ship it?", "ask": "Bob"})
-    request = await rig.observed.requests.get()
-    await asyncio.sleep(11)
-    (escalated,) = events.notes("escalated")
-    assert escalated.data["readdressed"] == []
-    assert "no participant called 'Dave'" in escalated.data["problem"]
-    assert rig.conf.answer(request.pending_id, "bob", "yes")
-    assert (await reading).text == "yes"
+    assert escalated.data["readdressed"] == readdressed
+    assert problem in escalated.data.get("problem", "")
+    addressed = [p.participant_id for p in rig.conf.addressed_to(request.pending_id) or ()]
+    assert addressed == [answerer]
+    if answerer != "bob":
+        assert not rig.conf.answer(request.pending_id, "bob", "yes")  # no longer Bob's
+    assert rig.conf.answer(request.pending_id, answerer, "ship it")
+    assert (await reading).text == "ship it"
     await rig.kit.aclose()
 
 
