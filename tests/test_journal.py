@@ -99,6 +99,9 @@ class FlakyStore:
     def read(self, request_id: str | None = None) -> list[JournalEntry]:
         return self.inner.read(request_id)
 
+    def contains(self, entry: JournalEntry) -> bool:
+        return self.inner.contains(entry)
+
     def close(self) -> None:
         self.inner.close()
 
