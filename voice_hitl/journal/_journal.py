@@ -172,6 +172,7 @@ class Journal:
         self._dropped_since: str | None = None
         self._dropped_pending = 0
         self._unsure: _Unsure | None = None  # a batch whose write failed but may be stored
+        self._stop_by: float | None = None  # when closing: the writer's last retry
 
     @classmethod
     def open(cls, path: str | Path, key: bytes, **options: Any) -> Journal:
@@ -239,9 +240,16 @@ class Journal:
         return self._queue.qsize() + len(self._records) + held
 
     def close(self, timeout: float | None = 10.0) -> None:
-        """Write what is queued, stop the writer and close the store (idempotent; blocks)."""
+        """Write what is queued, stop the writer and close the store (idempotent; blocks).
+
+        While the store fails, the writer keeps trying for most of ``timeout`` (``None``: until
+        it succeeds); what is still unwritten then is logged as an error and counted in
+        ``stats.dropped``.
+        """
         thread, self._thread = self._thread, None
         if thread is not None:
+            if timeout is not None:
+                self._stop_by = time.monotonic() + timeout - min(timeout / 5, 1.0)
             self._queue.put(_STOP)
             thread.join(timeout)
         self.store.close()
@@ -277,6 +285,24 @@ class Journal:
             self._write_all()
             for marker in markers:
                 marker.set()
+        self._drain()
+
+    def _drain(self) -> None:
+        """On close: retry what the failing store did not take, until the close's deadline."""
+        while self._records or self._unsure is not None:
+            if self._stop_by is not None and time.monotonic() + self._retry > self._stop_by:
+                break
+            time.sleep(self._retry)
+            self._write_all()
+        left = len(self._records) + (0 if self._unsure is None else len(self._unsure.records))
+        if left:
+            with self.stats._lock:
+                self.stats.dropped += left
+            logger.error(
+                "journal closed with %d entries not written (or not confirmed): %s",
+                left,
+                self.stats.last_error,
+            )
 
     def _write_all(self) -> None:
         if self._unsure is not None and not self._settle_unsure():
