@@ -92,7 +92,7 @@ class SessionDriver:
         self.transcript: list[TranscriptEntry] = []
         self._reasoned_upto = 0
         self._listeners: list[EventListener] = []
-        self._calls: dict[str, asyncio.Task[None]] = {}
+        self._calls: dict[str, asyncio.Task[Any]] = {}
         self._reader: asyncio.Task[None] | None = None
         self._reasoning_task: asyncio.Task[None] | None = None
         self._reasoning_wakeup = asyncio.Event()
@@ -359,7 +359,7 @@ class SessionDriver:
 
     # -- settling ----------------------------------------------------------------------------
 
-    def _cancel_calls(self, reason: str) -> list[asyncio.Task[None]]:
+    def _cancel_calls(self, reason: str) -> list[asyncio.Task[Any]]:
         tasks = list(self._calls.values())
         if self._reasoning_task is not None:
             tasks.append(self._reasoning_task)
