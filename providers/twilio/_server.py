@@ -179,7 +179,6 @@ class PhoneServer:
             on_heard=self._heard,
         )
         if not await self._await_start(ws, call):
-            self.rejected += 1
             return
         started = call.started
         assert started is not None
@@ -222,17 +221,18 @@ class PhoneServer:
             async with asyncio.timeout(self.start_timeout):
                 while call.started is None:
                     call.receive(await ws.recv())
+            return True
         except StreamProtocolError as exc:
-            logger.warning("rejected a Media Streams socket: %s", exc)
-            await ws.close(1008, str(exc)[:120])
-            return False
+            reason = str(exc)
         except TimeoutError:
-            logger.warning("rejected a Media Streams socket: no 'start' in %gs", self.start_timeout)
-            await ws.close(1008, f"no 'start' message within {self.start_timeout:g}s")
-            return False
+            reason = f"no 'start' message within {self.start_timeout:g}s"
         except ConnectionClosed:
+            self.rejected += 1
             return False
-        return True
+        self.rejected += 1
+        logger.warning("rejected a Media Streams socket: %s", reason)
+        await ws.close(1008, reason.encode()[:120].decode(errors="ignore"))  # <= 123 bytes
+        return False
 
     async def _read(self, ws: ServerConnection, call: PhoneCall) -> str:
         """Feed the call until ``stop`` or the socket closes; returns why the call ended."""

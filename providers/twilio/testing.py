@@ -227,6 +227,8 @@ class FakeTwilioCall:
 
         Cancellation: don't cancel; the socket may stay open.
         """
+        if self._pending_sends:  # marks played back go first, as they would on the wire
+            await asyncio.gather(*self._pending_sends, return_exceptions=True)
         with contextlib.suppress(ConnectionClosed):
             await self.send_json(
                 {
