@@ -81,8 +81,8 @@ def test_agent_audio_goes_out_in_20ms_frames_then_a_mark() -> None:
 
 
 def _mark(stream: MediaStream, name: str) -> str:
-    sid = stream.stream_sid
-    return json.dumps({"event": "mark", "streamSid": sid, "sequenceNumber": "9", "mark": {"name": name}})
+    message = {"event": "mark", "streamSid": stream.stream_sid, "mark": {"name": name}}
+    return json.dumps(message)
 
 
 def test_marks_returned_after_clear_do_not_count_as_played() -> None:
