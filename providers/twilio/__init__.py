@@ -35,8 +35,23 @@ from ._protocol import (
     StreamStopped,
 )
 from ._resample import StreamResampler
-from ._server import CALLER_HUNG_UP, SERVER_CLOSED, STREAM_DROPPED, PhoneServer, withdrawal_reason
 from ._transport import TwilioTransport
+
+try:
+    from ._server import (
+        CALLER_HUNG_UP,
+        SERVER_CLOSED,
+        STREAM_DROPPED,
+        PhoneServer,
+        withdrawal_reason,
+    )
+except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installed extras
+    if exc.name != "websockets":
+        raise
+    raise ModuleNotFoundError(
+        "providers.twilio needs the 'websockets' package: pip install 'voice-hitl[twilio]'",
+        name="websockets",
+    ) from exc
 
 __all__ = [
     "CALLER_HUNG_UP",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -53,6 +54,8 @@ class PhoneServer:
         port: The port (0: any free port; see :attr:`url`).
         start_timeout: Seconds a new socket may take to send ``start``.
         caller_parameter: The ``<Parameter>`` naming the caller (the session's participant).
+        on_call: Called with each call's session as soon as it starts (before any of its
+            events; e.g. to add listeners). Must not block; what it raises is logged.
 
     Raises:
         ValueError: The channel's transport is not a ``TwilioTransport``; a bad timeout.
@@ -66,6 +69,7 @@ class PhoneServer:
         port: int = 0,
         start_timeout: float = 10.0,
         caller_parameter: str = "caller",
+        on_call: Callable[[VoiceSession], None] | None = None,
     ) -> None:
         transport = channel.transport
         if not isinstance(transport, TwilioTransport):
@@ -79,6 +83,7 @@ class PhoneServer:
         self.port = port
         self.start_timeout = positive_seconds("start_timeout", start_timeout)
         self.caller_parameter = caller_parameter
+        self.on_call = on_call
         self.calls: dict[str, PhoneCall] = {}
         """Calls in progress, by call SID."""
         self.rejected = 0
@@ -196,6 +201,11 @@ class PhoneServer:
             raise
         self.calls[started.call_sid] = call
         remove = session.add_listener(lambda event: _turn_end(call, event))
+        if self.on_call is not None:
+            try:
+                self.on_call(session)
+            except Exception:
+                logger.exception("call %s: on_call failed", started.call_sid)
         try:
             async with asyncio.TaskGroup() as tasks:
                 writer = tasks.create_task(call.write(), name=f"twilio-write-{session_id}")

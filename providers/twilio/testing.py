@@ -96,6 +96,7 @@ class FakeTwilioCall:
         self._chunk = itertools.count(1)
         self._sent_samples = 0
         self._pending_sends: set[asyncio.Task[None]] = set()  # marks on their way back
+        self._sent = bytearray()  # the caller's µ-law, as sent
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -193,6 +194,7 @@ class FakeTwilioCall:
         """
         timestamp = self._sent_samples * 1000 // PHONE_RATE
         self._sent_samples += len(mulaw)
+        self._sent += mulaw
         await self.send_json(
             {
                 "event": "media",
@@ -256,6 +258,16 @@ class FakeTwilioCall:
     def heard_audio(self) -> PCM16:
         """The agent audio played so far, as PCM16 at 8 kHz."""
         return mulaw_to_pcm16(bytes(self.heard))
+
+    @property
+    def sent_audio(self) -> PCM16:
+        """What the caller has said so far (decoded, 8 kHz)."""
+        return mulaw_to_pcm16(bytes(self._sent))
+
+    @property
+    def sent_seconds(self) -> float:
+        """Seconds of caller audio sent: the call's clock."""
+        return self._sent_samples / PHONE_RATE
 
     @property
     def queued_samples(self) -> int:
