@@ -62,6 +62,14 @@ class Sink(FrameProcessor):
         self.changed.set()
         await self.push_frame(frame, direction)
 
+    async def first(self, kind: type[Frame]) -> Any:
+        while True:
+            for frame in self.frames:
+                if isinstance(frame, kind):
+                    return frame
+            self.changed.clear()
+            await self.changed.wait()
+
     async def result(self, call_id: str) -> FunctionCallResultFrame:
         while True:
             for frame in self.frames:
@@ -72,12 +80,13 @@ class Sink(FrameProcessor):
 
 
 class Running:
-    """A pipeline ``[FakeLLM, Sink]`` running in a task of its own."""
+    """A pipeline ``[*first, FakeLLM, Sink]`` running in a task of its own."""
 
-    def __init__(self, llm: FakeLLM) -> None:
+    def __init__(self, llm: FakeLLM, first: tuple[FrameProcessor, ...] = ()) -> None:
         self.llm = llm
         self.sink = Sink()
-        self.worker = PipelineWorker(Pipeline([llm, self.sink]), cancel_on_idle_timeout=False)
+        pipeline = Pipeline([*first, llm, self.sink])
+        self.worker = PipelineWorker(pipeline, cancel_on_idle_timeout=False)
         self.started = asyncio.Event()
         self._run: asyncio.Task[None] | None = None
 

@@ -6,6 +6,9 @@ when the pipeline is interrupted, ends or is cancelled::
 
     human_tools = human_input_functions(llm, human, kit=kit, room_id=call_sid)
     context = LLMContext(messages, tools=human_tools.tools)
+
+:class:`PipecatLine` (after the STT service) lets a ``VoiceResponder`` ask the questions aloud
+with the pipeline's own TTS and hear the answers from its STT and keypad frames.
 """
 
 from __future__ import annotations
@@ -26,12 +29,14 @@ from ._functions import (
     PipecatHumanInput,
     human_input_functions,
 )
+from ._line import PipecatLine
 
 __all__ = [
     "CALL_INTERRUPTED",
     "PIPELINE_CANCELLED",
     "PIPELINE_ENDED",
     "PipecatHumanInput",
+    "PipecatLine",
     "human_input_functions",
 ]
 

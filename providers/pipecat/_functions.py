@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipecat.adapters.llm.schemas.function_schema import FunctionSchema
 from pipecat.adapters.llm.schemas.tools_schema import ToolsSchema
@@ -26,11 +26,15 @@ from voice_hitl import (
     ChannelType,
     Door,
     HumanInputToolHandler,
+    PendingInputEvent,
     ToolCall,
     ToolGate,
     ToolResult,
     VoiceKit,
 )
+
+if TYPE_CHECKING:
+    from ._line import PipecatLine
 
 __all__ = [
     "CALL_INTERRUPTED",
@@ -56,6 +60,8 @@ class PipecatHumanInput:
     """The human-input tools registered on one Pipecat LLM service (see the module doc).
 
     Made by :func:`human_input_functions`; :attr:`tools` is what to advertise to the model.
+    It is also a channel a ``VoiceResponder`` can serve, once a :class:`PipecatLine` is in the
+    pipeline: ``responder.serve(human_input)`` asks its questions aloud on that line.
     """
 
     def __init__(
@@ -73,6 +79,22 @@ class PipecatHumanInput:
         self._serving: dict[str, asyncio.Task[ToolResult]] = {}
         self._handling: Frame | None = None  # the system frame the service is handling now
         self._ended: str | None = None
+        self.line: PipecatLine | None = None
+        """The pipeline's call line (set by ``PipecatLine``), where questions are asked."""
+
+    @property
+    def channel_id(self) -> str:
+        """The channel the requests belong to."""
+        return self.gate.channel_id
+
+    @property
+    def human_input_handler(self) -> HumanInputToolHandler | None:
+        """The handler serving the tools."""
+        return self.gate.human_input
+
+    def find_line(self, event: PendingInputEvent) -> PipecatLine | None:
+        """The pipeline's line for this channel's requests (None without a line)."""
+        return self.line if event.channel_id == self.channel_id else None
 
     @property
     def tools(self) -> ToolsSchema:
