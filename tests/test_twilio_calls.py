@@ -17,10 +17,11 @@ import pytest
 from doors import Observed, human_tools
 from websockets.asyncio.client import connect
 
-from providers.mock import MockRealtimeProvider
+from providers.mock import MockProviderSession, MockRealtimeProvider
 from providers.twilio import PhoneServer, TwilioTransport
 from providers.twilio.testing import FakeTwilioCall
 from voice_hitl import (
+    ProviderError,
     RealtimeVoiceChannel,
     RequestEvent,
     RequestNoted,
@@ -28,6 +29,7 @@ from voice_hitl import (
     VoiceResponder,
     VoiceSession,
 )
+from voice_hitl._provider import SessionConfig
 
 
 @dataclass
@@ -242,3 +244,18 @@ def test_server_needs_a_twilio_transport() -> None:
     channel = RealtimeVoiceChannel("x", provider=MockRealtimeProvider())
     with pytest.raises(ValueError, match="TwilioTransport"):
         PhoneServer(channel)
+
+
+async def test_provider_that_cannot_connect_closes_the_call_with_the_reason(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    class Unreachable(MockRealtimeProvider):
+        async def connect(self, config: SessionConfig) -> MockProviderSession:
+            raise ProviderError("model unreachable", code="connection_failed")
+
+    channel = RealtimeVoiceChannel("phone", provider=Unreachable(), transport=TwilioTransport())
+    async with PhoneServer(channel) as server, FakeTwilioCall(server.url) as call:
+        await call.closed.wait()
+    assert call.close_code == 1011 and "model unreachable" in call.close_reason
+    assert "could not start" in caplog.text
+    await channel.close()

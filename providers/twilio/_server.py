@@ -194,10 +194,14 @@ class PhoneServer:
             session = await self.channel.start_session(
                 started.call_sid, participant, session_id=session_id
             )
-        except BaseException:
+        except Exception as exc:
             self.transport.detach(session_id)
             logger.exception("call %s: the voice session could not start", started.call_sid)
-            await ws.close(1011, "the voice session could not start")
+            reason = f"the voice session could not start: {exc}"
+            await ws.close(1011, reason.encode()[:120].decode(errors="ignore"))
+            return
+        except BaseException:
+            self.transport.detach(session_id)
             raise
         self.calls[started.call_sid] = call
         remove = session.add_listener(lambda event: _turn_end(call, event))
