@@ -7,7 +7,11 @@
   (2 per request: opened, settled) to a SQLite file, measured from the end of the calls to the
   end of ``flush()``.
 
-Run: ``python bench/bench_journal.py [-n 10000]``. It prints its figures and exits 0.
+* **Redis** (``--redis URL``): the same, with the journal on a Redis stream (a fresh key
+  prefix, deleted afterwards), and the append throughput in entries per second.
+
+Run: ``python bench/bench_journal.py [-n 10000] [--redis redis://127.0.0.1:6379/0]``. It
+prints its figures and exits 0.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import time
 from pathlib import Path
 
 from voice_hitl import HumanInputHandler
-from voice_hitl.journal import Journal
+from voice_hitl.journal import Journal, JournalStore, RedisJournalStore, SqliteJournalStore
 
 
 async def round_trips(handler: HumanInputHandler, n: int) -> float:
@@ -33,7 +37,24 @@ async def round_trips(handler: HumanInputHandler, n: int) -> float:
     return time.perf_counter() - start
 
 
-async def measure(n: int, repeats: int) -> None:
+def _store(folder: str, redis_url: str | None) -> JournalStore:
+    if redis_url is None:
+        return SqliteJournalStore(Path(folder) / "j.sqlite3")
+    return RedisJournalStore(redis_url, prefix=f"voice-hitl-bench:{time.time_ns()}")
+
+
+def _clean(store: JournalStore) -> None:
+    if isinstance(store, RedisJournalStore):
+        import redis
+
+        client = redis.Redis.from_url(store.url)
+        keys = list(client.scan_iter(match=f"{store.prefix}:*", count=1000))
+        for start in range(0, len(keys), 1000):
+            client.delete(*keys[start : start + 1000])
+        client.close()
+
+
+async def measure(n: int, repeats: int, redis_url: str | None = None) -> None:
     off: list[float] = []
     on: list[float] = []
     writes: list[float] = []
@@ -42,7 +63,9 @@ async def measure(n: int, repeats: int) -> None:
         gc.disable()
         off.append(await round_trips(HumanInputHandler(retention=0), n))
         with tempfile.TemporaryDirectory() as folder:
-            journal = Journal.open(Path(folder) / "j.sqlite3", b"bench-key")
+            store = _store(folder, redis_url)
+            journal = Journal(store, b"bench-key")
+            journal.start()
             handler = HumanInputHandler(retention=0)
             journal.attach(handler)
             on.append(await round_trips(handler, n))
@@ -52,20 +75,25 @@ async def measure(n: int, repeats: int) -> None:
             writes.append(time.perf_counter() - start)
             assert journal.stats.written == 2 * n
             await asyncio.to_thread(journal.close)
+            _clean(store)
         gc.enable()
     best_off, best_on = min(off) / n * 1e6, min(on) / n * 1e6
-    print(f"round trips: {n} x best of {repeats}")
+    where = "SQLite file" if redis_url is None else f"Redis stream at {redis_url}"
+    print(f"round trips: {n} x best of {repeats}; journal on a {where}")
     print(f"journal off      {best_off:8.2f} us/request")
     print(f"journal on       {best_on:8.2f} us/request (+{best_on - best_off:.2f} us; target < 5)")
     print(f"writer backlog   {min(writes) * 1e3:8.1f} ms after the calls for {2 * n} entries")
+    rate = 2 * n / (min(on) + min(writes))
+    print(f"append rate      {rate:8.0f} entries/s (calls and writes together)")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
     parser.add_argument("-n", type=int, default=10_000, help="requests per run")
     parser.add_argument("--repeats", type=int, default=3, help="runs; the best is kept")
+    parser.add_argument("--redis", default=None, help="measure the journal on this Redis")
     args = parser.parse_args()
-    asyncio.run(measure(args.n, args.repeats))
+    asyncio.run(measure(args.n, args.repeats, args.redis))
 
 
 if __name__ == "__main__":

@@ -109,6 +109,7 @@ class ApprovalRequest:
         self._settled = asyncio.Event()
         self._timer: asyncio.TimerHandle | None = None
         self._callbacks: list[Callable[[ApprovalRequest], None]] = []
+        self._vote_listeners: list[Callable[[Participant, ApprovalReceipt], None]] = []
 
     # -- state -------------------------------------------------------------------------------
 
@@ -138,6 +139,20 @@ class ApprovalRequest:
             callback(self)
         else:
             self._callbacks.append(callback)
+
+    def add_vote_listener(self, listener: Callable[[Participant, ApprovalReceipt], None]) -> None:
+        """Call ``listener(participant, receipt)`` for every vote that counts (approve or deny).
+
+        The receipt is the signed proof of that vote (what a journal keeps).
+        """
+        self._vote_listeners.append(listener)
+
+    def _counted(self, participant: Participant, receipt: ApprovalReceipt) -> None:
+        for listener in list(self._vote_listeners):
+            try:
+                listener(participant, receipt)
+            except Exception:
+                logger.exception("approval %s: vote listener failed", self.request_id)
 
     def arm(self, timeout: float) -> None:
         """Fail the request with :class:`ApprovalTimeoutError` ``timeout`` seconds from now.
@@ -194,6 +209,7 @@ class ApprovalRequest:
         at = datetime.now(UTC)
         if decision == "deny":
             receipt = self._receipt(participant_id, "deny", at)
+            self._counted(participant, receipt)
             self.fail(
                 ApprovalDeniedError(
                     f"{participant} denied {self.action!r}",
@@ -207,9 +223,9 @@ class ApprovalRequest:
                 "approval %s: repeat approval from %r counts once", self.request_id, participant_id
             )
             return False
-        self._approvals[participant_id] = Approval(
-            participant, at, self._receipt(participant_id, "approve", at)
-        )
+        approval = Approval(participant, at, self._receipt(participant_id, "approve", at))
+        self._approvals[participant_id] = approval
+        self._counted(participant, approval.receipt)
         if len(self._approvals) >= self.quorum:
             self._settle(
                 ApprovalResult(

@@ -20,7 +20,8 @@ from voice_hitl._checks import non_negative_int, optional_seconds
 
 from ._approval import ApprovalRequest, ApprovalResult
 from ._backend import Participant
-from ._receipts import Decision
+from ._exceptions import AddressingError
+from ._receipts import ApprovalReceipt, Decision
 from ._roster import Addressing, parse_addressing, resolve_participants
 from ._yesno import read_yes_no
 
@@ -44,6 +45,22 @@ class _Question:
         return approval is None or participant_id not in {
             a.participant.participant_id for a in approval.approvals
         }
+
+
+def receipt_note(participant: Participant, receipt: ApprovalReceipt) -> dict[str, Any]:
+    """What the journal keeps of one counted vote: who, what, when, and its signed receipt."""
+    return {
+        "participant": receipt.participant_id,
+        "name": participant.display_name,
+        "decision": receipt.decision,
+        "receipt": {
+            "request_id": receipt.request_id,
+            "participant_id": receipt.participant_id,
+            "decision": receipt.decision,
+            "timestamp": receipt.timestamp,
+            "signature": receipt.signature,
+        },
+    }
 
 
 def _decision(answer: str) -> Decision | None:
@@ -99,6 +116,12 @@ class AnswerDesk:
                 details=arguments,
             )
             question.approval = approval
+            pending_id = pending.pending_id
+
+            def journal_vote(participant: Participant, receipt: ApprovalReceipt) -> None:
+                handler.handler.note(pending_id, "approval", receipt_note(participant, receipt))
+
+            approval.add_vote_listener(journal_vote)
             approval.add_done_callback(self._retain)
             approval.add_done_callback(lambda done: self._settle_tool_approval(done, handler))
         self._questions[pending.pending_id] = question
@@ -109,9 +132,36 @@ class AnswerDesk:
         self, approval: ApprovalRequest, handler: HumanInputToolHandler
     ) -> None:
         if approval.result is not None:
-            handler.handler.resolve(approval.request_id, json.dumps(approval.result.summary()))
+            handler.handler.resolve(
+                approval.request_id,
+                json.dumps(approval.result.summary()),
+                by=",".join(approval.result.approvers),
+                via="approval",
+            )
         elif approval.error is not None:
-            handler.handler.reject(approval.request_id, str(approval.error))
+            denied_by = getattr(approval.error, "denied_by", None)
+            handler.handler.reject(
+                approval.request_id, str(approval.error), by=denied_by, via="approval"
+            )
+
+    def readdress(self, pending_id: str, names: tuple[str, ...]) -> tuple[str, ...]:
+        """Route an open question to the named participants instead (an escalation).
+
+        Returns:
+            The ids it is now addressed to.
+
+        Raises:
+            AddressingError: A name matches nobody present, the question is not open, or it
+                is a quorum approval (its approvers were fixed when it opened).
+        """
+        question = self._questions.get(pending_id)
+        if question is None:
+            raise AddressingError(f"request {pending_id!r} is not open in this conference")
+        if question.approval is not None:
+            raise AddressingError("a quorum approval keeps the approvers it opened with")
+        participants = resolve_participants(self._roster(), names)
+        question.addressing = Addressing(participants)
+        return tuple(p.participant_id for p in participants)
 
     def close_question(self, pending_id: str) -> None:
         """The tool call ended: stop routing answers to its request."""
@@ -204,7 +254,9 @@ class AnswerDesk:
 
     # -- answers ---------------------------------------------------------------------------
 
-    def answer(self, pending_id: str, participant_id: str, answer: str) -> bool:
+    def answer(
+        self, pending_id: str, participant_id: str, answer: str, *, via: str = "api"
+    ) -> bool:
         """Take one participant's answer to one request.
 
         Returns:
@@ -251,7 +303,7 @@ class AnswerDesk:
             )
             return False
         assert question.handler is not None
-        return question.handler.handler.resolve(pending_id, answer)
+        return question.handler.handler.resolve(pending_id, answer, by=participant_id, via=via)
 
     def spoken(self, participant_id: str, text: str) -> bool:
         """Take an attributed final utterance as a yes/no answer, when it is for one request.
@@ -281,7 +333,8 @@ class AnswerDesk:
         (question,) = candidates
         if question.approval is not None:
             return question.approval.vote(participant_id, "approve" if verdict else "deny")
-        return self.answer(question.pending_id, participant_id, "yes" if verdict else "no")
+        answer = "yes" if verdict else "no"
+        return self.answer(question.pending_id, participant_id, answer, via="speech")
 
     def participant_left(self, participant: Participant, reason: str) -> None:
         """Reject what can no longer be answered now that ``participant`` left."""

@@ -90,4 +90,4 @@ class ConferenceLine:
         text = answer_json(answer, actor_id)
         if self.channel.approval(event.pending_id) is not None and isinstance(answer.value, bool):
             text = "approve" if answer.value else "deny"
-        return self.channel.answer(event.pending_id, actor_id, text)
+        return self.channel.answer(event.pending_id, actor_id, text, via=answer.via)

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from voice_hitl import (
     ChannelType,
+    Escalation,
     HumanInputToolHandler,
     PendingInput,
     ToolFailedError,
@@ -43,6 +44,15 @@ class QuestionDesk(Protocol):
         """Stop routing answers to ``pending_id``."""
         ...
 
+    def readdress(self, pending_id: str, names: tuple[str, ...]) -> tuple[str, ...]:
+        """Route ``pending_id`` to the named participants instead; returns their ids.
+
+        Raises:
+            AddressingError: A name matches nobody present, or the request cannot be
+                re-addressed (a quorum approval).
+        """
+        ...
+
 
 class ConferenceHumanInput(HumanInputToolHandler):
     """The application's human-input tools, served the conference way.
@@ -58,8 +68,22 @@ class ConferenceHumanInput(HumanInputToolHandler):
             handler=inner.handler,
             tool_definitions=inner.tool_definitions,
         )
+        self.policies = inner.policies
         self.inner = inner
         self._desk = desk
+
+    def escalate(self, pending: PendingInput, escalation: Escalation, remaining: float) -> None:
+        """Re-address the question to the escalation's participants (by name or id).
+
+        When they are not in the conference (or the request is a quorum approval), the
+        question stays with whoever it was for, and the note says why.
+        """
+        try:
+            ids = self._desk.readdress(pending.pending_id, escalation.targets)
+        except AddressingError as exc:
+            self.note_escalation(pending, escalation, remaining, readdressed=(), problem=str(exc))
+        else:
+            self.note_escalation(pending, escalation, remaining, readdressed=ids)
 
     async def ask(
         self,

@@ -62,6 +62,7 @@ async def make_rig(
     host: ToolHandler | None = None,
     people: tuple[tuple[str, str], ...] = (("alice", "Alice"), ("bob", "Bob"), ("carol", "Carol")),
     plug: bool = True,
+    human: HumanInputToolHandler | None = None,
 ) -> Rig:
     kit = VoiceKit()
     observed = Observed.on(kit)
@@ -69,7 +70,7 @@ async def make_rig(
     for participant_id, name in people:
         backend.join(participant_id, name)
     provider = MockRealtimeProvider()
-    human = conference_tools(timeout)
+    human = human if human is not None else conference_tools(timeout)
     config = ConferenceRealtimeConfig(
         provider,
         tools=[LOOKUP],

@@ -18,6 +18,7 @@ from voice_hitl import (
     HookTrigger,
     HumanInputToolHandler,
     PendingInputEvent,
+    RealtimeVoiceChannel,
     ReasoningReply,
     ReasoningTurn,
     ToolCaller,
@@ -156,3 +157,32 @@ class DoorDriver:
         await self.side.user_says(session, "go ahead")
         result = await future
         return ModelRead(result.text, result.is_error)
+
+
+@dataclass
+class VoiceRig:
+    """A kit and a voice channel on the mock provider, with a driver for one door."""
+
+    kit: VoiceKit
+    voice: RealtimeVoiceChannel
+    provider: MockRealtimeProvider
+    driver: DoorDriver
+    observed: Observed
+
+
+def voice_rig(door: str, human: HumanInputToolHandler) -> VoiceRig:
+    """``human`` served on a voice channel (host tool ``lookup`` beside it) through ``door``."""
+    kit = VoiceKit()
+    observed = Observed.on(kit)
+    provider = MockRealtimeProvider()
+    backend = QueueBackend() if door == "reasoning" else None
+    voice = RealtimeVoiceChannel(
+        "voice",
+        provider=provider,
+        tools=[LOOKUP],
+        tool_handler=Host(),
+        human_input_handler=human,
+        reasoning_backend=backend,
+    )
+    kit.register_channel(voice)
+    return VoiceRig(kit, voice, provider, DoorDriver(door, provider, backend), observed)

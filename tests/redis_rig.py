@@ -58,6 +58,22 @@ class RedisServer:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
+    args: tuple[str, ...] = ()
+
+    def kill(self) -> None:
+        """Kill the server at once, keeping its folder (a crash)."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+    def restart(self, timeout: float = 10.0) -> None:
+        """Start it again on the same port and folder; waits until it answers PING."""
+        self.kill()
+        self.process = subprocess.Popen(
+            list(self.args), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        _wait_for(self, timeout)
+
     def stop(self) -> None:
         """Stop the server and wait for it (idempotent)."""
         if self.process.poll() is None:
@@ -70,8 +86,22 @@ class RedisServer:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-def start_redis_server(port: int | None = None, timeout: float = 10.0) -> RedisServer:
-    """Start a throwaway ``redis-server`` (no persistence) and wait until it answers PING.
+def _wait_for(server: RedisServer, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not _answers_ping("127.0.0.1", server.port):
+        if server.process.poll() is not None or time.monotonic() > deadline:
+            server.stop()
+            raise TimeoutError(f"redis-server on port {server.port} did not start")
+        time.sleep(0.05)
+
+
+def start_redis_server(
+    port: int | None = None, timeout: float = 10.0, *, persist: bool = False
+) -> RedisServer:
+    """Start a throwaway ``redis-server`` and wait until it answers PING.
+
+    With ``persist`` it keeps an append-only file (fsync on every write) in its folder, so a
+    :meth:`RedisServer.restart` after a :meth:`RedisServer.kill` finds the data again.
 
     Raises:
         FileNotFoundError: ``redis-server`` is not on PATH.
@@ -83,18 +113,13 @@ def start_redis_server(port: int | None = None, timeout: float = 10.0) -> RedisS
     port = free_port() if port is None else port
     workdir = tempfile.mkdtemp(prefix="voice-hitl-redis-")
     args = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
-    process = subprocess.Popen(
-        [*args, "--appendonly", "no", "--dir", workdir],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    server = RedisServer(port, process, workdir)
-    deadline = time.monotonic() + timeout
-    while not _answers_ping("127.0.0.1", port):
-        if process.poll() is not None or time.monotonic() > deadline:
-            server.stop()
-            raise TimeoutError(f"redis-server on port {port} did not start")
-        time.sleep(0.05)
+    if persist:
+        args += ["--appendonly", "yes", "--appendfsync", "always", "--dir", workdir]
+    else:
+        args += ["--appendonly", "no", "--dir", workdir]
+    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = RedisServer(port, process, workdir, tuple(args))
+    _wait_for(server, timeout)
     return server
 
 

@@ -10,6 +10,7 @@ import httpx
 
 from voice_hitl import HumanInputHandler
 from voice_hitl.board import BoardBridge, MemoryBoard, RequestBoard
+from voice_hitl.journal import Journal
 from voice_hitl.service import Operator, Operators, create_app
 
 __all__ = ["ANN", "BOB", "TOKENS", "Rig", "rig", "ask_colour"]
@@ -33,12 +34,18 @@ class Rig:
 
 
 @contextlib.asynccontextmanager
-async def rig(board: RequestBoard | None = None) -> AsyncIterator[Rig]:
+async def rig(
+    board: RequestBoard | None = None, journal: Journal | None = None
+) -> AsyncIterator[Rig]:
     """A handler bridged to ``board`` (a MemoryBoard by default) and an httpx client of the
-    app over ASGI (no socket; the feed needs :func:`running_service` instead)."""
+    app over ASGI (no socket; the feed needs :func:`running_service` instead). A ``journal``
+    is attached to the handler (the worker journals) and given to the app (it serves stories).
+    """
     board = board or MemoryBoard()
     handler = HumanInputHandler()
-    app = create_app(board, TOKENS)
+    if journal is not None:
+        journal.attach(handler)
+    app = create_app(board, TOKENS, journal=journal)
     transport = httpx.ASGITransport(app=app)
     async with BoardBridge(handler, board, worker_id="w-test") as bridge:
         async with httpx.AsyncClient(transport=transport, base_url="http://service") as client:

@@ -3,7 +3,9 @@ model receives that answer as the tool result."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from pathlib import Path
 
 from browser_rig import chromium_page
 from service_rig import ANN, TOKENS
@@ -17,11 +19,12 @@ from voice_hitl import (
     VoiceKit,
 )
 from voice_hitl.board import BoardBridge, MemoryBoard
+from voice_hitl.journal import Journal
 from voice_hitl.service import create_app
 from voice_hitl.service._serve import running_service
 
 
-async def test_a_click_in_the_console_answers_the_models_question() -> None:
+async def test_a_click_in_the_console_answers_the_models_question(tmp_path: Path) -> None:
     kit = VoiceKit()
     provider = MockRealtimeProvider()
     human = HumanInputToolHandler(
@@ -32,8 +35,10 @@ async def test_a_click_in_the_console_answers_the_models_question() -> None:
     voice = RealtimeVoiceChannel("phone", provider=provider, human_input_handler=human)
     kit.register_channel(voice)
     board = MemoryBoard()
+    journal = Journal.open(tmp_path / "journal.sqlite3", b"console-key")
+    journal.attach(human.handler)  # the worker journals into the store the service reads
     async with (
-        running_service(create_app(board, TOKENS)) as url,
+        running_service(create_app(board, TOKENS, journal=journal)) as url,
         BoardBridge(human.handler, board),
         chromium_page() as page,
     ):
@@ -60,6 +65,17 @@ async def test_a_click_in_the_console_answers_the_models_question() -> None:
         outcome = page.locator("article.card[data-status=answered] .outcome")
         assert (await outcome.inner_text()).startswith("Answered by ann at")
 
+        # The answered card links to the request's story in the journal.
+        assert await asyncio.to_thread(journal.flush)
+        answered = page.locator("article.card[data-status=answered]")
+        await answered.locator("button.story-link").click()
+        story = answered.locator(".story")
+        await story.locator("li[data-kind=delivered]").wait_for()
+        kinds = await story.locator("li").evaluate_all("(items) => items.map(i => i.dataset.kind)")
+        assert {"board", "opened", "settled", "delivered"} <= set(kinds)
+        settled = await story.locator("li[data-kind=settled]").inner_text()
+        assert "answered by ann via console" in settled
+
         # A question withdrawn by the call shows as withdrawn, without a reload.
         provider.simulate_tool_call(session, "ConfirmAction", {"action": "close the account"})
         await page.locator("article.card[data-status=open] button[data-answer=yes]").wait_for()
@@ -69,3 +85,4 @@ async def test_a_click_in_the_console_answers_the_models_question() -> None:
         assert "Withdrawn" in await withdrawn.inner_text()
         assert "the voice session ended" in await withdrawn.inner_text()
     await kit.aclose()
+    await asyncio.to_thread(journal.close)

@@ -10,10 +10,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from doors import DOORS, LOOKUP, DoorDriver, Host, Observed, QueueBackend, human_tools
+from doors import DOORS, human_tools, voice_rig
 
-from providers.mock import MockRealtimeProvider
-from voice_hitl import HumanInputHandler, RealtimeVoiceChannel, VoiceKit
+from voice_hitl import HumanInputHandler
 from voice_hitl._cli import main
 from voice_hitl.journal import (
     Journal,
@@ -128,27 +127,14 @@ async def test_a_failing_store_never_touches_the_call_and_the_gap_is_recorded(
 
 @pytest.mark.parametrize("door", DOORS)
 async def test_every_door_is_journaled_with_what_the_model_read(tmp_path: Path, door: str) -> None:
-    kit = VoiceKit()
-    observed = Observed.on(kit)
-    provider = MockRealtimeProvider()
-    backend = QueueBackend() if door == "reasoning" else None
     human = human_tools()
     journal = Journal.open(tmp_path / "j.sqlite3", KEY)
     journal.attach(human.handler)
-    voice = RealtimeVoiceChannel(
-        "voice",
-        provider=provider,
-        tools=[LOOKUP],
-        tool_handler=Host(),
-        human_input_handler=human,
-        reasoning_backend=backend,
-    )
-    kit.register_channel(voice)
+    rig = voice_rig(door, human)
+    kit, voice, provider, observed = rig.kit, rig.voice, rig.provider, rig.observed
     session = await voice.start_session("room-1", participant_id="caller-7")
     provider.simulate_transcription(session, "move my money", role="user")
-    reading = DoorDriver(door, provider, backend).call(
-        session, "AskUserQuestion", {"question": "How much?"}
-    )
+    reading = rig.driver.call(session, "AskUserQuestion", {"question": "How much?"})
     request = await observed.requests.get()
     human.handler.resolve(request.pending_id, "500", by="caller-7", via="speech")
     await reading

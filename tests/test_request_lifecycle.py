@@ -7,7 +7,7 @@ import logging
 from datetime import timedelta
 
 import pytest
-from doors import DOORS, LOOKUP, DoorDriver, Host, Observed, QueueBackend, human_tools
+from doors import DOORS, Observed, human_tools, voice_rig
 
 from providers.mock import MockRealtimeProvider
 from voice_hitl import (
@@ -115,23 +115,17 @@ async def test_a_failing_observer_is_logged_and_never_reaches_the_call(
 
 @pytest.mark.parametrize("door", DOORS)
 async def test_every_door_reports_context_notification_and_delivery(door: str) -> None:
-    kit = VoiceKit()
-    observed = Observed.on(kit)
-    provider = MockRealtimeProvider()
-    backend = QueueBackend() if door == "reasoning" else None
     human = human_tools(timeout=60)
     story = Story()
     human.handler.add_observer(story)
-    voice = RealtimeVoiceChannel(
-        "voice",
-        provider=provider,
-        tools=[LOOKUP],
-        tool_handler=Host(),
-        human_input_handler=human,
-        reasoning_backend=backend,
+    rig = voice_rig(door, human)
+    kit, voice, provider, observed, driver = (
+        rig.kit,
+        rig.voice,
+        rig.provider,
+        rig.observed,
+        rig.driver,
     )
-    kit.register_channel(voice)
-    driver = DoorDriver(door, provider, backend)
     session = await voice.start_session("room-1", participant_id="caller-7")
     provider.simulate_transcription(session, "I want to move money", role="user")
     reading = driver.call(session, "AskUserQuestion", {"question": "How much?"})

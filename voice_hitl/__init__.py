@@ -9,6 +9,7 @@ from __future__ import annotations
 from ._answer_json import answer_json
 from ._call_line import CallLine, Heard, Inbox, SpeechSynthesizer
 from ._caller_transport import CallerTurn, ScriptedCallerTransport
+from ._deadline import DeadlinePolicy, Escalation
 from ._driver import EventListener, SessionDriver
 from ._exceptions import (
     AudioFormatError,
@@ -115,6 +116,8 @@ __all__ = [
     "HumanInputHandler",
     "HumanInputRejectedError",
     "HumanInputToolHandler",
+    "DeadlinePolicy",
+    "Escalation",
     "PendingInput",
     "PendingInputEvent",
     "PendingInputStatus",

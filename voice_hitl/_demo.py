@@ -39,7 +39,7 @@ from ._usage import (
     writable_folder,
 )
 from ._voice_channel import RealtimeVoiceChannel
-from .journal import Journal
+from .journal import Journal, SqliteJournalStore
 
 if TYPE_CHECKING:
     from conference import InMemoryConferenceBackend
@@ -160,7 +160,37 @@ async def run_demo(
         result.files = [str(p) for p in files]
         await transport.write_recordings(out_dir)
         await asyncio.to_thread(transcript.write_text, json.dumps(asdict(result), indent=2))
+        manifest = await asyncio.to_thread(
+            _write_call_manifest, out_dir, transport, conference, recognizer, timeout
+        )
+        result.files.append(str(manifest))
     return result
+
+
+def _write_call_manifest(
+    out_dir: Path,
+    transport: ScriptedCallerTransport,
+    conference: bool,
+    recognizer: str,
+    timeout: float,
+) -> Path:
+    """Make the output folder a recording (``call.json``) that can be replayed as a test."""
+    from .recording import summarise, write_recording
+
+    store = SqliteJournalStore(out_dir / JOURNAL_FILE)
+    try:
+        stories = summarise(store.read(), strict=True)
+    finally:
+        store.close()
+    return write_recording(
+        out_dir,
+        kind="meeting" if conference else "phone",
+        recognizer=recognizer,
+        timeout=timeout,
+        turns=transport.turns,
+        requests=stories,
+        sample_rate=transport.sample_rate,
+    )
 
 
 JOURNAL_FILE = "journal.sqlite3"

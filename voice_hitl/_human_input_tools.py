@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from ._checks import positive_seconds
+from ._deadline import DeadlinePolicy, DeadlineTimers, Escalation, build_policies
 from ._exceptions import (
     HumanInputRejectedError,
     ToolFailedError,
@@ -36,10 +37,17 @@ class HumanInputToolHandler:
         timeout: Seconds to wait for a person before the call fails.
         handler: A shared :class:`HumanInputHandler`; a new one by default.
         tool_definitions: Definitions that put these tools in the model's turn.
+        default: Per tool, the answer taken when nobody answers by the deadline (the model
+            reads ``"via": "default"`` and that nobody answered).
+        escalate_to: Per tool, an :class:`Escalation` (or a name: escalates at half the
+            timeout): who takes the request over when nobody answered after ``after`` seconds.
+        vetoable: Tools that proceed at the deadline unless somebody vetoed (rejected) first;
+            a mapping gives the answer taken when nobody did (``"proceed"`` by default).
 
     Raises:
-        ValueError: ``tool_names`` is empty, a definition names a tool it does not serve, or
-            ``timeout`` is not a finite number of seconds above zero.
+        ValueError: ``tool_names`` is empty, a definition or a policy names a tool it does
+            not serve, ``timeout`` is not a finite number of seconds above zero, or a policy
+            is inconsistent (see :func:`~voice_hitl._deadline.build_policies`).
     """
 
     def __init__(
@@ -49,6 +57,9 @@ class HumanInputToolHandler:
         timeout: float = 300.0,
         handler: HumanInputHandler | None = None,
         tool_definitions: Iterable[AITool] = (),
+        default: Mapping[str, Any] | None = None,
+        escalate_to: Mapping[str, Escalation | str | Sequence[str]] | None = None,
+        vetoable: Mapping[str, Any] | Iterable[str] | None = None,
     ) -> None:
         names = frozenset(tool_names)
         if not names:
@@ -64,6 +75,9 @@ class HumanInputToolHandler:
         self.timeout = timeout
         self.handler = handler if handler is not None else HumanInputHandler()
         self.tool_definitions = definitions
+        self.policies: Mapping[str, DeadlinePolicy] = build_policies(
+            names, timeout, default=default, escalate_to=escalate_to, vetoable=vetoable
+        )
 
     def serves(self, name: str) -> bool:
         """True when this handler serves the tool ``name``."""
@@ -91,9 +105,12 @@ class HumanInputToolHandler:
         with the request as soon as it exists (already answerable, not yet waited on), so a
         channel can route answers to it.
 
+        A tool with a deadline policy answers, escalates or proceeds as declared (see
+        :mod:`voice_hitl._deadline`); the request's ``context`` says what its deadline does.
+
         Raises:
             UnservedToolCallError: ``name`` is not one of ``tool_names``.
-            ToolFailedError: Nobody answered within ``timeout``.
+            ToolFailedError: Nobody answered within ``timeout`` (and no policy answered).
             ToolRefusedError: The request was rejected; the message says why.
             RuntimeError: The handler gave the request up (closed, released).
 
@@ -104,6 +121,10 @@ class HumanInputToolHandler:
         context = current_tool_context()
         if channel_type is not None and channel_type is not context.channel_type:
             context = replace(context, channel_type=channel_type)
+        policy = self.policies.get(name)
+        details = context.details
+        if policy is not None:
+            details = {**details, "deadline_policy": policy.describe(self.timeout)}
         pending = await self.handler.create(
             name,
             arguments,
@@ -113,7 +134,7 @@ class HumanInputToolHandler:
             channel_type=context.channel_type,
             actor_id=context.actor_id,
             timeout=self.timeout,
-            context=context.details,
+            context=details,
         )
         if on_created is not None:
             try:
@@ -121,14 +142,58 @@ class HumanInputToolHandler:
             except BaseException:
                 self.handler.release(pending.pending_id)
                 raise
+        timers = None
+        if policy is not None:
+            timers = DeadlineTimers(self.handler, pending, policy, self.timeout, self.escalate)
         try:
-            return await self.handler.wait(pending.pending_id, timeout=self.timeout)
+            wait_timeout = self.timeout if timers is None else timers.wait_timeout
+            return await self.handler.wait(pending.pending_id, timeout=wait_timeout)
         except TimeoutError:
             raise ToolFailedError(
                 f"Human input timed out after {self.timeout:g}s for tool {name!r}"
             ) from None
         except HumanInputRejectedError as rejected:
             raise ToolRefusedError(f"Human input rejected: {rejected.reason}") from rejected
+        finally:
+            if timers is not None:
+                timers.cancel()
+
+    def escalate(self, pending: PendingInput, escalation: Escalation, remaining: float) -> None:
+        """Re-address an unanswered request (called by its ``escalate_to`` policy).
+
+        Here the request stays open to whoever can answer it (the operator board shows it)
+        and observers get an ``escalated`` note naming the targets and the time left; a
+        conference re-addresses it to the named participants.
+        """
+        self.note_escalation(pending, escalation, remaining, readdressed=())
+
+    def note_escalation(
+        self,
+        pending: PendingInput,
+        escalation: Escalation,
+        remaining: float,
+        *,
+        readdressed: Sequence[str],
+        problem: str = "",
+    ) -> None:
+        """Tell observers (the journal, the board) that a request was escalated."""
+        data: dict[str, Any] = {
+            "to": list(escalation.targets),
+            "after": escalation.after,
+            "remaining": round(remaining, 3),
+            "readdressed": list(readdressed),
+        }
+        if problem:
+            data["problem"] = problem
+        self.handler.note(pending.pending_id, "escalated", data)
+        logger.info(
+            "request %s (%s) escalated to %s with %gs left%s",
+            pending.pending_id,
+            pending.tool_name,
+            ", ".join(escalation.targets),
+            remaining,
+            f" ({problem})" if problem else "",
+        )
 
     def __repr__(self) -> str:
         return f"HumanInputToolHandler({sorted(self.tool_names)!r}, timeout={self.timeout:g})"

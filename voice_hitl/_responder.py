@@ -179,7 +179,12 @@ class VoiceResponder:
                         prompt = phrase_question(event.tool_name, spec)
                         continue
                     if understood.intent is MetaIntent.CANCEL:
-                        handler.reject(event.pending_id, "The person cancelled the request")
+                        handler.reject(
+                            event.pending_id,
+                            "The person cancelled the request",
+                            by=heard.speaker_id or event.actor_id,
+                            via=understood.via,
+                        )
                         return
                     await self._hand_to_operator(event, heard)
                     return

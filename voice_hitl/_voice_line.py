@@ -73,7 +73,9 @@ class VoiceLine:
         human = self.channel.human_input_handler
         if human is None:
             return False
-        return human.handler.resolve(event.pending_id, answer_json(answer, actor_id))
+        return human.handler.resolve(
+            event.pending_id, answer_json(answer, actor_id), by=actor_id, via=answer.via
+        )
 
     def listen(
         self,

@@ -10,8 +10,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .._usage import HelpFormatter, UsageError
+from .._usage import HelpFormatter, UsageError, require_packages
 from ._entry import JournalEntry, verify_chain
+from ._journal import JournalStore
 from ._sqlite import SqliteJournalStore
 
 __all__ = ["add_journal_command"]
@@ -29,7 +30,12 @@ def add_journal_command(subparsers: Any) -> None:
     )
     actions = journal.add_subparsers(dest="action", metavar="ACTION", required=True)
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--journal", required=True, help="the journal file (SQLite)")
+    where = common.add_mutually_exclusive_group(required=True)
+    where.add_argument("--journal", help="the journal file (SQLite)")
+    where.add_argument("--redis", metavar="URL", help="the journal on Redis (redis://host:port/db)")
+    common.add_argument(
+        "--prefix", default=None, help="--redis: the journal's key prefix (voice-hitl:journal)"
+    )
     listing = actions.add_parser(
         "list", parents=[common], help="one line per request", formatter_class=HelpFormatter
     )
@@ -60,15 +66,40 @@ def add_journal_command(subparsers: Any) -> None:
     export.set_defaults(handler=_export)
 
 
-def _entries(args: argparse.Namespace, request_id: str | None = None) -> list[JournalEntry]:
+def _store(args: argparse.Namespace) -> tuple[JournalStore, str]:
+    """The journal the arguments name, and how to name it in messages."""
+    if args.redis is not None:
+        from ._redis import DEFAULT_PREFIX, RedisJournalStore
+
+        require_packages("voice-hitl journal --redis", "redis", "redis")
+        if not args.redis.startswith(("redis://", "rediss://", "unix://")):
+            raise UsageError(f"--redis {args.redis}: not a redis:// URL")
+        return RedisJournalStore(args.redis, prefix=args.prefix or DEFAULT_PREFIX), (
+            f"--redis {args.redis}"
+        )
     path = Path(args.journal)
     if not path.is_file():
         raise UsageError(f"--journal {args.journal}: no such file")
-    store = SqliteJournalStore(path)
+    return SqliteJournalStore(path), f"--journal {args.journal}"
+
+
+def _entries(
+    args: argparse.Namespace, request_id: str | None = None, *, head_check: bool = False
+) -> tuple[list[JournalEntry], list[str]]:
+    """The entries (all, or one request's) and, when asked, problems with the chain's head."""
+    store, named = _store(args)
     try:
-        return store.read(request_id)
+        entries = store.read(request_id)
+        problems: list[str] = []
+        head_problem = getattr(store, "head_problem", None)
+        if head_check and head_problem is not None:
+            problem = head_problem(entries)
+            problems = [] if problem is None else [problem]
+        return entries, problems
+    except UsageError:
+        raise
     except Exception as exc:
-        raise UsageError(f"--journal {args.journal}: not a readable journal ({exc})") from None
+        raise UsageError(f"{named}: not a readable journal ({exc})") from None
     finally:
         store.close()
 
@@ -98,7 +129,7 @@ def _summary(story: list[JournalEntry]) -> dict[str, Any]:
 
 
 def _list(args: argparse.Namespace) -> int:
-    for story in _stories(_entries(args)).values():
+    for story in _stories(_entries(args)[0]).values():
         row = _summary(story)
         if any(
             getattr(args, k) not in (None, row[k]) for k in ("room", "tool", "actor", "outcome")
@@ -114,9 +145,9 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    story = _entries(args, args.request_id)
+    story, _ = _entries(args, args.request_id)
     if not story:
-        raise UsageError(f"no request {args.request_id!r} in {args.journal}")
+        raise UsageError(f"no request {args.request_id!r} in {args.journal or args.redis}")
     for entry in story:
         data = dict(entry.data)
         lines = data.pop("context", {}).get("transcript", ()) if entry.kind == "opened" else ()
@@ -130,8 +161,8 @@ def _verify(args: argparse.Namespace) -> int:
     key = os.environ.get(args.key_env, "")
     if not key:
         raise UsageError(f"the chain's key is not set (environment variable {args.key_env})")
-    entries = _entries(args)
-    problems = verify_chain(entries, key.encode())
+    entries, head_problems = _entries(args, head_check=True)
+    problems = [*map(str, verify_chain(entries, key.encode())), *head_problems]
     for problem in problems:
         print(f"voice-hitl journal verify: {problem}", file=sys.stderr)
     if problems:
@@ -141,7 +172,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    entries = _entries(args)
+    entries, _ = _entries(args)
     lines = "".join(json.dumps(e.to_json(), default=str) + "\n" for e in entries)
     if args.out is None:
         sys.stdout.write(lines)

@@ -13,7 +13,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .._lifecycle import RequestEvent
 from ._entry import GENESIS, JournalEntry, digest_of
+from ._errors import ChainMoved
 
 if TYPE_CHECKING:
     from .._human_input import HumanInputHandler
@@ -30,6 +31,7 @@ __all__ = ["Journal", "JournalStats", "JournalStore", "record_of"]
 logger = logging.getLogger("voice_hitl.journal")
 
 _STOP = object()
+_RELINKS = 1000
 
 
 class JournalStore(Protocol):
@@ -39,7 +41,8 @@ class JournalStore(Protocol):
         """The newest entry's sequence number and digest."""
 
     def append(self, entries: Sequence[JournalEntry]) -> None:
-        """Write entries atomically, in order."""
+        """Write entries atomically, in order, if the newest stored entry is the one the first
+        links to; else raise :class:`ChainMoved` (another writer appended first)."""
 
     def read(self, request_id: str | None = None) -> list[JournalEntry]:
         """Entries in sequence order (all, or one request's)."""
@@ -95,12 +98,14 @@ def record_of(event: RequestEvent) -> Record:
 
 @dataclass
 class JournalStats:
-    """What the writer did: entries written, failed writes, entries dropped, gaps recorded."""
+    """What the writer did: entries written, failed writes, entries dropped, gaps recorded,
+    batches re-linked because another writer appended first."""
 
     written: int = 0
     failures: int = 0
     dropped: int = 0
     gaps: int = 0
+    relinked: int = 0
     last_error: str = ""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -153,6 +158,18 @@ class Journal:
         journal.start()
         return journal
 
+    @classmethod
+    def on_redis(
+        cls, url: str, key: bytes, *, prefix: str | None = None, **options: Any
+    ) -> Journal:
+        """A started journal on a Redis stream that many processes share."""
+        from ._redis import DEFAULT_PREFIX, RedisJournalStore
+
+        store = RedisJournalStore(url, prefix=prefix or DEFAULT_PREFIX)
+        journal = cls(store, key, **options)
+        journal.start()
+        return journal
+
     def start(self) -> None:
         """Start the writer thread (once)."""
         if self._thread is not None:
@@ -167,6 +184,16 @@ class Journal:
     def __call__(self, event: RequestEvent) -> None:
         """The observer: queue the event (nothing else happens on the call path)."""
         self._queue.put(event)
+
+    def record(
+        self, request_id: str, kind: str, data: Mapping[str, Any], at: datetime | None = None
+    ) -> None:
+        """Append an entry that is not a request event (e.g. what a board saw); thread-safe.
+
+        ``data`` must be JSON-serialisable (anything else is written as its ``str``).
+        """
+        when = _iso(at or datetime.now(UTC)) or ""
+        self._queue.put((request_id, when, kind, dict(data)))
 
     def flush(self, timeout: float | None = 10.0) -> bool:
         """Block until what was queued before this call has been written (or tried).
@@ -205,6 +232,8 @@ class Journal:
                     stop = True
                 elif isinstance(item, threading.Event):
                     markers.append(item)
+                elif isinstance(item, tuple):
+                    self._records.append(item)
                 else:
                     self._records.append(record_of(item))  # type: ignore[arg-type]
                 if len(self._records) >= self._batch * 4:
@@ -224,22 +253,38 @@ class Journal:
                 return
             del self._records[: self._batch]
 
+    def _linked(self, records: list[Record]) -> list[JournalEntry]:
+        """The records as entries linked to the chain's head as this writer knows it."""
+        if self._chain is None:
+            self._chain = self.store.last() or (0, GENESIS)
+        seq, prev = self._chain
+        entries: list[JournalEntry] = []
+        for request_id, at, kind, data in records:
+            seq += 1
+            digest = digest_of(self._key, seq, request_id, at, kind, data, prev)
+            entries.append(JournalEntry(seq, request_id, at, kind, data, prev, digest))
+            prev = digest
+        return entries
+
     def _write(self, records: list[Record]) -> bool:
         try:
-            if self._chain is None:
-                self._chain = self.store.last() or (0, GENESIS)
-            seq, prev = self._chain
-            entries: list[JournalEntry] = []
             if self._dropped_pending:
                 gap = {"dropped": self._dropped_pending, "since": self._dropped_since}
                 gap["reason"] = self.stats.last_error
                 records = [("", datetime.now(UTC).isoformat(), "gap", gap), *records]
-            for request_id, at, kind, data in records:
-                seq += 1
-                digest = digest_of(self._key, seq, request_id, at, kind, data, prev)
-                entries.append(JournalEntry(seq, request_id, at, kind, data, prev, digest))
-                prev = digest
-            self.store.append(entries)
+            for attempt in range(_RELINKS + 1):  # another writer may append first: re-link
+                if attempt == _RELINKS:
+                    raise RuntimeError(f"the chain kept moving ({_RELINKS} re-links in a row)")
+                entries = self._linked(records)
+                try:
+                    self.store.append(entries)
+                except ChainMoved as moved:
+                    self._chain = moved.head or (0, GENESIS)
+                    with self.stats._lock:
+                        self.stats.relinked += 1
+                else:
+                    break
+            seq, prev = entries[-1].seq, entries[-1].digest
         except Exception as exc:
             with self.stats._lock:
                 self.stats.failures += 1

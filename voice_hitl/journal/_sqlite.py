@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ._entry import JournalEntry
+from ._errors import ChainMoved
 
 __all__ = ["SqliteJournalStore"]
 
@@ -63,7 +64,12 @@ class SqliteJournalStore:
         return None if row is None else (int(row[0]), str(row[1]))
 
     def append(self, entries: Sequence[JournalEntry]) -> None:
-        """Write ``entries`` in one transaction (all or none)."""
+        """Write ``entries`` in one transaction (all or none).
+
+        Raises:
+            ChainMoved: The newest stored entry is not the one they link to (another process
+                wrote to the file first); nothing was written.
+        """
         rows = [
             (
                 e.seq,
@@ -76,10 +82,20 @@ class SqliteJournalStore:
             )
             for e in entries
         ]
+        if not rows:
+            return
+        first = entries[0]
+        expected = None if first.seq == 1 else (first.seq - 1, first.prev)
         with self._lock:
             db = self._connection()
-            db.execute("BEGIN")
+            db.execute("BEGIN IMMEDIATE")  # one writer at a time, across processes too
             try:
+                row = db.execute(
+                    "SELECT seq, digest FROM entries ORDER BY seq DESC LIMIT 1"
+                ).fetchone()
+                head = None if row is None else (int(row[0]), str(row[1]))
+                if head != expected:
+                    raise ChainMoved(head)
                 db.executemany("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
             except BaseException:
                 db.execute("ROLLBACK")

@@ -22,12 +22,14 @@ from starlette.websockets import WebSocket
 
 from ..board import BoardUnavailableError, RequestBoard
 from ..board._bridge import stop_tasks
+from ..journal import Journal
 from ._auth import Operators
-from ._desk import DeskError, InvalidError, OperatorDesk
+from ._desk import DeskError, ForbiddenError, InvalidError, NotFoundError, OperatorDesk
 from ._feed import serve_feed
 from ._http import read_json
 from ._hub import FeedHub
 from ._openapi import openapi_document
+from ._story import journal_board, place_of, story_of
 
 __all__ = ["CLIENT_HEADER", "create_app"]
 
@@ -65,14 +67,19 @@ def create_app(
     *,
     reap_interval: float = 1.0,
     close_board: bool = False,
+    journal: Journal | None = None,
 ) -> Starlette:
     """Build the service over ``board`` for ``operators``.
 
     The app's lifespan follows the board for the live feed and reaps abandoned requests every
-    ``reap_interval`` seconds; with ``close_board`` it closes the board on shutdown.
+    ``reap_interval`` seconds; with ``close_board`` it closes the board on shutdown. With a
+    ``journal`` (started; the caller closes it) every board event is journaled and
+    ``GET /v1/requests/{id}/story`` serves a request's entries.
     """
     desk = OperatorDesk(board, operators)
     hub = FeedHub(board)
+    if journal is not None:
+        hub.add_listener(journal_board(journal))
 
     def via_of(request: Request) -> str:
         # How the answer came: the CLI says so in a header; anything else is the API.
@@ -121,6 +128,18 @@ def create_app(
         )
         return JSONResponse({"request": settled.to_wire()})
 
+    async def story(request: Request) -> Response:
+        operator = operator_of(request)
+        request_id = request.path_params["id"]
+        if journal is None:
+            raise NotFoundError("the service keeps no journal (voice-hitl serve --no-journal)")
+        entries = await story_of(journal, request_id)
+        if not entries:
+            raise NotFoundError(f"no request {request_id!r} in the journal")
+        if not operator.may_see_place(*place_of(entries)):
+            raise ForbiddenError(f"request {request_id!r} is outside your rooms and channels")
+        return JSONResponse({"id": request_id, "entries": [e.to_json() for e in entries]})
+
     async def openapi(request: Request) -> Response:
         return JSONResponse(openapi_document())
 
@@ -164,6 +183,7 @@ def create_app(
         Route("/v1/me", _guarded(me)),
         Route("/v1/requests", _guarded(list_requests)),
         Route("/v1/requests/{id}", _guarded(get_request)),
+        Route("/v1/requests/{id}/story", _guarded(story)),
         Route("/v1/requests/{id}/answer", _guarded(answer), methods=["POST"]),
         Route("/v1/requests/{id}/reject", _guarded(reject), methods=["POST"]),
         WebSocketRoute("/v1/feed", feed),

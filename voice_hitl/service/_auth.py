@@ -51,8 +51,12 @@ class Operator:
 
     def may_see(self, request: BoardRequest) -> bool:
         """True when the request's room and channel are both in this operator's scope."""
-        return ("*" in self.rooms or request.room in self.rooms) and (
-            "*" in self.channels or request.channel in self.channels
+        return self.may_see_place(request.room, request.channel)
+
+    def may_see_place(self, room: str, channel: str) -> bool:
+        """True when ``room`` and ``channel`` are both in this operator's scope."""
+        return ("*" in self.rooms or room in self.rooms) and (
+            "*" in self.channels or channel in self.channels
         )
 
     def to_wire(self) -> dict[str, Any]:

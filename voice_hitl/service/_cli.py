@@ -214,6 +214,25 @@ def add_operator_commands(subparsers: Any) -> None:
     serve.add_argument(
         "--heartbeat", type=float, default=2.0, help="seconds between abandoned-request sweeps"
     )
+    journal = serve.add_mutually_exclusive_group()
+    journal.add_argument(
+        "--journal",
+        default="voice-hitl-journal.sqlite3",
+        metavar="FILE",
+        help=(
+            "journal every board event in this SQLite file (default: %(default)s; chain key "
+            "from $VOICE_HITL_JOURNAL_KEY, else generated into FILE.key)"
+        ),
+    )
+    journal.add_argument(
+        "--journal-redis",
+        action="store_true",
+        help=(
+            "journal on the board's Redis (stream under PREFIX + 'journal', where workers can "
+            "journal too; key from $VOICE_HITL_JOURNAL_KEY)"
+        ),
+    )
+    journal.add_argument("--no-journal", action="store_true", help="keep no journal")
     serve.set_defaults(handler=_serve)
 
     pending = subparsers.add_parser(

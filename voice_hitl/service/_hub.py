@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from ..board import BoardEvent, BoardUnavailableError, RequestBoard
 
@@ -35,7 +36,12 @@ class FeedHub:
         self._delay = reconnect_delay
         self._size = queue_size
         self._clients: set[asyncio.Queue[FeedItem | None]] = set()
+        self._listeners: list[Callable[[BoardEvent], None]] = []
         self.subscribed = asyncio.Event()
+
+    def add_listener(self, listener: Callable[[BoardEvent], None]) -> None:
+        """Call ``listener(event)`` for every board event (it must not block)."""
+        self._listeners.append(listener)
 
     def join(self) -> asyncio.Queue[FeedItem | None]:
         """A new client's queue of events (and ``RESYNC`` markers)."""
@@ -71,6 +77,11 @@ class FeedHub:
                     first = False
                     async for event in events:
                         self._fan_out(event)
+                        for listener in self._listeners:
+                            try:
+                                listener(event)
+                            except Exception:
+                                logger.exception("board event listener failed")
             except BoardUnavailableError as exc:
                 if self.subscribed.is_set() or first:
                     logger.warning("operator feed lost the board: %s", exc)

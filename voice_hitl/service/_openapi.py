@@ -101,6 +101,34 @@ _SETTLE_ERRORS = {
 }
 
 
+_STORY = {
+    "type": "object",
+    "required": ["id", "entries"],
+    "properties": {
+        "id": {"type": "string"},
+        "entries": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["seq", "request_id", "at", "kind", "data", "prev", "digest"],
+                "properties": {
+                    "seq": {"type": "integer"},
+                    "request_id": {"type": "string"},
+                    "at": {"type": "string"},
+                    "kind": {
+                        "type": "string",
+                        "description": "board, opened, notified, noted, settled or delivered.",
+                    },
+                    "data": {"type": "object"},
+                    "prev": {"type": "string"},
+                    "digest": {"type": "string"},
+                },
+            },
+        },
+    },
+}
+
+
 def _filter(name: str, description: str) -> dict[str, Any]:
     return {
         "name": name,
@@ -172,6 +200,18 @@ def openapi_document() -> dict[str, Any]:
                         "200": _ok(_ONE, "The request, open or settled."),
                         **_AUTH_ERRORS,
                         "404": _error("Unknown request id."),
+                    },
+                }
+            },
+            "/v1/requests/{id}/story": {
+                "get": {
+                    "operationId": "getRequestStory",
+                    "summary": "The request's journal entries, in order (its whole story).",
+                    "parameters": [_ID],
+                    "responses": {
+                        "200": _ok(_STORY, "The story."),
+                        **_AUTH_ERRORS,
+                        "404": _error("No such request in the journal, or the journal is off."),
                     },
                 }
             },

@@ -11,6 +11,8 @@ from typing import Any
 import uvicorn
 from starlette.applications import Starlette
 
+from ..journal import Journal
+
 __all__ = ["running_service"]
 
 # The sans-I/O websockets protocol where uvicorn has it (the legacy one warns on websockets 14+).
@@ -81,13 +83,51 @@ def serve_forever(args: Any) -> int:
     except BoardUnavailableError as exc:
         print(f"voice-hitl: the board's Redis at {url} is unreachable: {exc}", file=sys.stderr)
         return 7
+    try:
+        journal, journal_named = _open_journal(args, url)
+    except (ValueError, OSError) as exc:
+        print(f"voice-hitl: {exc}", file=sys.stderr)
+        return 2
     board = RedisBoard(url, prefix=args.prefix)
-    app = create_app(board, operators, reap_interval=args.heartbeat / 2, close_board=True)
+    app = create_app(
+        board, operators, reap_interval=args.heartbeat / 2, close_board=True, journal=journal
+    )
     base = f"http://{args.host}:{args.port}"
     print(
         f"voice-hitl operator service: {base}/  (API {base}/v1, board {url} {args.prefix!r}, "
-        f"{len(operators)} operator(s))",
+        f"{len(operators)} operator(s), journal {journal_named})",
         flush=True,
     )
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws=_WS)
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws=_WS)
+    finally:
+        if journal is not None:
+            journal.close()
     return 0
+
+
+def _open_journal(args: Any, url: str) -> tuple[Journal | None, str]:
+    """The journal ``voice-hitl serve`` keeps (started), and how to name it.
+
+    Raises:
+        ValueError: No key for a Redis journal.
+        OSError: The journal file's folder cannot be written.
+    """
+    from pathlib import Path
+
+    from ..journal import Journal, RedisJournalStore, SqliteJournalStore
+    from ._story import journal_key
+
+    if args.no_journal:
+        return None, "off"
+    if args.journal_redis:
+        prefix = args.prefix + "journal"
+        journal = Journal(RedisJournalStore(url, prefix=prefix), journal_key(None))
+        named = f"{url} {prefix!r}"
+    else:
+        path = Path(args.journal)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        journal = Journal(SqliteJournalStore(path), journal_key(path))
+        named = str(path)
+    journal.start()
+    return journal, named

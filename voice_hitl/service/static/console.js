@@ -85,12 +85,12 @@ function transcriptOf(request) {
 async function send(card, method, params) {
   const error = card.querySelector(".error");
   error.textContent = "";
-  for (const button of card.querySelectorAll("button")) button.disabled = true;
+  for (const button of card.querySelectorAll("button:not(.story-link)")) button.disabled = true;
   const reply = await call(method, params);
   if (reply.error) {
     error.textContent = reply.error.message;
     if (reply.error.code !== 409) {
-      for (const button of card.querySelectorAll("button")) button.disabled = false;
+      for (const button of card.querySelectorAll("button:not(.story-link)")) button.disabled = false;
     }
     if (reply.error.data && reply.error.data.settled) {
       showOutcome(card, reply.error.data.settled);
@@ -171,6 +171,35 @@ function showOutcome(card, settled) {
     el("button", { class: "secondary", onclick: () => { card.remove(); state.cards.delete(card.dataset.id); refreshEmpty(); } }, "Dismiss"));
 }
 
+function describeEntry(entry) {
+  const data = entry.data || {};
+  const time = new Date(entry.at).toLocaleTimeString();
+  switch (entry.kind) {
+    case "board": return `${time} board: ${data.event}${data.by ? " by " + data.by : ""}${data.via ? " via " + data.via : ""}`;
+    case "opened": return `${time} asked on ${data.channel_type || "?"} (${data.tool})`;
+    case "notified": return `${time} people notified`;
+    case "noted": return `${time} ${data.note}${data.to ? " to " + data.to.join(", ") : ""}${data.participant ? " " + data.participant + ": " + data.decision : ""}`;
+    case "settled": return `${time} ${data.outcome}${data.by ? " by " + data.by : ""}${data.via ? " via " + data.via : ""}`;
+    case "delivered": return `${time} the model read: ${data.text}`;
+    default: return `${time} ${entry.kind}`;
+  }
+}
+
+async function showStory(card, id) {
+  const old = card.querySelector(".story");
+  if (old) { old.remove(); return; }
+  const box = el("ol", { class: "story", "aria-label": "story" });
+  card.append(box);
+  const response = await fetch(`/v1/requests/${encodeURIComponent(id)}/story`,
+    { headers: { Authorization: `Bearer ${state.token}` } });
+  const body = await response.json();
+  if (!response.ok) {
+    box.append(el("li", { class: "error" }, body.error ? body.error.message : `HTTP ${response.status}`));
+    return;
+  }
+  for (const entry of body.entries) box.append(el("li", { "data-kind": entry.kind }, describeEntry(entry)));
+}
+
 function addCard(request) {
   if (state.cards.has(request.id)) return;
   const card = el("article", { class: "card", "data-id": request.id, "data-status": "open" });
@@ -180,6 +209,7 @@ function addCard(request) {
       el("span", { class: "tool" }, request.tool),
       el("span", { class: "meta" }, `${request.room || "-"} / ${request.channel || "-"} · ${request.channel_type}`),
       el("span", { class: "meta" }, `worker ${request.worker}`),
+      el("button", { class: "secondary story-link", type: "button", onclick: () => showStory(card, request.id) }, "Story"),
       countdown),
     el("div", { class: "question" }, questionOf(request)),
     peopleOf(request),

@@ -1,0 +1,173 @@
+"""The journal on Redis Streams: one stream that many worker processes append to.
+
+Every process's :class:`~voice_hitl.journal.Journal` appends to the same stream and the same
+chain. An append is one Lua script, atomic on the server: it checks that the chain's head (a
+separate key holding the last sequence number and digest) is the one the writer linked its
+batch to, then adds the entries, indexes them per request and moves the head. When another
+process appended first, nothing is written and the script returns the current head; the
+writer re-links its batch to it and tries again (:class:`ChainMoved`). So the stream holds one
+gap-free chain whatever the number of writers, and ``verify`` also checks the stream's last
+entry against the head key, which catches a deleted tail.
+
+Keys, under ``prefix`` (``voice-hitl:journal`` by default): ``{prefix}:entries`` (the stream,
+one field ``e`` holding the entry's JSON), ``{prefix}:head`` and ``{prefix}:req:{id}`` (the
+stream ids of one request's entries). Nothing is trimmed: a journal keeps everything. The
+per-request lists are not declared as the script's keys, so it runs on a single Redis (or a
+primary with replicas), not on Redis Cluster.
+
+Every method blocks (the sync ``redis`` client): the journal's writer thread and the CLI call
+them, never an event loop.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from ._entry import JournalEntry
+from ._errors import ChainMoved
+
+__all__ = ["RedisJournalStore"]
+
+DEFAULT_PREFIX = "voice-hitl:journal"
+
+_APPEND = """
+local head = redis.call('GET', KEYS[2]) or ''
+if head ~= ARGV[1] then
+    return {0, head}
+end
+local n = tonumber(ARGV[2])
+for i = 0, n - 1 do
+    local request_id = ARGV[4 + 2 * i]
+    local id = redis.call('XADD', KEYS[1], '*', 'e', ARGV[3 + 2 * i])
+    if request_id ~= '' then
+        redis.call('RPUSH', ARGV[3 + 2 * n] .. request_id, id)
+    end
+end
+redis.call('SET', KEYS[2], ARGV[4 + 2 * n])
+return {1, ARGV[4 + 2 * n]}
+"""
+
+
+def _head_text(head: tuple[int, str] | None) -> str:
+    return "" if head is None else f"{head[0]}:{head[1]}"
+
+
+def _parse_head(text: str | bytes | None) -> tuple[int, str] | None:
+    if not text:
+        return None
+    if isinstance(text, bytes):
+        text = text.decode()
+    seq, _, digest = text.partition(":")
+    return int(seq), digest
+
+
+def _entry_json(entry: JournalEntry) -> str:
+    return json.dumps(entry.to_json(), default=str, separators=(",", ":"))
+
+
+def _entry_from(raw: bytes | str) -> JournalEntry:
+    item = json.loads(raw)
+    return JournalEntry(
+        int(item["seq"]),
+        item["request_id"],
+        item["at"],
+        item["kind"],
+        item["data"],
+        item["prev"],
+        item["digest"],
+    )
+
+
+class RedisJournalStore:
+    """Journal entries in a Redis stream shared by many processes.
+
+    Args:
+        url: The Redis server (``redis://host:port/db``).
+        prefix: The journal's key prefix (one journal per prefix).
+        client: A ``redis.Redis`` to use instead of connecting to ``url``.
+    """
+
+    def __init__(
+        self,
+        url: str = "redis://127.0.0.1:6379/0",
+        *,
+        prefix: str = DEFAULT_PREFIX,
+        client: Any = None,
+    ) -> None:
+        if client is None:
+            import redis
+
+            client = redis.Redis.from_url(url, socket_timeout=5.0, socket_connect_timeout=2.0)
+        self.url = url
+        self.prefix = prefix.rstrip(":")
+        self._client = client
+        self._lock = threading.Lock()
+        self._append = client.register_script(_APPEND)
+        self._stream = f"{self.prefix}:entries"
+        self._head = f"{self.prefix}:head"
+        self._requests = f"{self.prefix}:req:"
+
+    def last(self) -> tuple[int, str] | None:
+        """The chain's head: the newest entry's sequence number and digest."""
+        with self._lock:
+            return _parse_head(self._client.get(self._head))
+
+    def append(self, entries: Sequence[JournalEntry]) -> None:
+        """Append ``entries`` atomically, if the chain's head is still what they link to.
+
+        Raises:
+            ChainMoved: Another writer appended first; carries the head to re-link to.
+        """
+        if not entries:
+            return
+        first, last = entries[0], entries[-1]
+        expected = "" if first.seq == 1 else f"{first.seq - 1}:{first.prev}"
+        args: list[str] = [expected, str(len(entries))]
+        for entry in entries:
+            args += [_entry_json(entry), entry.request_id]
+        args += [self._requests, f"{last.seq}:{last.digest}"]
+        with self._lock:
+            written, head = self._append(keys=[self._stream, self._head], args=args)
+        if not written:
+            raise ChainMoved(_parse_head(head))
+
+    def read(self, request_id: str | None = None) -> list[JournalEntry]:
+        """Entries in chain order: all of them, or one request's (through its index)."""
+        with self._lock:
+            if request_id is not None:
+                ids = self._client.lrange(self._requests + request_id, 0, -1)
+                entries = []
+                for stream_id in ids:
+                    found = self._client.xrange(self._stream, stream_id, stream_id)
+                    entries += [_entry_from(fields[b"e"]) for _, fields in found]
+                return entries
+            entries, start = [], "-"
+            while True:
+                chunk = self._client.xrange(self._stream, start, "+", count=5000)
+                if start != "-":
+                    chunk = chunk[1:]  # the first is the last of the previous chunk
+                if not chunk:
+                    return entries
+                entries += [_entry_from(fields[b"e"]) for _, fields in chunk]
+                start = chunk[-1][0]
+
+    def head_problem(self, entries: Sequence[JournalEntry]) -> str | None:
+        """Why the stream's last entry is not the chain's head (a deleted tail), if it is not."""
+        head = self.last()
+        tail = (entries[-1].seq, entries[-1].digest) if entries else None
+        if head == tail:
+            return None
+        if head is None:
+            return "the chain's head key is missing (deleted?)"
+        return (
+            f"the chain's head is entry {head[0]} but the stream ends at "
+            f"{tail[0] if tail else 'nothing'}: entries after it were deleted"
+        )
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        with self._lock:
+            self._client.close()
