@@ -61,7 +61,7 @@ from ._tools import (
     current_tool_context,
     tool_context,
 )
-from ._transport import LocalTransport, Transport
+from ._transport import KeypadTransport, LocalTransport, Transport
 from ._types import ChannelType
 from ._voice_channel import RealtimeVoiceChannel, VoiceSession
 from ._voice_line import VoiceLine
@@ -99,6 +99,7 @@ __all__ = [
     "RequestOpened",
     "RequestSettled",
     "SettledOutcome",
+    "KeypadTransport",
     "LocalTransport",
     "Transport",
     "RealtimeVoiceChannel",

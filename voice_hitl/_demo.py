@@ -383,14 +383,24 @@ def _run(args: argparse.Namespace) -> int:
 
         return run_operator_command(args)
     out = _check(args)
-    result = asyncio.run(
-        run_demo(
-            speed=args.speed,
-            out_dir=out,
-            conference=args.conference,
-            recognizer=args.recognizer,
+    if args.phone:
+        if args.conference:
+            raise UsageError("--phone places the one-caller demo call; drop --conference")
+        require_packages("voice-hitl demo --phone", "websockets", extras="twilio")
+        from providers.twilio._demo import run_phone_demo
+
+        result = asyncio.run(
+            run_phone_demo(speed=args.speed, out_dir=out, recognizer=args.recognizer)
         )
-    )
+    else:
+        result = asyncio.run(
+            run_demo(
+                speed=args.speed,
+                out_dir=out,
+                conference=args.conference,
+                recognizer=args.recognizer,
+            )
+        )
     print()
     print(f"moved: {result.transfers or 'nothing'}")
     if result.answer_latencies:
@@ -438,6 +448,14 @@ def add_demo_command(subparsers: Any) -> None:
         choices=("pocketsphinx", "whisper", "combined"),
         default="pocketsphinx",
         help="the local recogniser (whisper and combined need the 'whisper' extra)",
+    )
+    parser.add_argument(
+        "--phone",
+        action="store_true",
+        help=(
+            "place the call through Twilio Media Streams on loopback (8 kHz µ-law both ways; "
+            "extra 'twilio')"
+        ),
     )
     parser.add_argument(
         "--operator",

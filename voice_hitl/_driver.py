@@ -92,7 +92,7 @@ class SessionDriver:
         self.transcript: list[TranscriptEntry] = []
         self._reasoned_upto = 0
         self._listeners: list[EventListener] = []
-        self._calls: dict[str, asyncio.Task[None]] = {}
+        self._calls: dict[str, asyncio.Task[Any]] = {}
         self._reader: asyncio.Task[None] | None = None
         self._reasoning_task: asyncio.Task[None] | None = None
         self._reasoning_wakeup = asyncio.Event()
@@ -311,7 +311,22 @@ class SessionDriver:
             Door.REASONING,
             self._details(),
         )
-        return await self.gate.call(call)
+        # A task of its own, so the call can be withdrawn alone (see :meth:`withdraw`)
+        # without ending the reasoning turn that made it.
+        serving = asyncio.ensure_future(self.gate.call(call))
+        serving.set_name(f"call-{call.call_id}")
+        self._calls[call.call_id] = serving
+        try:
+            return await serving
+        except asyncio.CancelledError as cancelled:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise
+            hint = str(cancelled.args[0]) if cancelled.args else "the call was cancelled"
+            return ToolResult.error("cancelled", hint, hint)
+        finally:
+            if self._calls.get(call.call_id) is serving:
+                del self._calls[call.call_id]
 
     async def _reason(self) -> None:
         backend = self._reasoning
@@ -344,13 +359,30 @@ class SessionDriver:
 
     # -- settling ----------------------------------------------------------------------------
 
-    def _cancel_calls(self, reason: str) -> list[asyncio.Task[None]]:
+    def _cancel_calls(self, reason: str) -> list[asyncio.Task[Any]]:
         tasks = list(self._calls.values())
         if self._reasoning_task is not None:
             tasks.append(self._reasoning_task)
         for task in tasks:
             task.cancel(reason)
         return tasks
+
+    async def withdraw(self, call_id: str, reason: str) -> bool:
+        """Withdraw one open call with its own ``reason`` (its request is withdrawn and the
+        call reported ``cancelled``; nothing is sent to the provider for it). Meant for a
+        session that is ending, where each call may have its own story.
+
+        Returns:
+            False when no call with that id is open.
+
+        Cancellation: the call is cancelled first; cancelling stops only the wait for it.
+        """
+        task = self._calls.get(call_id)
+        if task is None:
+            return False
+        task.cancel(reason)
+        await asyncio.gather(task, return_exceptions=True)
+        return True
 
     async def settle(self, reason: str) -> None:
         """Withdraw every open call (reported ``cancelled`` with ``reason``); nothing is sent

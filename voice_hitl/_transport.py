@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -11,7 +11,7 @@ import numpy as np
 from ._exceptions import AudioFormatError, ChannelClosedError
 from ._provider_events import PCM16
 
-__all__ = ["AudioFormatError", "LocalTransport", "Transport", "check_pcm16"]
+__all__ = ["AudioFormatError", "KeypadTransport", "LocalTransport", "Transport", "check_pcm16"]
 
 
 def check_pcm16(frame: object) -> PCM16:
@@ -58,6 +58,22 @@ class Transport(Protocol):
 
         Cancellation: safe.
         """
+
+
+@runtime_checkable
+class KeypadTransport(Protocol):
+    """A transport that hears the caller's keys out of band (a phone line's DTMF events).
+
+    A voice line listening on such a transport takes keys from it instead of detecting tones
+    in the caller's audio, so a key is never counted twice.
+    """
+
+    def add_keypad_listener(
+        self, session_id: str, listener: Callable[[str], None]
+    ) -> Callable[[], None]:
+        """Call ``listener`` with each key the session's caller presses (``0``-``9``, ``*``,
+        ``#``, ``A``-``D``); returns a function that removes it. ``listener`` must not block."""
+        ...
 
 
 class _Lane:

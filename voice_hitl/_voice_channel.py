@@ -87,6 +87,17 @@ class VoiceSession:
         """Ids of the tool calls still being served."""
         return self._driver.open_calls
 
+    async def withdraw_call(self, call_id: str, reason: str) -> bool:
+        """Withdraw one open tool call with its own ``reason`` before the session ends (a
+        phone transport says, per question, whether the caller heard it before hanging up).
+
+        Its request is withdrawn and the call reported ``cancelled`` with ``reason``; nothing
+        is sent to the provider for it. Returns False when no call with that id is open.
+
+        Cancellation: the call is cancelled first; cancelling stops only the wait for it.
+        """
+        return await self._driver.withdraw(call_id, reason)
+
     def add_listener(self, listener: EventListener) -> Callable[[], None]:
         """Observe the session's provider events; returns a function that removes it."""
         return self._driver.add_listener(listener)

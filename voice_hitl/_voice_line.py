@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING
 
 from ._answer_json import answer_json
 from ._audio import resample_pcm16
-from ._call_line import DtmfTap, Inbox, RecognizingTap, feed_provider_event
+from ._call_line import DtmfTap, Heard, Inbox, RecognizingTap, feed_provider_event
 from ._exceptions import ChannelClosedError
 from ._pending import PendingInputEvent
 from ._provider_events import PCM16
+from ._transport import KeypadTransport
 from .speech import Answer, AnswerSpec
 from .speech.asr._protocol import Recognizer
 
@@ -82,16 +83,25 @@ class VoiceLine:
         expecting: AnswerSpec | None = None,
         recognizer: Recognizer | None = None,
     ) -> Inbox:
-        """Hear the session's caller: the provider's transcripts, keypad tones and, with a
-        ``recognizer``, their audio recognised locally — whichever comes first (a voice
-        session has one caller; ``addressed`` is ignored)."""
+        """Hear the session's caller: the provider's transcripts, keypad presses (events from a
+        :class:`KeypadTransport`, else tones detected in the audio) and, with a ``recognizer``,
+        their audio recognised locally — whichever comes first (a voice session has one
+        caller; ``addressed`` is ignored)."""
         inbox = Inbox(None)
         provider_session = self.session.provider_session
         provider_session.expect_answer(expecting)
         inbox.on_close(lambda: provider_session.expect_answer(None))
         inbox.on_close(self.session.add_listener(lambda event: feed_provider_event(inbox, event)))
         rate = self.channel.input_format.sample_rate
-        inbox.on_close(self.session.add_audio_tap(DtmfTap(inbox, rate)))
+        transport = self.channel.transport
+        if isinstance(transport, KeypadTransport):  # keys arrive as events, not as tones
+            inbox.on_close(
+                transport.add_keypad_listener(
+                    self.session.session_id, lambda key: inbox.offer(Heard("dtmf", key, None))
+                )
+            )
+        else:
+            inbox.on_close(self.session.add_audio_tap(DtmfTap(inbox, rate)))
         if recognizer is not None:
             tap = RecognizingTap(inbox, recognizer, rate, expecting)
             inbox.on_close(self.session.add_audio_tap(tap))
