@@ -200,8 +200,7 @@ async def test_barge_in_withdraws_the_request(server: RealtimeTestServer) -> Non
     session, conn = await rig.start()
     call_id = await conn.function_call("AskUserQuestion", {"question": "?"}, finish=False)
     event = await rig.observed.requests.get()
-    item = {"type": "function_call", "call_id": call_id, "status": "incomplete"}
-    await conn.end_response([item], status="cancelled", reason="turn_detected")
+    await conn.end_response(status="cancelled", reason="turn_detected", incomplete=[call_id])
     report = await rig.observed.reports.get()
     assert report.outcome == "cancelled" and "turn_detected" in report.error_detail
     assert rig.resolve(event.pending_id, "late") is False
@@ -234,7 +233,7 @@ async def test_malformed_json_unknown_events_and_errors(
         await conn.send_raw('{"type": "response.done", "response": ')
         error = await rig.next_event(ProviderErrorEvent)
         assert error.error.code == "malformed_server_event" and error.error.recoverable
-        await conn.send({"type": "response.brand_new_thing", "x": 1})
+        await conn.send({"type": "response.brand_new_thing", "x": 1}, check=False)
         await conn.error("Rate limit reached", code="rate_limit_exceeded")
         error = await rig.next_event(ProviderErrorEvent)
         assert error.error.code == "rate_limit_exceeded"

@@ -1,25 +1,25 @@
 """A loopback server that speaks the OpenAI Realtime protocol (GA) for tests.
 
-:class:`RealtimeTestServer` listens on 127.0.0.1 (a free port by default), answers the
-handshake with ``session.created`` and validates every client event against the GA shapes
-(an invalid one is recorded and answered with an ``error`` event, as the real server does).
-A test drives each accepted :class:`ServerConnection`: emit a function call, expect its output,
-speak a transcript, drop the connection, send an error, or play a script of such steps.
+:class:`RealtimeTestServer` listens on 127.0.0.1 (a free port by default) and answers the
+handshake with ``session.created``. Both directions are checked against the ``openai`` SDK's
+own types: every client event must validate (an invalid one is recorded and answered with an
+``error`` event, as the real server does), and every event the server sends is validated
+before it goes out (a test that builds a bad one gets :class:`ServerEventError`).
 
-It mimics the server's bookkeeping a client depends on: ``session.updated`` after
-``session.update``, ``conversation.item.added``/``done`` after ``conversation.item.create``,
-one active response at a time (``conversation_already_has_active_response``), and
-``response.cancel`` ending the active response as ``cancelled``. It generates no speech.
+A test drives each accepted :class:`ServerConnection`: the model calls a function, speaks,
+transcribes the caller, keys a SIP digit, the connection drops, an error is sent, or a script
+of such steps plays. Client events are answered the way the real server answers them (see
+``_server_reactions``): the conversation's items can be created, retrieved, truncated and
+deleted, the input audio buffer committed and cleared, and one response is active at a time.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import itertools
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
@@ -29,7 +29,14 @@ from websockets.asyncio.server import ServerConnection as _WsConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from ._client_events import ClientEventError, validate_client_event
+from ._conversation import Conversation
+from ._sdk_types import (
+    ClientEventError,
+    server_event_models,
+    validate_client_event,
+    validate_server_event,
+)
+from ._server_responses import Response as ModelResponse
 
 __all__ = ["InvalidClientEvent", "RealtimeTestServer", "ServerConnection"]
 
@@ -49,7 +56,9 @@ class ServerConnection:
     """One client connection to the test server, driven by a test.
 
     ``received`` holds the valid client events in arrival order and ``received_at`` the
-    ``time.perf_counter()`` at which each frame arrived (before validation).
+    ``time.perf_counter()`` at which each frame arrived (before validation); ``sent`` holds
+    every event the server sent (``send_raw`` frames aside). ``sip`` is true when the client
+    joined a SIP call (a ``call_id`` query parameter).
     """
 
     def __init__(self, server: RealtimeTestServer, ws: _WsConnection, number: int) -> None:
@@ -57,36 +66,63 @@ class ServerConnection:
         self.number = number
         self.path = ws.request.path if ws.request is not None else ""
         self.headers = dict(ws.request.headers.raw_items()) if ws.request is not None else {}
+        self.sip = "call_id=" in self.path
         self.session: dict[str, Any] = {"type": "realtime", "model": "gpt-realtime", "tools": []}
+        self.conversation = Conversation(self._id)
+        self.response: ModelResponse | None = None
+        self.last_response: str | None = None
+        self.input_audio_bytes = 0
+        """Bytes appended to the input audio buffer since it was last committed or cleared."""
         self.received: list[dict[str, Any]] = []
         self.received_at: list[float] = []
+        self.sent: list[dict[str, Any]] = []
         self.invalid: list[InvalidClientEvent] = []
         self.orphan_outputs: list[str] = []
-        self.active_response: str | None = None
+        self.calls: set[str] = set()
+        """Call ids of the function calls in this conversation (the model's or a client's)."""
         self.closed = asyncio.Event()
         self._ws = ws
         self._ids = itertools.count(1)
         self._consumed: set[int] = set()
         self._changed = asyncio.Condition()
-        self._calls: set[str] = set()
-        self._announced = False
-        self._response_metadata: dict[str, str] | None = None
 
     def _id(self, prefix: str) -> str:
         return f"{prefix}_{self.number}_{next(self._ids)}"
 
+    @property
+    def active_response(self) -> str | None:
+        """The id of the response in progress, if any."""
+        return None if self.response is None else self.response.id
+
     # -- sending -----------------------------------------------------------------------------
 
-    async def send(self, event: dict[str, Any]) -> None:
-        """Send one server event (an ``event_id`` is added when missing).
+    async def send(self, event: dict[str, Any], *, check: bool = True) -> None:
+        """Send one server event; an ``event_id`` is added where the SDK's type has one.
+
+        Raises:
+            ServerEventError: ``check`` (and the server's ``check_sent``) is on and the event
+                does not validate against the SDK's types; nothing is sent.
 
         Cancellation: safe; the event is sent whole or not at all.
         """
-        event = {"event_id": self._id("event"), **event}
+        model = server_event_models().get(str(event.get("type")))
+        if "event_id" not in event and (model is None or "event_id" in model.model_fields):
+            event = {"event_id": self._id("event"), **event}
+        if check and self.server.check_sent:
+            validate_server_event(event)
+        self.sent.append(event)
         await self._ws.send(json.dumps(event))
 
+    async def send_all(self, events: list[dict[str, Any]]) -> None:
+        """Send events in order.
+
+        Cancellation: the events before the cancellation are sent.
+        """
+        for event in events:
+            await self.send(event)
+
     async def send_raw(self, text: str) -> None:
-        """Send a text frame as is (e.g. malformed JSON).
+        """Send a text frame as is (e.g. malformed JSON); it is not checked.
 
         Cancellation: safe.
         """
@@ -99,12 +135,13 @@ class ServerConnection:
         code: str | None = None,
         type: str = "invalid_request_error",
         event_id: str | None = None,
+        param: str | None = None,
     ) -> None:
         """Send an ``error`` event; ``event_id`` names the client event that caused it.
 
         Cancellation: safe.
         """
-        detail = {"type": type, "code": code, "message": message, "param": None}
+        detail = {"type": type, "code": code, "message": message, "param": param}
         await self.send({"type": "error", "error": {**detail, "event_id": event_id}})
 
     async def drop(self) -> None:
@@ -117,28 +154,43 @@ class ServerConnection:
 
     # -- responses ---------------------------------------------------------------------------
 
-    async def begin_response(self, *, announce: bool = True) -> str:
+    async def begin_response(
+        self,
+        *,
+        announce: bool = True,
+        metadata: dict[str, str] | None = None,
+        out_of_band: bool = False,
+        modality: str | None = None,
+    ) -> str:
         """Start a response (as server VAD would). With ``announce=False`` the response is
-        active but ``response.created`` is held back until :meth:`end_response`, so a client's
-        ``response.create`` meets ``conversation_already_has_active_response``.
+        active but ``response.created`` is held back until its first output (or
+        :meth:`end_response`), so a client's ``response.create`` meets
+        ``conversation_already_has_active_response``.
 
         Cancellation: safe.
         """
-        if self.active_response is not None:
-            raise RuntimeError(f"response {self.active_response} is still active")
-        self.active_response = self._id("resp")
-        self._announced = False
+        if self.response is not None:
+            raise RuntimeError(f"response {self.response.id} is still active")
+        modalities = self.session.get("output_modalities") or ["audio"]
+        self.response = ModelResponse(
+            self._id("resp"),
+            None if out_of_band else self.conversation,
+            self._id,
+            modality=modality or modalities[0],
+            metadata=metadata,
+            voice=((self.session.get("audio") or {}).get("output") or {}).get("voice"),
+        )
         if announce:
             await self._announce()
-        return self.active_response
+        return self.response.id
 
-    async def _announce(self) -> None:
-        if self._announced or self.active_response is None:
-            return
-        self._announced = True
-        response: dict[str, Any] = {"id": self.active_response, "object": "realtime.response"}
-        response |= {"status": "in_progress", "output": [], "metadata": self._response_metadata}
-        await self.send({"type": "response.created", "response": response})
+    async def _announce(self) -> ModelResponse:
+        if self.response is None:
+            await self.begin_response()
+        assert self.response is not None
+        if not self.response.announced:
+            await self.send(self.response.created())
+        return self.response
 
     async def end_response(
         self,
@@ -146,22 +198,20 @@ class ServerConnection:
         *,
         status: str = "completed",
         reason: str | None = None,
+        incomplete: Collection[str] = (),
     ) -> None:
-        """Finish the active response with ``response.done``.
+        """Finish the active response with ``response.done``. Its output is the items it
+        played (those still in progress, or named by id or call id in ``incomplete``, end
+        ``incomplete``) unless ``output`` replaces them.
 
         Cancellation: safe.
         """
-        if self.active_response is None:
+        if self.response is None:
             raise RuntimeError("no active response")
-        await self._announce()
-        details = None if reason is None else {"type": status, "reason": reason}
-        response: dict[str, Any] = {"id": self.active_response, "status": status}
-        response |= {"object": "realtime.response", "status_details": details}
-        response |= {"output": output or [], "usage": None}
-        response |= {"metadata": self._response_metadata}
-        self.active_response = None
-        self._response_metadata = None
-        await self.send({"type": "response.done", "response": response})
+        response = await self._announce()
+        self.response = None
+        self.last_response = response.id
+        await self.send(response.done(status, reason, output=output, incomplete=incomplete))
 
     async def function_call(
         self,
@@ -171,67 +221,75 @@ class ServerConnection:
         call_id: str | None = None,
         finish: bool = True,
     ) -> str:
-        """Play a response in which the model calls ``name``; returns the call id.
-
-        Sends the GA sequence: ``response.created``, ``response.output_item.added``,
-        ``response.function_call_arguments.delta``/``.done``, ``response.output_item.done``
-        and (with ``finish``) ``response.done``.
+        """Play the model calling ``name`` (in the active response, or a new one); returns
+        the call id. With ``finish`` the response then ends.
 
         Cancellation: the response may be left half sent.
         """
-        call_id = call_id or self._id("call")
-        args = arguments if isinstance(arguments, str) else json.dumps(arguments)
-        if self.active_response is None:
-            await self.begin_response()
-        await self._announce()
-        rid, item_id = self.active_response, self._id("item")
-        self._calls.add(call_id)
-        item = {"id": item_id, "object": "realtime.item", "type": "function_call"}
-        item |= {"status": "in_progress", "call_id": call_id, "name": name, "arguments": ""}
-        where = {"response_id": rid, "output_index": 0}
-        await self.send({"type": "response.output_item.added", **where, "item": item})
-        ids = {**where, "item_id": item_id, "call_id": call_id}
-        await self.send({"type": "response.function_call_arguments.delta", **ids, "delta": args})
-        done = {"type": "response.function_call_arguments.done", **ids, "name": name}
-        await self.send({**done, "arguments": args})
-        item = {**item, "status": "completed", "arguments": args}
-        await self.send({"type": "response.output_item.done", **where, "item": item})
-        if finish:
-            await self.end_response([item])
-        return call_id
-
-    async def speak(self, text: str, *, samples: int = 480, finish: bool = True) -> None:
-        """Play a spoken response: audio deltas of silence and the transcript ``text``.
-
-        Cancellation: the response may be left half sent.
-        """
-        if self.active_response is None:
-            await self.begin_response()
-        await self._announce()
-        ids: dict[str, Any] = {"response_id": self.active_response, "item_id": self._id("item")}
-        ids |= {"output_index": 0, "content_index": 0}
-        audio = base64.b64encode(bytes(2 * samples)).decode("ascii")
-        await self.send({"type": "response.output_audio.delta", **ids, "delta": audio})
-        half = len(text) // 2
-        for delta in (text[:half], text[half:]):
-            await self.send(
-                {"type": "response.output_audio_transcript.delta", **ids, "delta": delta}
-            )
-        await self.send({"type": "response.output_audio.done", **ids})
-        await self.send(
-            {"type": "response.output_audio_transcript.done", **ids, "transcript": text}
-        )
+        response = await self._announce()
+        call_id, events = response.function_call(name, arguments, call_id)
+        self.calls.add(call_id)
+        await self.send_all(events)
         if finish:
             await self.end_response()
+        return call_id
 
-    async def transcribe_user(self, text: str) -> None:
-        """Send ``conversation.item.input_audio_transcription.completed`` for ``text``.
+    async def speak(self, text: str, *, samples: int = 480, finish: bool = True) -> str:
+        """Play the model saying ``text`` (silent audio deltas and the transcript; text
+        deltas when the session's output modality is text); returns the item id.
 
-        Cancellation: safe.
+        Cancellation: the response may be left half sent.
         """
-        event: dict[str, Any] = {"type": "conversation.item.input_audio_transcription.completed"}
-        event |= {"item_id": self._id("item"), "content_index": 0, "transcript": text}
-        await self.send({**event, "usage": {"type": "duration", "seconds": 1.0}})
+        response = await self._announce()
+        item_id, events = response.message(text, samples)
+        await self.send_all(events)
+        if finish:
+            await self.end_response()
+        return item_id
+
+    async def transcribe_user(self, text: str, *, speech: bool = False) -> str:
+        """The caller said ``text``: a user audio item joins the conversation and its
+        transcription arrives (delta, then ``completed``); returns the item id. With
+        ``speech``, server VAD's ``speech_started``/``speech_stopped`` and
+        ``input_audio_buffer.committed`` come first.
+
+        Cancellation: the events before the cancellation are sent.
+        """
+        item = self.conversation.stored(
+            {"type": "message", "role": "user", "content": [{"type": "input_audio"}]}
+        )
+        item_id = str(item["id"])
+        events: list[dict[str, Any]] = []
+        if speech:
+            started = {"type": "input_audio_buffer.speech_started", "item_id": item_id}
+            events.append({**started, "audio_start_ms": 0})
+            stopped = {"type": "input_audio_buffer.speech_stopped", "item_id": item_id}
+            events.append({**stopped, "audio_end_ms": 1000})
+        previous = self.conversation.insert(item)
+        if speech:
+            committed = {"type": "input_audio_buffer.committed", "item_id": item_id}
+            events.append({**committed, "previous_item_id": previous})
+        where = {"previous_item_id": previous, "item": dict(item)}
+        events += [{"type": "conversation.item.added", **where}]
+        events += [{"type": "conversation.item.done", **where}]
+        ids = {"item_id": item_id, "content_index": 0}
+        delta = {"type": "conversation.item.input_audio_transcription.delta", **ids}
+        events.append({**delta, "delta": text})
+        completed = {"type": "conversation.item.input_audio_transcription.completed", **ids}
+        usage = {"type": "duration", "seconds": 1.0}
+        events.append({**completed, "transcript": text, "usage": usage})
+        await self.send_all(events)
+        return item_id
+
+    async def dtmf(self, keys: str) -> None:
+        """The caller on a SIP call pressed ``keys``: one
+        ``input_audio_buffer.dtmf_event_received`` per key.
+
+        Cancellation: the keys before the cancellation are sent.
+        """
+        for key in keys:
+            event = {"type": "input_audio_buffer.dtmf_event_received", "event": key}
+            await self.send({**event, "received_at": int(time.time())})
 
     # -- expecting ---------------------------------------------------------------------------
 
@@ -278,71 +336,40 @@ class ServerConnection:
     # -- serving -----------------------------------------------------------------------------
 
     async def _serve(self) -> None:
+        from ._server_reactions import react
+
         try:
-            session = {"id": self._id("sess"), "object": "realtime.session", **self.session}
-            await self.send({"type": "session.created", "session": session})
+            await self.send({"type": "session.created", "session": dict(self.session)})
             async for message in self._ws:
                 text = message if isinstance(message, str) else message.decode("utf-8", "replace")
-                await self._handle(text)
+                data = await self._accept(text)
+                if data is not None:
+                    await react(self, data)
         except ConnectionClosed:
             pass
         finally:
             self.closed.set()
 
-    async def _handle(self, text: str) -> None:
+    async def _accept(self, text: str) -> dict[str, Any] | None:
         arrived = time.perf_counter()
         try:
             data = json.loads(text)
             validate_client_event(data)
         except (ValueError, ClientEventError) as exc:
             code = exc.code if isinstance(exc, ClientEventError) else "invalid_json"
+            param = exc.param if isinstance(exc, ClientEventError) else None
             bad = InvalidClientEvent(text, code, str(exc))
             self.invalid.append(bad)
             self.server.invalid.append(bad)
             known = isinstance(exc, ClientEventError) and isinstance(data, dict)
             origin = data.get("event_id") if known else None
-            await self.error(str(exc), code=code, event_id=origin)
-            return
+            await self.error(str(exc), code=code, event_id=origin, param=param)
+            return None
         async with self._changed:
             self.received.append(data)
             self.received_at.append(arrived)
             self._changed.notify_all()
-        await self._react(data)
-
-    async def _react(self, event: dict[str, Any]) -> None:
-        kind = event["type"]
-        if kind == "session.update":
-            self.session |= event["session"]
-            await self.send({"type": "session.updated", "session": self.session})
-        elif kind == "conversation.item.create":
-            item = {"id": self._id("item"), "object": "realtime.item", **event["item"]}
-            if item["type"] == "function_call_output" and item["call_id"] not in self._calls:
-                self.orphan_outputs.append(item["call_id"])
-            if self.server.acknowledge_items:
-                for stage in ("conversation.item.added", "conversation.item.done"):
-                    await self.send({"type": stage, "previous_item_id": None, "item": item})
-        elif kind == "response.create":
-            if self.active_response is not None:
-                await self.error(
-                    "Conversation already has an active response in progress: "
-                    f"{self.active_response}. Wait until the response is finished before "
-                    "creating a new one.",
-                    code="conversation_already_has_active_response",
-                    event_id=event.get("event_id"),
-                )
-            elif self.server.auto_respond:
-                self._response_metadata = (event.get("response") or {}).get("metadata")
-                await self.begin_response()
-                await self.end_response()
-        elif kind == "response.cancel":
-            if self.active_response is None:
-                await self.error(
-                    "Cancellation failed: no active response found",
-                    code="response_cancel_not_active",
-                    event_id=event.get("event_id"),
-                )
-            else:
-                await self.end_response(status="cancelled", reason="client_cancelled")
+        return dict(data)
 
 
 class RealtimeTestServer:
@@ -351,7 +378,8 @@ class RealtimeTestServer:
     Args:
         api_key: When given, the handshake must carry ``Authorization: Bearer <api_key>``
             or ``api-key: <api_key>`` (otherwise HTTP 401).
-        auto_respond: Answer a ``response.create`` with an empty completed response.
+        auto_respond: Answer a ``response.create`` with a response of its own (empty, or
+            speaking ``auto_reply``).
         port: The port to listen on (0: a free one).
     """
 
@@ -360,9 +388,13 @@ class RealtimeTestServer:
     ) -> None:
         self.api_key = api_key
         self.auto_respond = auto_respond
+        self.auto_reply: str | None = None
+        """What the model says in the responses ``auto_respond`` plays (``None``: nothing)."""
         self.acknowledge_items = True
-        """Answer ``conversation.item.create`` with ``conversation.item.added``/``done``; a
-        test sets it False to hold a result in flight (e.g. to drop the connection then)."""
+        """Answer ``conversation.item.create``; a test sets it False to hold a result in
+        flight (e.g. to drop the connection then)."""
+        self.check_sent = True
+        """Validate every event sent against the SDK's types (see :meth:`ServerConnection.send`)."""
         self.connections: list[ServerConnection] = []
         self.invalid: list[InvalidClientEvent] = []
         self.rejected_handshakes = 0
@@ -373,10 +405,16 @@ class RealtimeTestServer:
     @property
     def url(self) -> str:
         """The server's ``ws://`` URL (the path a client would use for OpenAI)."""
+        return f"{self.base_url}/realtime"
+
+    @property
+    def base_url(self) -> str:
+        """``ws://127.0.0.1:<port>/v1``: a base URL for clients that add ``/realtime``
+        themselves (the ``openai`` SDK's ``websocket_base_url``, LiveKit's ``base_url``)."""
         if self._server is None:
             raise RuntimeError("the test server is not started")
         port = self._server.sockets[0].getsockname()[1]
-        return f"ws://127.0.0.1:{port}/v1/realtime"
+        return f"ws://127.0.0.1:{port}/v1"
 
     async def start(self) -> None:
         """Start listening.
