@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._testing import ServerConnection
+from ._server_connection import ServerConnection
 
 __all__ = [
     "Drop",

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from ._conversation import ItemError
 
 if TYPE_CHECKING:
-    from ._testing import ServerConnection
+    from ._server_connection import ServerConnection
 
 __all__ = ["react"]
 
