@@ -37,7 +37,7 @@ from ._conversation import ItemError
 if TYPE_CHECKING:
     from ._server_connection import ServerConnection
 
-__all__ = ["react"]
+__all__ = ["handled_client_events", "react"]
 
 Event = dict[str, Any]
 _MIN_COMMIT_MS = 100
@@ -206,6 +206,11 @@ _REACTIONS: dict[str, Callable[[ServerConnection, Event], Awaitable[None]]] = {
     "response.cancel": _response_cancel,
 }
 """Every client event type the SDK defines, and how the server answers it."""
+
+
+def handled_client_events() -> set[str]:
+    """The client event types the server answers."""
+    return set(_REACTIONS)
 
 
 async def react(conn: ServerConnection, event: Event) -> None:
