@@ -144,16 +144,18 @@ def _best_error(exc: ValidationError, data: Any) -> _Problem:
     """The error of the union member the data meant: members whose ``type`` literal does not
     match are skipped (the SDK's unions are discriminated on ``type``, pydantic's are not)."""
     errors = exc.errors()
-    wrong_members = {
-        tuple(err["loc"][:-1])
+    tags = [
+        err
         for err in errors
         if err["type"] == "literal_error" and err["loc"] and err["loc"][-1] == "type"
-    }
+    ]
+    wrong_members = {tuple(err["loc"][:-1]) for err in tags}
 
     def in_wrong_member(loc: tuple[Any, ...]) -> bool:
         return any(loc[: len(prefix)] == prefix for prefix in wrong_members if prefix)
 
-    chosen = [err for err in errors if not in_wrong_member(tuple(err["loc"]))] or errors
+    # No member's type matched: the type is what is wrong.
+    chosen = [err for err in errors if not in_wrong_member(tuple(err["loc"]))] or tags
     first = chosen[0]
     missing = first["type"] == "missing"
     param = _dotted(_data_path(data, tuple(first["loc"]), missing))
@@ -225,7 +227,7 @@ def validate_client_event(data: Any) -> str:
     if not isinstance(kind, str) or kind not in models:
         supported = ", ".join(repr(t) for t in sorted(models))
         raise ClientEventError(
-            f"Invalid value: {kind!r}. Supported values are: {supported}.",
+            f"Invalid value for 'type': {kind!r}. Supported values are: {supported}.",
             code="invalid_value",
             param="type",
         )
