@@ -148,6 +148,18 @@ async def test_channel_serves_ask_user_question_through_the_plugin(
     names = {t["name"] for t in update["session"]["tools"]}
     assert names == {"lookup", ASK.name, "ConfirmAction"}
 
+    await conn.transcribe_user("What is my balance?", speech=True)  # server VAD, then text
+    heard = [await events.get() for _ in range(3)]
+    assert [type(e).__name__ for e in heard] == [
+        "SpeechStartedEvent",
+        "SpeechStoppedEvent",
+        "TranscriptionEvent",
+    ]
+    final = await events.get()
+    while not (isinstance(final, TranscriptionEvent) and final.final):
+        final = await events.get()
+    assert (final.role, final.text) == ("user", "What is my balance?")
+
     call_id = await conn.function_call(ASK.name, {"question": "Which account?"})
     event = await observed.requests.get()
     assert (event.actor_id, event.arguments) == ("caller-7", {"question": "Which account?"})

@@ -19,6 +19,7 @@ from doors import ASK, LOOKUP, Observed, human_tools
 
 from providers.base import (
     AudioOutEvent,
+    KeypadEvent,
     ProviderErrorEvent,
     ProviderEvent,
     SessionConfig,
@@ -33,10 +34,12 @@ from providers.openai_realtime_testing import (
     Drop,
     ExpectOutput,
     FunctionCall,
+    Keypad,
     RealtimeTestServer,
     SendError,
     ServerConnection,
     Speak,
+    UserSays,
     play,
 )
 from voice_hitl import (
@@ -317,11 +320,18 @@ async def test_script_and_closed_session(server: RealtimeTestServer) -> None:
         FunctionCall("lookup", {"key": "a"}),
         ExpectOutput(),
         Speak("All done."),
+        UserSays("thanks"),
+        Keypad("5"),
         SendError("boom", code="server_error"),
         Drop(),
     ]
     results = await play(conn, script)
     assert results[1] == "host:lookup"
+    heard = await rig.next_event(TranscriptionEvent)
+    while heard.role != "user" or not heard.final:
+        heard = await rig.next_event(TranscriptionEvent)
+    assert heard.text == "thanks"
+    assert (await rig.next_event(KeypadEvent)).key == "5"
     assert (await rig.next_event(ProviderErrorEvent)).error.code == "server_error"
     await server.next_connection()
     provider_session = session.provider_session
