@@ -87,10 +87,9 @@ class Response:
     ) -> Event:
         """``response.done``. Items still in progress (and those whose id or call id is in
         ``incomplete``) end ``incomplete``; ``output`` replaces the response's own items."""
+        named = set(incomplete)
         for item in self.output:
-            if item["status"] == "in_progress" or {item["id"], item.get("call_id")} & set(
-                incomplete
-            ):
+            if item["status"] == "in_progress" or {item["id"], item.get("call_id")} & named:
                 item["status"] = "incomplete"
         details = None if status == "completed" else {"type": status, "reason": reason}
         items = copy.deepcopy(self.output if output is None else output)
