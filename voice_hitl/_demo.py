@@ -257,8 +257,12 @@ async def _provider(recognizer: str) -> RealtimeProvider:
 
 
 def _call_bound(transport: ScriptedCallerTransport, timeout: float) -> float:
-    """A generous bound on the whole call, so a broken script fails instead of hanging."""
-    return 30.0 + (len(transport.turns) + 1) * timeout
+    """A generous bound on the whole call, so a broken script fails instead of hanging.
+
+    Each turn may take a while on a loaded machine (recognition and synthesis share two cores
+    with whatever else runs), so the bound allows 20 s a turn besides the handler's timeouts.
+    """
+    return 30.0 + (len(transport.turns) + 1) * (timeout + 20.0)
 
 
 def load_turns(
