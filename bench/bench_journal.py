@@ -9,6 +9,10 @@
 
 * **Redis** (``--redis URL``): the same, with the journal on a Redis stream (a fresh key
   prefix, deleted afterwards), and the append throughput in entries per second.
+* **store appends**: the store alone: ``2 * n`` entries chained beforehand, appended in
+  batches of 512 (the journal's default) from one thread; entries per second, best run.
+
+Many processes on one Redis stream: ``bench/bench_journal_scale.py``.
 
 Run: ``python bench/bench_journal.py [-n 10000] [--redis redis://127.0.0.1:6379/0]``. It
 prints its figures and exits 0.
@@ -24,7 +28,17 @@ import time
 from pathlib import Path
 
 from voice_hitl import HumanInputHandler
-from voice_hitl.journal import Journal, JournalStore, RedisJournalStore, SqliteJournalStore
+from voice_hitl.journal import (
+    GENESIS,
+    Journal,
+    JournalEntry,
+    JournalStore,
+    RedisJournalStore,
+    SqliteJournalStore,
+    digest_of,
+)
+
+KEY = b"bench-key"
 
 
 async def round_trips(handler: HumanInputHandler, n: int) -> float:
@@ -64,7 +78,7 @@ async def measure(n: int, repeats: int, redis_url: str | None = None) -> None:
         off.append(await round_trips(HumanInputHandler(retention=0), n))
         with tempfile.TemporaryDirectory() as folder:
             store = _store(folder, redis_url)
-            journal = Journal(store, b"bench-key")
+            journal = Journal(store, KEY)
             journal.start()
             handler = HumanInputHandler(retention=0)
             journal.attach(handler)
@@ -85,6 +99,36 @@ async def measure(n: int, repeats: int, redis_url: str | None = None) -> None:
     print(f"writer backlog   {min(writes) * 1e3:8.1f} ms after the calls for {2 * n} entries")
     rate = 2 * n / (min(on) + min(writes))
     print(f"append rate      {rate:8.0f} entries/s (calls and writes together)")
+    appends = [await asyncio.to_thread(store_appends, 2 * n, redis_url) for _ in range(repeats)]
+    print(f"store appends    {max(appends):8.0f} entries/s (the store alone, batches of 512)")
+
+
+def _chained(count: int) -> list[JournalEntry]:
+    entries, prev = [], GENESIS
+    for seq in range(1, count + 1):
+        request_id, at = f"r{seq // 2}", "2026-01-01T00:00:00+00:00"
+        kind, data = ("opened", {"tool": "AskUserQuestion"}) if seq % 2 else ("settled", {})
+        digest = digest_of(KEY, seq, request_id, at, kind, data, prev)
+        entries.append(JournalEntry(seq, request_id, at, kind, data, prev, digest))
+        prev = digest
+    return entries
+
+
+def store_appends(count: int, redis_url: str | None, batch: int = 512) -> float:
+    """Entries per second appended to a fresh store, in batches, from one thread."""
+    entries = _chained(count)
+    with tempfile.TemporaryDirectory() as folder:
+        store = _store(folder, redis_url)
+        try:
+            start = time.perf_counter()
+            for first in range(0, count, batch):
+                store.append(entries[first : first + batch])
+            elapsed = time.perf_counter() - start
+            assert store.last() == (count, entries[-1].digest)
+        finally:
+            _clean(store)
+            store.close()
+    return count / elapsed
 
 
 def main() -> None:

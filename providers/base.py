@@ -18,6 +18,7 @@ from voice_hitl._provider import (
 from voice_hitl._provider_events import (
     PCM16,
     AudioOutEvent,
+    KeypadEvent,
     ProviderErrorEvent,
     ProviderEvent,
     SpeechStartedEvent,
@@ -31,6 +32,7 @@ __all__ = [
     "PCM16",
     "AudioFormat",
     "AudioOutEvent",
+    "KeypadEvent",
     "ProviderCapabilities",
     "ProviderErrorEvent",
     "ProviderEvent",

@@ -16,16 +16,23 @@ from __future__ import annotations
 
 import contextlib
 
-from providers.openai._client_events import ClientEventError, validate_client_event
 from providers.openai._script import (
     Drop,
     ExpectOutput,
     FunctionCall,
+    Keypad,
     ScriptStep,
     SendError,
     SendRaw,
     Speak,
+    UserSays,
     play,
+)
+from providers.openai._sdk_types import (
+    ClientEventError,
+    ServerEventError,
+    validate_client_event,
+    validate_server_event,
 )
 from providers.openai._testing import InvalidClientEvent, RealtimeTestServer, ServerConnection
 
@@ -35,14 +42,18 @@ __all__ = [
     "ExpectOutput",
     "FunctionCall",
     "InvalidClientEvent",
+    "Keypad",
     "RealtimeTestServer",
     "ScriptStep",
     "SendError",
     "SendRaw",
     "ServerConnection",
+    "ServerEventError",
     "Speak",
+    "UserSays",
     "play",
     "validate_client_event",
+    "validate_server_event",
 ]
 
 for _name in __all__:

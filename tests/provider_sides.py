@@ -144,8 +144,7 @@ class OpenAISide(_ServerSide):
 
     async def cancel(self, session: VoiceSession, call_id: str) -> None:
         conn = await self.conn(session)
-        item = {"type": "function_call", "call_id": call_id, "status": "incomplete"}
-        await conn.end_response([item], status="cancelled", reason="turn_detected")
+        await conn.end_response(status="cancelled", reason="turn_detected", incomplete=[call_id])
 
     async def assistant_says(self, session: VoiceSession, text: str) -> None:
         await (await self.conn(session)).speak(text)

@@ -99,6 +99,9 @@ class FlakyStore:
     def read(self, request_id: str | None = None) -> list[JournalEntry]:
         return self.inner.read(request_id)
 
+    def contains(self, entry: JournalEntry) -> bool:
+        return self.inner.contains(entry)
+
     def close(self) -> None:
         self.inner.close()
 
@@ -123,6 +126,35 @@ async def test_a_failing_store_never_touches_the_call_and_the_gap_is_recorded(
     assert "unreachable" in gaps[0].data["reason"]
     assert len([e for e in entries if e.kind != "gap"]) == 10 - journal.stats.dropped
     await asyncio.to_thread(journal.close)
+
+
+async def test_close_keeps_trying_a_failing_store_then_counts_what_is_left(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The store is back after 3 failed writes: closing waits for it and loses nothing.
+    store = FlakyStore(SqliteJournalStore(tmp_path / "a.sqlite3"), failures=3)
+    journal = Journal(store, KEY, retry_interval=0.01)
+    journal.start()
+    handler = HumanInputHandler()
+    journal.attach(handler)
+    await answered_request(handler)
+    await asyncio.to_thread(journal.close, 10.0)
+    assert (journal.stats.written, journal.stats.dropped, store.failures) == (2, 0, 0)
+    assert [e.kind for e in SqliteJournalStore(tmp_path / "a.sqlite3").read()] == [
+        "opened",
+        "settled",
+    ]
+    # The store stays down: closing gives up within its timeout, says so and counts them.
+    down = FlakyStore(SqliteJournalStore(tmp_path / "b.sqlite3"), failures=10**9)
+    journal = Journal(down, KEY, retry_interval=0.01)
+    journal.start()
+    handler = HumanInputHandler()
+    journal.attach(handler)
+    await answered_request(handler)
+    await asyncio.to_thread(journal.close, 0.5)
+    assert (journal.stats.written, journal.stats.dropped) == (0, 2)
+    assert "journal closed with 2 entries not written" in caplog.text
+    assert "unreachable" in caplog.text
 
 
 @pytest.mark.parametrize("door", DOORS)

@@ -1,6 +1,7 @@
 """RealtimeProtocol (sans-I/O) against recorded GA server events: no sockets, no event loop.
 
-Every client message the protocol writes is checked against the GA client-event shapes.
+Every client message the protocol writes is checked against the ``openai`` SDK's client-event
+types (strictly: no field the SDK does not declare).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from doors import ASK, CONFIRM
 from providers.base import (
     AudioFormat,
     AudioOutEvent,
+    KeypadEvent,
     ProviderErrorEvent,
     ProviderEvent,
     SessionConfig,
@@ -28,7 +30,7 @@ from providers.base import (
     TranscriptionEvent,
 )
 from providers.openai_realtime import Delivery, RealtimeOptions, RealtimeProtocol
-from providers.openai_realtime_testing import validate_client_event
+from providers.openai_realtime_testing import validate_client_event, validate_server_event
 from voice_hitl import ProviderError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "openai"
@@ -414,3 +416,53 @@ def test_unknown_events_are_ignored_at_debug(caplog: pytest.LogCaptureFixture) -
     assert any("unknown server event 'session.brand_new_feature'" in r.message for r in debug)
     assert any("unknown server event 'response.mcp_call.in_progress'" in r.message for r in debug)
     assert all(r.levelno == logging.DEBUG for r in caplog.records)
+
+
+def test_fields_the_sdk_marks_optional_may_be_missing() -> None:
+    """``response.id``, ``response.output`` and a transcription ``delta`` are optional in the
+    SDK's types (each passes validate_server_event below); their absence is tolerated."""
+    protocol = connected()
+    call = fixture("function_call")
+    feed(protocol, call)
+    no_id = [
+        {"type": "response.created", "event_id": "e1", "response": {"status": "in_progress"}},
+        {"type": "conversation.item.input_audio_transcription.delta", "event_id": "e2"}
+        | {"item_id": "item_u", "delta": None},
+        {"type": "response.done", "event_id": "e3", "response": {"status": "completed"}},
+    ]
+    for event in no_id:
+        validate_server_event(event)
+    (created, delta, done) = [json.dumps(e) for e in no_id]
+    assert feed(protocol, [created]) == []
+    assert protocol.active_response is not None  # active, though unnamed
+    protocol.submit_tool_result("call_Q7x2Lm", "savings", is_error=False)
+    (output,) = sent(protocol)  # the reply waits for the unnamed response to end
+    assert output["item"]["type"] == "function_call_output"
+    assert protocol.interrupt()
+    (cancel,) = sent(protocol)
+    assert cancel == {"type": "response.cancel"}  # no id to name
+    assert feed(protocol, [delta]) == [TranscriptionEvent("user", "", final=False)]
+    assert feed(protocol, [done]) == []
+    assert protocol.active_response is None
+    (retry,) = sent(protocol)
+    assert retry["type"] == "response.create"
+    cancelled = {"type": "response.done", "event_id": "e4", "response": {"status": "cancelled"}}
+    validate_server_event(cancelled)
+    assert feed(protocol, [json.dumps(cancelled)]) == []  # no output list: nothing withdrawn
+
+
+def test_sip_keypad_events_become_keypad_events() -> None:
+    protocol = connected()
+    keys = [
+        {"type": "input_audio_buffer.dtmf_event_received", "event": key, "received_at": 1}
+        for key in ("1", "#", "a")
+    ]
+    for event in keys:
+        validate_server_event(event)
+    events = feed(protocol, [json.dumps(e) for e in keys])
+    assert events == [KeypadEvent("1"), KeypadEvent("#"), KeypadEvent("A")]
+    bad = {"type": "input_audio_buffer.dtmf_event_received", "event": "12", "received_at": 1}
+    (error,) = feed(protocol, [json.dumps(bad)])
+    assert isinstance(error, ProviderErrorEvent) and error.error.code == "invalid_server_event"
+    assert "'12'" in str(error.error) and error.error.recoverable
+    assert sent(protocol) == []

@@ -19,6 +19,7 @@ from doors import ASK, LOOKUP, Observed, human_tools
 
 from providers.base import (
     AudioOutEvent,
+    KeypadEvent,
     ProviderErrorEvent,
     ProviderEvent,
     SessionConfig,
@@ -33,10 +34,12 @@ from providers.openai_realtime_testing import (
     Drop,
     ExpectOutput,
     FunctionCall,
+    Keypad,
     RealtimeTestServer,
     SendError,
     ServerConnection,
     Speak,
+    UserSays,
     play,
 )
 from voice_hitl import (
@@ -200,8 +203,7 @@ async def test_barge_in_withdraws_the_request(server: RealtimeTestServer) -> Non
     session, conn = await rig.start()
     call_id = await conn.function_call("AskUserQuestion", {"question": "?"}, finish=False)
     event = await rig.observed.requests.get()
-    item = {"type": "function_call", "call_id": call_id, "status": "incomplete"}
-    await conn.end_response([item], status="cancelled", reason="turn_detected")
+    await conn.end_response(status="cancelled", reason="turn_detected", incomplete=[call_id])
     report = await rig.observed.reports.get()
     assert report.outcome == "cancelled" and "turn_detected" in report.error_detail
     assert rig.resolve(event.pending_id, "late") is False
@@ -234,7 +236,7 @@ async def test_malformed_json_unknown_events_and_errors(
         await conn.send_raw('{"type": "response.done", "response": ')
         error = await rig.next_event(ProviderErrorEvent)
         assert error.error.code == "malformed_server_event" and error.error.recoverable
-        await conn.send({"type": "response.brand_new_thing", "x": 1})
+        await conn.send({"type": "response.brand_new_thing", "x": 1}, check=False)
         await conn.error("Rate limit reached", code="rate_limit_exceeded")
         error = await rig.next_event(ProviderErrorEvent)
         assert error.error.code == "rate_limit_exceeded"
@@ -318,11 +320,18 @@ async def test_script_and_closed_session(server: RealtimeTestServer) -> None:
         FunctionCall("lookup", {"key": "a"}),
         ExpectOutput(),
         Speak("All done."),
+        UserSays("thanks"),
+        Keypad("5"),
         SendError("boom", code="server_error"),
         Drop(),
     ]
     results = await play(conn, script)
     assert results[1] == "host:lookup"
+    heard = await rig.next_event(TranscriptionEvent)
+    while heard.role != "user" or not heard.final:
+        heard = await rig.next_event(TranscriptionEvent)
+    assert heard.text == "thanks"
+    assert (await rig.next_event(KeypadEvent)).key == "5"
     assert (await rig.next_event(ProviderErrorEvent)).error.code == "server_error"
     await server.next_connection()
     provider_session = session.provider_session

@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import signal
+import stat
 import sys
 import time
 from collections import Counter
@@ -23,6 +24,8 @@ import httpx
 import pytest
 from board_rig import throwaway_redis
 from redis_rig import RedisServer, free_port
+
+from voice_hitl.journal import SqliteJournalStore, verify_chain
 
 HERE = Path(__file__).resolve().parent
 HEARTBEAT = 0.2
@@ -113,7 +116,10 @@ async def serve(url: str, prefix: str, tmp: Path) -> AsyncIterator[str]:
         str(operators),
         "--heartbeat",
         str(HEARTBEAT),
+        "--journal",
+        str(tmp / "journal.sqlite3"),
         stdout=asyncio.subprocess.DEVNULL,
+        env={k: v for k, v in os.environ.items() if k != "VOICE_HITL_JOURNAL_KEY"},
     )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -134,6 +140,18 @@ async def serve(url: str, prefix: str, tmp: Path) -> AsyncIterator[str]:
             process.kill()
             await process.wait()
             raise
+
+
+def board_events(journal: Path) -> Counter[str]:
+    """How many ``board`` entries of each event the service's journal holds so far."""
+    if not journal.exists():
+        return Counter()
+    store = SqliteJournalStore(journal)
+    try:
+        entries = store.read()
+    finally:
+        store.close()
+    return Counter(str(e.data["event"]) for e in entries if e.kind == "board")
 
 
 async def answer_all(
@@ -175,6 +193,7 @@ async def test_four_workers_one_service_1000_requests_each_settled_once(
     redis_url: str, redis_prefix: str, tmp_path: Path
 ) -> None:
     workers = [await start_worker(redis_url, redis_prefix, f"w{n}", 250) for n in range(4)]
+    journal = tmp_path / "journal.sqlite3"
     try:
         async with (
             serve(redis_url, redis_prefix, tmp_path) as base,
@@ -231,8 +250,29 @@ async def test_four_workers_one_service_1000_requests_each_settled_once(
             again = await answer_all(client, rest[:50], "blue")
             assert again == {409: 50}
             assert (await client.get("/v1/requests")).json()["requests"] == []
+
+            # The service journals every settle it saw (its feed delivers them in order).
+            async with asyncio.timeout(20):
+                while True:
+                    seen = await asyncio.to_thread(board_events, journal)
+                    if seen.total() - seen["posted"] >= 1000:
+                        break
+                    await asyncio.sleep(0.05)
     finally:
         await asyncio.gather(*(stop_worker(worker) for worker in workers))
+
+    # serve's default journal: a chain keyed with the key file it generated beside it.
+    key_file = journal.with_name("journal.sqlite3.key")
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    entries = SqliteJournalStore(journal).read()
+    assert verify_chain(entries, key_file.read_text().strip().encode()) == []
+    events = board_events(journal)
+    assert events - Counter({"posted": events["posted"]}) == {
+        "answered": 749,
+        "rejected": 1,
+        "abandoned": 250,
+    }
+    assert events["posted"] <= 1000  # those posted before the service subscribed are not seen
 
     # Count: every request of a live worker settled exactly once, and its wait got the answer.
     for worker in workers[:3]:

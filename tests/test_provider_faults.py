@@ -225,7 +225,7 @@ async def test_a_failed_response_is_reported(server: RealtimeTestServer) -> None
 
     session.add_listener(listen)
     await conn.begin_response()
-    await conn.end_response(status="failed", reason="server_error")
+    await conn.end_response(status="failed")
     await seen.wait()
     assert errors[0].error.code == "response_failed" and errors[0].error.recoverable
     assert not session.ended

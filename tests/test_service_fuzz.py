@@ -1,11 +1,17 @@
 """Schemathesis over the operator API's OpenAPI document: no input gets a 500, every
-response is documented and matches its schema."""
+response is documented and matches its schema (a request's story included: the app keeps a
+journal holding the board's requests)."""
 
 from __future__ import annotations
 
 import asyncio
+import shutil
+import tempfile
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
+import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
@@ -16,8 +22,13 @@ from schemathesis.specs.openapi.checks import (
 )
 from service_rig import ANN, TOKENS
 
-from voice_hitl.board import BoardRequest, MemoryBoard
+from voice_hitl.board import BoardOpened, BoardRequest, MemoryBoard
+from voice_hitl.journal import Journal
 from voice_hitl.service import create_app
+from voice_hitl.service._story import journal_board
+
+FOLDER = tempfile.mkdtemp(prefix="voice-hitl-fuzz-")
+JOURNAL = Journal.open(Path(FOLDER) / "journal.sqlite3", b"fuzz-key")
 
 
 def _board() -> MemoryBoard:
@@ -32,20 +43,30 @@ def _board() -> MemoryBoard:
                 {"question": "PIN?", "mode": "digits", "length": 4},
             ]
         ):
-            await board.publish(
-                BoardRequest(str(n), "AskUserQuestion", arguments, "w", time.time())
-            )
+            request = BoardRequest(str(n), "AskUserQuestion", arguments, "w", time.time())
+            await board.publish(request)
+            journal_board(JOURNAL)(BoardOpened(request))  # as the service's feed would
 
     asyncio.run(fill())
+    assert JOURNAL.flush()
     return board
 
 
-APP = create_app(_board(), TOKENS)
+APP = create_app(_board(), TOKENS, journal=JOURNAL)
 schema = schemathesis.openapi.from_asgi("/v1/openapi.json", APP)
 schema.config.generation.update(
     modes=[schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE]
 )
 STATUSES: list[int] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _journal_closed() -> Iterator[None]:
+    yield
+    JOURNAL.close()
+    shutil.rmtree(FOLDER, ignore_errors=True)
+
+
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
@@ -72,3 +93,12 @@ def test_the_fuzz_reached_the_refusals() -> None:
         return  # run alone: nothing to look at
     assert {200, 404} <= set(STATUSES)
     assert set(STATUSES) & {400, 422}
+
+
+def test_a_story_is_served_as_documented() -> None:
+    """The story of a request in the journal, checked against the document's schema."""
+    case = schema["/v1/requests/{id}/story"]["GET"].Case(path_parameters={"id": "1"})
+    response = case.call_and_validate(headers={"Authorization": f"Bearer {ANN}"}, checks=CHECKS)
+    assert response.status_code == 200
+    (entry,) = response.json()["entries"]
+    assert (entry["kind"], entry["data"]["event"], entry["seq"]) == ("board", "posted", 2)

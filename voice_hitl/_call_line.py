@@ -15,6 +15,7 @@ from typing import Literal, Protocol
 from ._pending import PendingInputEvent
 from ._provider_events import (
     PCM16,
+    KeypadEvent,
     ProviderEvent,
     SpeechStartedEvent,
     TranscriptionEvent,
@@ -144,6 +145,8 @@ def feed_provider_event(inbox: Inbox, event: ProviderEvent) -> None:
             inbox.offer(Heard("speech", event.text, event.speaker_id))
     elif isinstance(event, SpeechStartedEvent):
         inbox.offer(Heard("speech_started", "", None))
+    elif isinstance(event, KeypadEvent):
+        inbox.offer(Heard("dtmf", event.key, None))  # as the tone detector's keys
 
 
 class RecognizingTap:

@@ -12,6 +12,7 @@ from ._exceptions import ProviderError
 
 __all__ = [
     "AudioOutEvent",
+    "KeypadEvent",
     "PCM16",
     "ProviderErrorEvent",
     "ProviderEvent",
@@ -82,6 +83,15 @@ class SpeechStoppedEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class KeypadEvent:
+    """The caller pressed a key (``0``-``9``, ``*``, ``#``, ``A``-``D``) and the provider
+    reported it out of band (a SIP call's DTMF), not as tones in the audio."""
+
+    key: str
+    type: Literal["keypad"] = "keypad"
+
+
+@dataclass(frozen=True, slots=True)
 class ProviderErrorEvent:
     """The provider reported an error; ``error.recoverable`` says if the session goes on."""
 
@@ -96,5 +106,6 @@ ProviderEvent = (
     | AudioOutEvent
     | SpeechStartedEvent
     | SpeechStoppedEvent
+    | KeypadEvent
     | ProviderErrorEvent
 )

@@ -5,7 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["ReconnectPolicy", "RealtimeOptions", "default_turn_detection"]
+from voice_hitl._provider import SessionConfig
+
+from ._audio import WIRE_RATE
+
+__all__ = ["ReconnectPolicy", "RealtimeOptions", "default_turn_detection", "session_config"]
 
 
 def default_turn_detection() -> dict[str, Any]:
@@ -70,3 +74,28 @@ class ReconnectPolicy:
     def delay(self, attempt: int) -> float:
         """The wait before reconnect attempt ``attempt`` (counted from 0)."""
         return float(min(self.max_delay, self.initial_delay * 2**attempt))
+
+
+def session_config(config: SessionConfig, options: RealtimeOptions) -> dict[str, Any]:
+    """The ``session`` object of ``session.update``: the channel's instructions and tools,
+    and the options (PCM16 at 24 kHz both ways)."""
+    pcm = {"type": "audio/pcm", "rate": WIRE_RATE}
+    model = options.transcription_model
+    transcription = {"model": model} if model is not None else None
+    tools = [
+        {"type": "function", "name": t.name, "description": t.description}
+        | {"parameters": t.parameters}
+        for t in config.tools
+    ]
+    audio_in = {"format": dict(pcm), "transcription": transcription}
+    return {
+        "type": "realtime",
+        "instructions": config.instructions,
+        "output_modalities": [options.output_modality],
+        "audio": {
+            "input": audio_in | {"turn_detection": options.turn_detection},
+            "output": {"format": dict(pcm), "voice": options.voice},
+        },
+        "tools": tools,
+        "tool_choice": options.tool_choice,
+    }

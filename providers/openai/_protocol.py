@@ -21,6 +21,7 @@ from voice_hitl._provider import SessionConfig
 from voice_hitl._provider_events import (
     PCM16,
     AudioOutEvent,
+    KeypadEvent,
     ProviderErrorEvent,
     ProviderEvent,
     SpeechStartedEvent,
@@ -29,12 +30,13 @@ from voice_hitl._provider_events import (
     ToolCallEvent,
     TranscriptionEvent,
 )
+from voice_hitl.speech.dtmf import KEYS
 
 from . import _server_events as ev
-from ._audio import WIRE_RATE, decode_pcm16, encode_pcm16
+from ._audio import decode_pcm16, encode_pcm16
 from ._deliveries import PendingResult, ResultDeliveries, context_text
 from ._errors import is_fatal
-from ._options import RealtimeOptions
+from ._options import RealtimeOptions, session_config
 
 __all__ = ["ACTIVE_RESPONSE", "RealtimeProtocol"]
 
@@ -44,7 +46,6 @@ ACTIVE_RESPONSE = "conversation_already_has_active_response"
 _ITEM_ADDED = frozenset(
     {"conversation.item.added", "conversation.item.created", "conversation.item.done"}
 )
-_PCM = {"type": "audio/pcm", "rate": WIRE_RATE}
 
 
 def _is_error_payload(text: str) -> bool:
@@ -116,38 +117,8 @@ class RealtimeProtocol:
 
     def session_update(self) -> dict[str, Any]:
         """The ``session.update`` event that configures the session."""
-        opts = self.options
-        transcription = (
-            {"model": opts.transcription_model} if opts.transcription_model is not None else None
-        )
-        tools = [
-            {
-                "type": "function",
-                "name": tool.name,
-                "description": tool.description,
-                "parameters": tool.parameters,
-            }
-            for tool in self.config.tools
-        ]
-        return {
-            "type": "session.update",
-            "event_id": self._event_id(),
-            "session": {
-                "type": "realtime",
-                "instructions": self.config.instructions,
-                "output_modalities": [opts.output_modality],
-                "audio": {
-                    "input": {
-                        "format": dict(_PCM),
-                        "transcription": transcription,
-                        "turn_detection": opts.turn_detection,
-                    },
-                    "output": {"format": dict(_PCM), "voice": opts.voice},
-                },
-                "tools": tools,
-                "tool_choice": opts.tool_choice,
-            },
-        }
+        session = session_config(self.config, self.options)
+        return {"type": "session.update", "event_id": self._event_id(), "session": session}
 
     def connection_made(self) -> None:
         """A (new) connection is open: configure the session, then send what waited."""
@@ -294,7 +265,8 @@ class RealtimeProtocol:
         """Queue ``response.cancel`` for the response in progress; False when there is none."""
         if not self.connected or self._active_response is None:
             return False
-        self._send({"type": "response.cancel", "response_id": self._active_response})
+        cancel = {"type": "response.cancel", "response_id": self._active_response or None}
+        self._send({k: v for k, v in cancel.items() if v is not None})
         return True
 
     def _request_response(self, body: dict[str, Any] | None) -> None:
@@ -381,15 +353,21 @@ class RealtimeProtocol:
         elif isinstance(event, ev.OutputTextDone):
             self._final("assistant", event.item_id, event.text)
         elif isinstance(event, ev.InputTranscriptionDelta):
-            self._delta("user", event.item_id, event.delta)
+            self._delta("user", event.item_id, event.delta or "")
         elif isinstance(event, ev.InputTranscriptionCompleted):
             self._final("user", event.item_id, event.transcript)
         elif isinstance(event, ev.SpeechStarted):
             self._events.append(SpeechStartedEvent())
         elif isinstance(event, ev.SpeechStopped):
             self._events.append(SpeechStoppedEvent())
+        elif isinstance(event, ev.DtmfReceived):
+            if len(event.event) == 1 and event.event.upper() in KEYS:
+                self._events.append(KeypadEvent(event.event.upper()))
+            else:
+                what = f"a SIP keypad event names no key: {event.event!r}"
+                self._error(what, "invalid_server_event")
         elif isinstance(event, ev.ResponseCreated):
-            self._active_response = event.response.id
+            self._active_response = event.response.id or ""  # "": active, id not given
             client_id = (event.response.metadata or {}).get("client_event_id")
             if client_id is not None:
                 self._requested.pop(client_id, None)
@@ -424,13 +402,13 @@ class RealtimeProtocol:
             self._events.append(TranscriptionEvent(role, text, final=True))
 
     def _response_done(self, response: ev.ResponseInfo) -> None:
-        if self._active_response == response.id:
-            self._active_response = None
+        if response.id is None or self._active_response == response.id:
+            self._active_response = None  # one response at a time: an unnamed one is it
         if response.status == "failed":
             self._response_failed(response.status_details or {})
         if response.status not in (None, "completed"):
             reason = (response.status_details or {}).get("reason") or response.status
-            for item in response.output:
+            for item in response.output or []:
                 call_id = item.get("call_id")
                 if (
                     item.get("type") == "function_call"

@@ -11,16 +11,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._testing import ServerConnection
+from ._server_connection import ServerConnection
 
 __all__ = [
     "Drop",
     "ExpectOutput",
     "FunctionCall",
+    "Keypad",
     "ScriptStep",
     "SendError",
     "SendRaw",
     "Speak",
+    "UserSays",
     "play",
 ]
 
@@ -50,6 +52,20 @@ class Speak:
 
 
 @dataclass(frozen=True, slots=True)
+class UserSays:
+    """The caller says ``text`` (a user item and its transcription)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Keypad:
+    """The caller on a SIP call presses ``keys`` (``input_audio_buffer.dtmf_event_received``)."""
+
+    keys: str
+
+
+@dataclass(frozen=True, slots=True)
 class Drop:
     """The connection drops without a closing handshake."""
 
@@ -69,7 +85,7 @@ class SendRaw:
     text: str
 
 
-ScriptStep = FunctionCall | ExpectOutput | Speak | Drop | SendError | SendRaw
+ScriptStep = FunctionCall | ExpectOutput | Speak | UserSays | Keypad | Drop | SendError | SendRaw
 """One step of a test server script."""
 
 
@@ -96,6 +112,10 @@ async def play(connection: ServerConnection, script: Sequence[ScriptStep]) -> li
             result = await connection.expect_function_call_output(call_id)
         elif isinstance(step, Speak):
             await connection.speak(step.text)
+        elif isinstance(step, UserSays):
+            await connection.transcribe_user(step.text)
+        elif isinstance(step, Keypad):
+            await connection.dtmf(step.keys)
         elif isinstance(step, Drop):
             await connection.drop()
         elif isinstance(step, SendError):

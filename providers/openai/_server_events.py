@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 __all__ = [
+    "DtmfReceived",
     "ErrorDetail",
     "ErrorEvent",
     "FunctionCallArgumentsDone",
@@ -82,10 +83,18 @@ class SpeechStopped(_Event):
     item_id: str | None = None
 
 
+class DtmfReceived(_Event):
+    """A keypad press on a SIP call (``event`` is the key)."""
+
+    type: Literal["input_audio_buffer.dtmf_event_received"]
+    event: str
+    received_at: int | None = None
+
+
 class InputTranscriptionDelta(_Event):
     type: Literal["conversation.item.input_audio_transcription.delta"]
     item_id: str
-    delta: str = ""
+    delta: str | None = None
 
 
 class InputTranscriptionCompleted(_Event):
@@ -101,12 +110,13 @@ class InputTranscriptionFailed(_Event):
 
 
 class ResponseInfo(_Wire):
-    """The ``response`` object of ``response.created`` / ``response.done``."""
+    """The ``response`` object of ``response.created`` / ``response.done`` (every field
+    optional, as in the SDK)."""
 
-    id: str
+    id: str | None = None
     status: str | None = None
     status_details: dict[str, Any] | None = None
-    output: list[dict[str, Any]] = Field(default_factory=list)
+    output: list[dict[str, Any]] | None = None
     metadata: dict[str, str] | None = None
 
 
@@ -183,6 +193,7 @@ ServerEvent = Annotated[
     | SessionUpdated
     | SpeechStarted
     | SpeechStopped
+    | DtmfReceived
     | InputTranscriptionDelta
     | InputTranscriptionCompleted
     | InputTranscriptionFailed

@@ -5,6 +5,13 @@ call path it only puts the event on a queue; a writer thread turns events into e
 them into the keyed chain and writes them in batches. When the store fails, the call goes on:
 the entries wait in memory (up to ``max_buffered``) and are written once the store is back;
 any that had to be dropped are recorded as a ``gap`` entry, logged and counted.
+
+A write that fails with an error (not :class:`ChainMoved`) may still have reached the store:
+the connection can drop after the server applied the batch and before the reply came back. The
+writer keeps that batch aside and, once the store answers again, asks it whether the batch's
+last entry is there (:meth:`JournalStore.contains`) before writing anything else: if it is,
+the batch counts as written; if not, it is written again. So a lost reply never duplicates
+entries, even when other processes appended in between.
 """
 
 from __future__ import annotations
@@ -47,11 +54,24 @@ class JournalStore(Protocol):
     def read(self, request_id: str | None = None) -> list[JournalEntry]:
         """Entries in sequence order (all, or one request's)."""
 
+    def contains(self, entry: JournalEntry) -> bool:
+        """Whether this very entry (its sequence number and digest) is stored."""
+
     def close(self) -> None:
         """Release the store."""
 
 
 Record = tuple[str, str, str, dict[str, Any]]  # request id, at, kind, data
+
+
+@dataclass(frozen=True, slots=True)
+class _Unsure:
+    """A batch whose write raised: its entries, its records (without the gap entry) and the
+    number of dropped entries its gap entry names (0 when it has none)."""
+
+    entries: list[JournalEntry]
+    records: list[Record]
+    gap: int
 
 
 def _iso(at: datetime | None) -> str | None:
@@ -99,13 +119,15 @@ def record_of(event: RequestEvent) -> Record:
 @dataclass
 class JournalStats:
     """What the writer did: entries written, failed writes, entries dropped, gaps recorded,
-    batches re-linked because another writer appended first."""
+    batches re-linked because another writer appended first, failed writes found stored."""
 
     written: int = 0
     failures: int = 0
     dropped: int = 0
     gaps: int = 0
     relinked: int = 0
+    unsure: int = 0
+    """Failed writes that had in fact reached the store (the reply was lost)."""
     last_error: str = ""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -116,9 +138,10 @@ class Journal:
     Args:
         store: Where entries go (e.g. :class:`SqliteJournalStore`).
         key: The application's key for the chain (the same kind of key as receipts).
-        batch: The most entries written in one transaction.
-        max_buffered: Entries kept in memory while the store fails; older ones are dropped
-            (and recorded as a gap) beyond it.
+        batch: The most entries written in one transaction (at most ``max_buffered``).
+        max_buffered: Entries kept in memory while the store fails; beyond it the oldest are
+            dropped (and recorded as a gap), except a failed batch that may have reached the
+            store, which waits until the store says whether it has it.
         retry_interval: Seconds between write attempts while the store fails.
     """
 
@@ -138,7 +161,7 @@ class Journal:
         self.store = store
         self.stats = JournalStats()
         self._key = key
-        self._batch = batch
+        self._batch = min(batch, max_buffered)
         self._max_buffered = max_buffered
         self._retry = retry_interval
         self._gather = 0.01  # seconds the writer lets events gather after a wake-up
@@ -148,6 +171,8 @@ class Journal:
         self._chain: tuple[int, str] | None = None  # (last seq, last digest) once known
         self._dropped_since: str | None = None
         self._dropped_pending = 0
+        self._unsure: _Unsure | None = None  # a batch whose write failed but may be stored
+        self._stop_by: float | None = None  # when closing: the writer's last retry
 
     @classmethod
     def open(cls, path: str | Path, key: bytes, **options: Any) -> Journal:
@@ -204,12 +229,27 @@ class Journal:
         """
         done = threading.Event()
         self._queue.put(done)
-        return done.wait(timeout) and not self._records
+        return done.wait(timeout) and not self._records and self._unsure is None
+
+    @property
+    def unwritten(self) -> int:
+        """About how many entries are queued or buffered and not yet written: what a crash of
+        this process would lose now (thread-safe; markers of pending flushes count too)."""
+        unsure = self._unsure
+        held = 0 if unsure is None else len(unsure.records)
+        return self._queue.qsize() + len(self._records) + held
 
     def close(self, timeout: float | None = 10.0) -> None:
-        """Write what is queued, stop the writer and close the store (idempotent; blocks)."""
+        """Write what is queued, stop the writer and close the store (idempotent; blocks).
+
+        While the store fails, the writer keeps trying for most of ``timeout`` (``None``: until
+        it succeeds); what is still unwritten then is logged as an error and counted in
+        ``stats.dropped``.
+        """
         thread, self._thread = self._thread, None
         if thread is not None:
+            if timeout is not None:
+                self._stop_by = time.monotonic() + timeout - min(timeout / 5, 1.0)
             self._queue.put(_STOP)
             thread.join(timeout)
         self.store.close()
@@ -219,7 +259,7 @@ class Journal:
     def _run(self) -> None:
         stop = False
         while not stop:
-            waiting = bool(self._records)
+            waiting = bool(self._records) or self._unsure is not None
             try:
                 item = self._queue.get(timeout=self._retry if waiting else None)
             except queue.Empty:
@@ -245,13 +285,55 @@ class Journal:
             self._write_all()
             for marker in markers:
                 marker.set()
+        self._drain()
+
+    def _drain(self) -> None:
+        """On close: retry what the failing store did not take, until the close's deadline."""
+        while self._records or self._unsure is not None:
+            if self._stop_by is not None and time.monotonic() + self._retry > self._stop_by:
+                break
+            time.sleep(self._retry)
+            self._write_all()
+        left = len(self._records) + (0 if self._unsure is None else len(self._unsure.records))
+        if left:
+            with self.stats._lock:
+                self.stats.dropped += left
+            logger.error(
+                "journal closed with %d entries not written (or not confirmed): %s",
+                left,
+                self.stats.last_error,
+            )
 
     def _write_all(self) -> None:
+        if self._unsure is not None and not self._settle_unsure():
+            self._bound_buffer()
+            return
         while self._records:
-            if not self._write(self._records[: self._batch]):
+            batch = self._records[: self._batch]
+            written = self._write(batch)
+            if written or self._unsure is not None:
+                del self._records[: len(batch)]  # written, or held aside until known
+            if not written:
                 self._bound_buffer()
                 return
-            del self._records[: self._batch]
+
+    def _settle_unsure(self) -> bool:
+        """Find out whether the batch whose write failed is stored; False while unknown."""
+        unsure = self._unsure
+        assert unsure is not None
+        try:
+            stored = self.store.contains(unsure.entries[-1])
+        except Exception as exc:
+            self._failed(exc)
+            return False
+        self._unsure = None
+        if stored:  # only the reply was lost
+            with self.stats._lock:
+                self.stats.unsure += 1
+            self._landed(unsure.entries, unsure.gap)
+        else:
+            self._records[:0] = unsure.records
+        return True
 
     def _linked(self, records: list[Record]) -> list[JournalEntry]:
         """The records as entries linked to the chain's head as this writer knows it."""
@@ -267,41 +349,55 @@ class Journal:
         return entries
 
     def _write(self, records: list[Record]) -> bool:
+        """Write one batch; False when it failed (``_unsure`` set when it may be stored)."""
+        gap = self._dropped_pending
+        linked = records
+        if gap:
+            data = {"dropped": gap, "since": self._dropped_since, "reason": self.stats.last_error}
+            linked = [("", datetime.now(UTC).isoformat(), "gap", data), *records]
         try:
-            if self._dropped_pending:
-                gap = {"dropped": self._dropped_pending, "since": self._dropped_since}
-                gap["reason"] = self.stats.last_error
-                records = [("", datetime.now(UTC).isoformat(), "gap", gap), *records]
             for attempt in range(_RELINKS + 1):  # another writer may append first: re-link
                 if attempt == _RELINKS:
                     raise RuntimeError(f"the chain kept moving ({_RELINKS} re-links in a row)")
-                entries = self._linked(records)
+                entries = self._linked(linked)
                 try:
                     self.store.append(entries)
                 except ChainMoved as moved:
                     self._chain = moved.head or (0, GENESIS)
                     with self.stats._lock:
                         self.stats.relinked += 1
+                except Exception:
+                    self._unsure = _Unsure(entries, list(records), gap)
+                    raise
                 else:
                     break
-            seq, prev = entries[-1].seq, entries[-1].digest
         except Exception as exc:
-            with self.stats._lock:
-                self.stats.failures += 1
-                self.stats.last_error = f"{type(exc).__name__}: {exc}"
-            if self.stats.failures == 1 or self.stats.failures % 100 == 0:
-                logger.error("journal write failed (%d so far): %s", self.stats.failures, exc)
+            self._failed(exc)
             return False
-        if self._dropped_pending:
-            self.stats.gaps += 1
-            self._dropped_pending = 0
-            self._dropped_since = None
-        self._chain = (seq, prev)
-        self.stats.written += len(entries)
+        self._landed(entries, gap)
         return True
 
+    def _landed(self, entries: list[JournalEntry], gap: int) -> None:
+        """Account for a batch that is in the store (``gap``: the drops its gap entry names)."""
+        if gap:
+            self.stats.gaps += 1
+            self._dropped_pending -= gap
+            if not self._dropped_pending:
+                self._dropped_since = None
+        self._chain = (entries[-1].seq, entries[-1].digest)
+        self.stats.written += len(entries)
+
+    def _failed(self, exc: Exception) -> None:
+        with self.stats._lock:
+            self.stats.failures += 1
+            self.stats.last_error = f"{type(exc).__name__}: {exc}"
+        if self.stats.failures == 1 or self.stats.failures % 100 == 0:
+            logger.error("journal write failed (%d so far): %s", self.stats.failures, exc)
+
     def _bound_buffer(self) -> None:
-        extra = len(self._records) - self._max_buffered
+        # A batch held aside (maybe stored) counts towards the bound but is never dropped.
+        held = 0 if self._unsure is None else len(self._unsure.records)
+        extra = min(len(self._records), len(self._records) + held - self._max_buffered)
         if extra > 0:
             del self._records[:extra]
             if self._dropped_since is None:

@@ -7,7 +7,10 @@ batch to, then adds the entries, indexes them per request and moves the head. Wh
 process appended first, nothing is written and the script returns the current head; the
 writer re-links its batch to it and tries again (:class:`ChainMoved`). So the stream holds one
 gap-free chain whatever the number of writers, and ``verify`` also checks the stream's last
-entry against the head key, which catches a deleted tail.
+entry against the head key, which catches a deleted tail. When the connection drops after
+the script ran but before its reply came back, the writer looks the batch up
+(:meth:`RedisJournalStore.contains`, through the per-request index) before it writes anything
+else, so a lost reply never writes a batch twice.
 
 Keys, under ``prefix`` (``voice-hitl:journal`` by default): ``{prefix}:entries`` (the stream,
 one field ``e`` holding the entry's JSON), ``{prefix}:head`` and ``{prefix}:req:{id}`` (the
@@ -138,13 +141,9 @@ class RedisJournalStore:
         """Entries in chain order: all of them, or one request's (through its index)."""
         with self._lock:
             if request_id is not None:
-                ids = self._client.lrange(self._requests + request_id, 0, -1)
-                entries = []
-                for stream_id in ids:
-                    found = self._client.xrange(self._stream, stream_id, stream_id)
-                    entries += [_entry_from(fields[b"e"]) for _, fields in found]
-                return entries
-            entries, start = [], "-"
+                return self._indexed(request_id)
+            entries: list[JournalEntry] = []
+            start = "-"
             while True:
                 chunk = self._client.xrange(self._stream, start, "+", count=5000)
                 if start != "-":
@@ -153,6 +152,35 @@ class RedisJournalStore:
                     return entries
                 entries += [_entry_from(fields[b"e"]) for _, fields in chunk]
                 start = chunk[-1][0]
+
+    def contains(self, entry: JournalEntry) -> bool:
+        """Whether this very entry (its sequence number and digest) is stored.
+
+        Looked up through its request's index, or (an entry of no request, such as a gap)
+        among the newest entries back to its sequence number.
+        """
+        with self._lock:
+            if entry.request_id:
+                candidates = self._indexed(entry.request_id)
+            else:
+                head = _parse_head(self._client.get(self._head))
+                if head is None or head[0] < entry.seq:
+                    return False
+                newest = self._client.xrevrange(
+                    self._stream, "+", "-", count=head[0] - entry.seq + 1
+                )
+                candidates = [_entry_from(fields[b"e"]) for _, fields in newest[-1:]]
+        return any(c.seq == entry.seq and c.digest == entry.digest for c in candidates)
+
+    def _indexed(self, request_id: str) -> list[JournalEntry]:
+        """One request's entries through its index (one round trip for the entries)."""
+        ids = self._client.lrange(self._requests + request_id, 0, -1)
+        if not ids:
+            return []
+        pipe = self._client.pipeline(transaction=False)
+        for stream_id in ids:
+            pipe.xrange(self._stream, stream_id, stream_id)
+        return [_entry_from(fields[b"e"]) for found in pipe.execute() for _, fields in found]
 
     def head_problem(self, entries: Sequence[JournalEntry]) -> str | None:
         """Why the stream's last entry is not the chain's head (a deleted tail), if it is not."""

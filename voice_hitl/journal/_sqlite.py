@@ -115,6 +115,16 @@ class SqliteJournalStore:
             JournalEntry(int(r[0]), r[1], r[2], r[3], json.loads(r[4]), r[5], r[6]) for r in rows
         ]
 
+    def contains(self, entry: JournalEntry) -> bool:
+        """Whether this very entry (its sequence number and digest) is stored."""
+        with self._lock:
+            row = (
+                self._connection()
+                .execute("SELECT digest FROM entries WHERE seq = ?", (entry.seq,))
+                .fetchone()
+            )
+        return row is not None and str(row[0]) == entry.digest
+
     def close(self) -> None:
         """Close the file (idempotent)."""
         with self._lock:

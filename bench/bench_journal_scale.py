@@ -1,0 +1,111 @@
+"""Many worker processes journaling into one Redis stream (issue 13's scale figure).
+
+``--processes`` processes (``multiprocessing`` spawn), each with its own ``HumanInputHandler``
+and ``Journal`` on the same stream, answer ``--requests`` requests in all (create -> resolve
+-> wait, 2 entries each). Timed from a barrier all processes wait at (after start-up and
+imports) to the last journal closed; then the whole stream is read and the chain verified.
+Prints the wall time, entries per second, re-links (batches that lost the race for the head),
+the read and verify times, and checks that every request's story is opened -> settled.
+
+Run: ``python bench/bench_journal_scale.py [--redis redis://127.0.0.1:6379/0]
+[--requests 10000] [--processes 4]``. It uses a fresh key prefix and deletes it afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import time
+from collections import Counter
+from typing import Any
+
+from voice_hitl import HumanInputHandler
+from voice_hitl.journal import Journal, RedisJournalStore, verify_chain
+
+KEY = b"bench-scale-key"
+
+
+async def _answer(url: str, prefix: str, name: str, count: int, barrier: Any) -> tuple[int, ...]:
+    handler = HumanInputHandler(retention=0)
+    journal = Journal.on_redis(url, KEY, prefix=prefix)
+    journal.attach(handler)
+    await asyncio.to_thread(barrier.wait)
+    for index in range(count):
+        pending = await handler.create("AskUserQuestion", {"question": f"q{index}"}, room_id=name)
+        handler.resolve(pending.pending_id, "yes", by=name, via="api")
+        await handler.wait(pending.pending_id)
+    await asyncio.to_thread(journal.close, 120.0)
+    stats = journal.stats
+    return stats.written, stats.relinked, stats.failures
+
+
+def worker(url: str, prefix: str, name: str, count: int, barrier: Any, results: Any) -> None:
+    results.put((name, *asyncio.run(_answer(url, prefix, name, count, barrier))))
+
+
+def clean(url: str, prefix: str) -> None:
+    import redis
+
+    client = redis.Redis.from_url(url)
+    keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+    for start in range(0, len(keys), 1000):
+        client.delete(*keys[start : start + 1000])
+    client.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/0", help="the Redis server")
+    parser.add_argument("--requests", type=int, default=10_000, help="requests in all")
+    parser.add_argument("--processes", type=int, default=4, help="worker processes")
+    args = parser.parse_args()
+    per = args.requests // args.processes
+    prefix = f"voice-hitl-bench:{time.time_ns()}"
+    spawn = multiprocessing.get_context("spawn")
+    barrier = spawn.Barrier(args.processes + 1)
+    results = spawn.Queue()
+    started = time.perf_counter()
+    procs = [
+        spawn.Process(target=worker, args=(args.redis, prefix, f"w{n}", per, barrier, results))
+        for n in range(args.processes)
+    ]
+    try:
+        for proc in procs:
+            proc.start()
+        barrier.wait()
+        go = time.perf_counter()
+        reports = [results.get(timeout=300) for _ in procs]
+        done = time.perf_counter()
+        for proc in procs:
+            proc.join()
+        store = RedisJournalStore(args.redis, prefix=prefix)
+        entries = store.read()
+        read = time.perf_counter()
+        problems = verify_chain(entries, KEY)
+        head = store.head_problem(entries)
+        verified = time.perf_counter()
+        store.close()
+    finally:
+        clean(args.redis, prefix)
+    stories: dict[str, list[str]] = {}
+    for entry in entries:
+        stories.setdefault(entry.request_id, []).append(entry.kind)
+    shapes = Counter(tuple(kinds) for kinds in stories.values())
+    written = sum(r[1] for r in reports)
+    relinked, failures = sum(r[2] for r in reports), sum(r[3] for r in reports)
+    took = done - go
+    print(f"{args.processes} processes x {per} requests on {args.redis}")
+    print(f"start-up         {go - started:8.2f} s (spawn, imports, connections)")
+    print(f"calls + journal  {took:8.2f} s for {written} entries: {written / took:.0f}/s")
+    print(f"re-links         {relinked:8d}  failures {failures}")
+    print(f"read back        {read - done:8.2f} s ({len(entries)} entries)")
+    print(f"verify           {verified - read:8.2f} s: {len(problems)} problems")
+    print(f"head key         {head or 'matches the stream'}")
+    print(f"stories          {dict(shapes)}")
+    assert not problems and head is None and len(entries) == written == 2 * per * args.processes
+    assert shapes == {("opened", "settled"): per * args.processes}
+
+
+if __name__ == "__main__":
+    main()
