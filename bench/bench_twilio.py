@@ -58,8 +58,9 @@ async def recognition(recognizer: str, sample: int) -> None:
     from voice_hitl.speech.asr import load_recognizer, load_wav
 
     audio_dir, entries = load_manifest(Path("audio_fixtures"))
-    if sample > 1:
-        entries = [e for i, e in enumerate(entries) if i % sample == 0]
+    if sample > 1:  # the replay command's spread: every voice and condition keeps some
+        k = sample
+        entries = [e for i, e in enumerate(entries) if (i + i // k + i // (k * k)) % k == 0]
     check_fixtures(audio_dir, entries)
     engine = await load_recognizer(recognizer)  # type: ignore[arg-type]
 

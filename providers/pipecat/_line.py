@@ -109,7 +109,10 @@ class PipecatLine(FrameProcessor):
             inbox.offer(heard)
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
-        """Hand answers to the open dialogue; pass everything else on."""
+        """Hand answers to the open dialogue; pass everything else on.
+
+        Cancellation: safe (Pipecat's own frame task).
+        """
         await super().process_frame(frame, direction)
         if self._inboxes and direction is FrameDirection.DOWNSTREAM:
             if isinstance(frame, TranscriptionFrame):

@@ -123,7 +123,10 @@ class PhoneCall:
     # -- the session's side (through TwilioTransport) ----------------------------------------
 
     async def caller_audio(self) -> AsyncIterator[PCM16]:
-        """The caller's audio at the session's rate; ends when the call's lanes close."""
+        """The caller's audio at the session's rate; ends when the call's lanes close.
+
+        Cancellation: safe; no frame is lost.
+        """
         while True:
             frame = await self._inbound.get()
             if frame is None:

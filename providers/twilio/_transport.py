@@ -44,6 +44,8 @@ class TwilioTransport:
 
         Raises:
             ChannelClosedError: No call serves this session.
+
+        Cancellation: safe; no frame is lost.
         """
         call = self._calls.get(session_id)
         if call is None:
