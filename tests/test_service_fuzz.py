@@ -23,16 +23,17 @@ from schemathesis.specs.openapi.checks import (
 from service_rig import ANN, TOKENS
 
 from voice_hitl.board import BoardOpened, BoardRequest, MemoryBoard
-from voice_hitl.journal import Journal
+from voice_hitl.journal import Journal, SqliteJournalStore
 from voice_hitl.service import create_app
 from voice_hitl.service._story import journal_board
 
 FOLDER = tempfile.mkdtemp(prefix="voice-hitl-fuzz-")
-JOURNAL = Journal.open(Path(FOLDER) / "journal.sqlite3", b"fuzz-key")
+KEY = b"fuzz-key"
 
 
 def _board() -> MemoryBoard:
     board = MemoryBoard()
+    writer = Journal.open(Path(FOLDER) / "journal.sqlite3", KEY)
 
     async def fill() -> None:
         await board.heartbeat("w", 3600)
@@ -45,14 +46,17 @@ def _board() -> MemoryBoard:
         ):
             request = BoardRequest(str(n), "AskUserQuestion", arguments, "w", time.time())
             await board.publish(request)
-            journal_board(JOURNAL)(BoardOpened(request))  # as the service's feed would
+            journal_board(writer)(BoardOpened(request))  # as the service's feed would
 
     asyncio.run(fill())
-    assert JOURNAL.flush()
+    writer.close()
     return board
 
 
-APP = create_app(_board(), TOKENS, journal=JOURNAL)
+BOARD = _board()
+# The app reads the stories; no writer thread runs for the whole session (never started).
+JOURNAL = Journal(SqliteJournalStore(Path(FOLDER) / "journal.sqlite3"), KEY)
+APP = create_app(BOARD, TOKENS, journal=JOURNAL)
 schema = schemathesis.openapi.from_asgi("/v1/openapi.json", APP)
 schema.config.generation.update(
     modes=[schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE]
