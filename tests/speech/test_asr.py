@@ -210,8 +210,10 @@ async def test_pocketsphinx_cancellation_is_safe(pocketsphinx_recognizer: object
 
 
 async def test_pocketsphinx_leaves_the_event_loop_running(pocketsphinx_recognizer: object) -> None:
-    """The decoder holds the GIL (0.18-1.6 s loop stalls from a thread); its worker process
-    keeps the loop turning: every tick of a 1 ms heartbeat comes within 0.1 s."""
+    """The decoder holds the GIL (0.18-1.6 s loop stalls from a thread: about the whole
+    decode); its worker process keeps the loop turning: every tick of a 1 ms heartbeat comes
+    within 0.1 s, or within half the decode's time when a loaded machine slows everything (a
+    GIL-holding decode would stall for nearly all of it)."""
     import time
 
     from voice_hitl.speech.asr import PocketsphinxRecognizer, load_wav
@@ -220,6 +222,7 @@ async def test_pocketsphinx_leaves_the_event_loop_running(pocketsphinx_recognize
     rec = pocketsphinx_recognizer
     pcm, rate = await load_wav(FIXTURES / "yes__flite__clean.wav")
     await rec.recognize(pcm, rate, AnswerSpec.confirm())  # the worker is up
+    started = time.perf_counter()
     decoding = asyncio.create_task(rec.recognize(pcm, rate, AnswerSpec.confirm()))
     ticks, worst = 0, 0.0
     while not decoding.done():
@@ -228,7 +231,8 @@ async def test_pocketsphinx_leaves_the_event_loop_running(pocketsphinx_recognize
         worst = max(worst, time.perf_counter() - before)
         ticks += 1
     await decoding
-    assert ticks > 10 and worst < 0.1, (ticks, worst)
+    elapsed = time.perf_counter() - started
+    assert ticks > 10 and worst < max(0.1, elapsed / 2), (ticks, worst, elapsed)
 
 
 async def test_load_starts_the_worker_before_the_first_utterance() -> None:
