@@ -32,7 +32,7 @@ HEARTBEAT = 0.2
 TOKEN = "multi-process-token"
 CLI = "from voice_hitl._cli import main; raise SystemExit(main())"
 
-pytestmark = pytest.mark.timeout(90)
+pytestmark = pytest.mark.timeout(180)
 
 
 @dataclass
@@ -86,7 +86,7 @@ async def stop_worker(worker: Worker) -> None:
     if worker.process.returncode is None and worker.process.stdin is not None:
         worker.process.stdin.close()
     try:
-        async with asyncio.timeout(20):
+        async with asyncio.timeout(45):
             await worker.process.wait()
     except TimeoutError:
         print(f"worker {worker.name} did not stop; its last lines: {worker.lines[-3:]}")
@@ -123,7 +123,7 @@ async def serve(url: str, prefix: str, tmp: Path) -> AsyncIterator[str]:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        async with httpx.AsyncClient(base_url=base) as client, asyncio.timeout(20):
+        async with httpx.AsyncClient(base_url=base) as client, asyncio.timeout(45):
             while True:  # the service is up when it answers (it is another process)
                 with contextlib.suppress(httpx.HTTPError):
                     if (await client.get("/v1/openapi.json")).status_code == 200:
@@ -184,7 +184,7 @@ async def cli(*argv: str, env: dict[str, str]) -> tuple[int, str]:
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
     )
-    async with asyncio.timeout(30):
+    async with asyncio.timeout(60):
         out, _ = await process.communicate()
     return process.returncode or 0, out.decode()
 
@@ -252,7 +252,7 @@ async def test_four_workers_one_service_1000_requests_each_settled_once(
             assert (await client.get("/v1/requests")).json()["requests"] == []
 
             # The service journals every settle it saw (its feed delivers them in order).
-            async with asyncio.timeout(20):
+            async with asyncio.timeout(45):
                 while True:
                     seen = await asyncio.to_thread(board_events, journal)
                     if seen.total() - seen["posted"] >= 1000:
@@ -340,7 +340,7 @@ async def test_redis_restarted_under_load_settles_nothing_twice(
             server = await asyncio.to_thread(throwaway_redis, server.port)
             # The workers reconnect and re-publish what is still open: every request is
             # either settled at its worker or back on the board.
-            async with asyncio.timeout(20):
+            async with asyncio.timeout(45):
                 while True:
                     settled = {s[1] for w in workers for s in w.settles()}
                     response = await client.get("/v1/requests")
