@@ -107,10 +107,13 @@ async def test_silence_until_timeout() -> None:
     quiet = np.zeros(16_000, dtype=np.int16)
     turns = await asyncio.to_thread(load_turns, PHONE_CALL[:1])
     turns.append(CallerTurn(quiet, "silence"))
-    result = await run_demo(speed=0, turns=turns, printing=False, timeout=3.0)
+    # The handler's timeout must outlast speaking the question even on a loaded machine: if it
+    # fires first, the agent's goodbye comes before the caller's silent turn and the scripted
+    # caller waits for one more agent turn that never comes.
+    result = await run_demo(speed=0, turns=turns, printing=False, timeout=8.0)
     ((outcome, error),) = read(result, "AskUserQuestion")
     assert outcome == "failed"
-    assert error == {"error": "Human input timed out after 3s for tool 'AskUserQuestion'"}
+    assert error == {"error": "Human input timed out after 8s for tool 'AskUserQuestion'"}
     assert result.transfers == []
 
 
