@@ -64,7 +64,10 @@ class DtmfDetector:
         if freqs.max() >= sample_rate / 2:
             freqs[freqs >= sample_rate / 2] = 0.0  # harmonic above Nyquist: measures nothing
         phase = 2 * np.pi * np.outer(freqs, np.arange(self._n)) / sample_rate
-        self._basis = np.exp(-1j * phase).T  # (n, 16)
+        # Real and imaginary parts apart: the projections below run as einsum, never through
+        # BLAS, whose thread pool spins after each call (a whole core for the length of a call).
+        self._cos = np.cos(phase).T  # (n, 16)
+        self._sin = np.sin(phase).T
         # Per key: least-squares projector onto its two tones (to subtract them).
         self._fits: dict[tuple[int, int], tuple[npt.NDArray[np.float64], ...]] = {}
         t = np.arange(self._n) / sample_rate
@@ -125,7 +128,7 @@ class DtmfDetector:
     def _classify(self, blocks: npt.NDArray[np.float64]) -> list[str | None]:
         n = self._n
         energy = np.einsum("ij,ij->i", blocks, blocks)
-        power = np.abs(blocks @ self._basis) ** 2 * (2.0 / n)  # (blocks, 16)
+        power = _power(blocks, self._cos, self._sin) * (2.0 / n)  # (blocks, 16)
         out: list[str | None] = []
         for b in range(len(blocks)):
             out.append(self._key_of(blocks[b], energy[b], power[b]))
@@ -146,8 +149,10 @@ class DtmfDetector:
         if p_col > p_row * self._max_twist or p_row > p_col * self._max_twist:
             return None
         m, pinv = self._fits[(r, c)]
-        residual = block - m @ (pinv @ block)
-        harmonics = np.abs(residual @ self._basis[:, [8 + r, 12 + c]]) ** 2 * (2.0 / self._n)
+        residual = block - np.einsum("nk,k->n", m, np.einsum("kn,n->k", pinv, block))
+        pair = [8 + r, 12 + c]
+        harmonics = _power(residual[None, :], self._cos[:, pair], self._sin[:, pair])[0]
+        harmonics *= 2.0 / self._n
         if harmonics[0] * 10 > p_row or harmonics[1] * 10 > p_col:
             return None
         return _LAYOUT[r][c]
@@ -166,3 +171,12 @@ class DtmfDetector:
             self._misses = 0
             return candidate
         return None
+
+
+def _power(
+    blocks: npt.NDArray[np.float64], cos: npt.NDArray[np.float64], sin: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """``|blocks @ exp(-i phase)|**2`` per block and frequency, without BLAS."""
+    re = np.einsum("bn,nk->bk", blocks, cos)
+    im = np.einsum("bn,nk->bk", blocks, sin)
+    return np.asarray(re * re + im * im, dtype=np.float64)
