@@ -70,19 +70,26 @@ class AnswersApi:
     # -- answers and approvals -------------------------------------------------------------
 
     def answer(
-        self, pending_id: str, participant_id: str, answer: str, *, via: str = "api"
+        self,
+        pending_id: str,
+        participant_id: str,
+        answer: str,
+        *,
+        via: str = "api",
+        evidence: Mapping[str, Any] | None = None,
     ) -> bool:
         """Answer an open request as one participant (an operator UI, a responder).
 
         For an approval, ``answer`` reads as a decision (``"approve"``/``"deny"``, yes/no);
         otherwise it is the text the model reads. ``via`` (how it arrived: ``speech``,
-        ``dtmf``, ``api``) is told to observers with the participant as ``by``.
+        ``dtmf``, ``api``) is told to observers with the participant as ``by``; ``evidence``
+        (how a spoken vote was established) is journaled beside a counted vote.
 
         Returns:
             True when taken; False when ignored and logged (not open, not in the call, not
             addressed to them, not a yes/no for an approval, a repeated approval).
         """
-        return self._desk.answer(pending_id, participant_id, answer, via=via)
+        return self._desk.answer(pending_id, participant_id, answer, via=via, evidence=evidence)
 
     def open_approval(
         self,

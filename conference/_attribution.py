@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["TurnAttribution"]
+__all__ = ["TurnAttribution", "attribution"]
 
 _UNKNOWN = "\x00unknown"
 
@@ -37,3 +37,14 @@ class TurnAttribution:
             return None
         (only,) = self._speakers
         return None if only == _UNKNOWN else only
+
+
+def attribution(speaker: str, heard: set[str | None]) -> float:
+    """How sure a conference can be that ``speaker`` alone said an utterance, given the
+    participants the backend heard while it was spoken (``None``: someone not on the
+    roster): 1.0 when only they were heard (or
+    nobody was and the provider attributed it), 0.5 when others spoke too (a mixed turn),
+    0.0 when the backend heard only others."""
+    if not heard or heard == {speaker}:
+        return 1.0
+    return 0.5 if speaker in heard else 0.0

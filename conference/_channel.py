@@ -14,6 +14,7 @@ import enum
 import logging
 import secrets
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from providers.base import (
     PCM16,
@@ -36,7 +37,7 @@ from voice_hitl import (
 from voice_hitl._audio import resample_pcm16
 
 from ._answers_api import AnswersApi
-from ._attribution import TurnAttribution
+from ._attribution import TurnAttribution, attribution
 from ._backend import (
     ConferenceBackend,
     ConferenceEvent,
@@ -346,8 +347,9 @@ class ConferenceChannel(AnswersApi):
             self._turn.heard(None)
             return
         self._turn.heard(speaker)
-        self._hear(Heard("speech", event.text, speaker))
-        self._desk.spoken(speaker, event.text)
+        said = replace(Heard.of(event, speaker), attribution=attribution(speaker, heard))
+        self._hear(said)
+        self._desk.spoken(speaker, said.text, said)
 
     def _on_backend_event(self, event: ConferenceEvent) -> None:
         if isinstance(event, ParticipantLeft):

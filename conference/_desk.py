@@ -12,11 +12,13 @@ import json
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from voice_hitl import ChannelClosedError, HumanInputToolHandler, PendingInput
+from voice_hitl._call_line import Heard
 from voice_hitl._checks import non_negative_int, optional_seconds
+from voice_hitl._risk import Risk, risk_of, weigh_yes
 
 from ._approval import ApprovalRequest, ApprovalResult
 from ._backend import Participant
@@ -36,6 +38,9 @@ class _Question:
     addressing: Addressing | None
     approval: ApprovalRequest | None = None
     handler: HumanInputToolHandler | None = None  # set for a question a tool asked
+    risk: Risk = "low"
+    evidence: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Per participant, how the vote being cast was established (journaled with it)."""
 
     def awaits(self, participant_id: str) -> bool:
         """True when this question is addressed to the participant and still needs them."""
@@ -103,8 +108,16 @@ class AnswerDesk:
         self, pending: PendingInput, addressing: Addressing | None, handler: HumanInputToolHandler
     ) -> None:
         """Route answers to a request a tool created; an ``approvers`` request collects votes."""
-        question = _Question(pending.pending_id, addressing, handler=handler)
+        declared = next(
+            (d.risk for d in handler.tool_definitions if d.name == pending.tool_name), None
+        )
+        try:
+            risk = risk_of(pending.tool_name, pending.arguments, pending.context, declared)
+        except ValueError:
+            risk = "high"  # a malformed per-call risk never lowers the bar
+        question = _Question(pending.pending_id, addressing, handler=handler, risk=risk)
         if addressing is not None and addressing.quorum is not None:
+            question.risk = "high"
             arguments = pending.arguments
             action = str(arguments.get("action") or arguments.get("question") or pending.tool_name)
             approval = ApprovalRequest(
@@ -119,7 +132,11 @@ class AnswerDesk:
             pending_id = pending.pending_id
 
             def journal_vote(participant: Participant, receipt: ApprovalReceipt) -> None:
-                handler.handler.note(pending_id, "approval", receipt_note(participant, receipt))
+                note = receipt_note(participant, receipt)
+                evidence = question.evidence.pop(participant.participant_id, None)
+                if evidence is not None:
+                    note["evidence"] = dict(evidence)
+                handler.handler.note(pending_id, "approval", note)
 
             approval.add_vote_listener(journal_vote)
             approval.add_done_callback(self._retain)
@@ -196,7 +213,7 @@ class AnswerDesk:
         if timeout is not None:
             approval.arm(timeout)
         self._questions[approval.request_id] = _Question(
-            approval.request_id, Addressing(participants, quorum), approval
+            approval.request_id, Addressing(participants, quorum), approval, risk="high"
         )
         approval.add_done_callback(self._retain)
         approval.add_done_callback(self._forget)
@@ -255,9 +272,16 @@ class AnswerDesk:
     # -- answers ---------------------------------------------------------------------------
 
     def answer(
-        self, pending_id: str, participant_id: str, answer: str, *, via: str = "api"
+        self,
+        pending_id: str,
+        participant_id: str,
+        answer: str,
+        *,
+        via: str = "api",
+        evidence: Mapping[str, Any] | None = None,
     ) -> bool:
-        """Take one participant's answer to one request.
+        """Take one participant's answer to one request (``evidence``: how a spoken vote was
+        established, journaled beside it when it counts).
 
         Returns:
             True when it was taken; False when it was ignored (and logged): the request is
@@ -292,7 +316,12 @@ class AnswerDesk:
                     pending_id,
                 )
                 return False
-            return question.approval.vote(participant_id, decision)
+            if evidence is not None:
+                question.evidence[participant_id] = evidence
+            try:
+                return question.approval.vote(participant_id, decision)
+            finally:
+                question.evidence.pop(participant_id, None)
         if question.addressing is not None and participant_id not in question.addressing.ids:
             logger.warning(
                 "conference %r: answer to %r ignored: it is addressed to %s, not %r",
@@ -305,11 +334,14 @@ class AnswerDesk:
         assert question.handler is not None
         return question.handler.handler.resolve(pending_id, answer, by=participant_id, via=via)
 
-    def spoken(self, participant_id: str, text: str) -> bool:
+    def spoken(self, participant_id: str, text: str, heard: Heard | None = None) -> bool:
         """Take an attributed final utterance as a yes/no answer, when it is for one request.
 
         Only requests addressed to the speaker are answered from speech, and only when the
-        utterance reads as yes or no and exactly one such request waits for them.
+        utterance reads as yes or no and exactly one such request waits for them. A yes to a
+        high-risk request (an approval with a quorum, a high-risk tool) counts only with the
+        evidence `weigh_yes` asks for in ``heard`` (the challenge word, and the recogniser's
+        confidence, the audio and the speaker attribution where measured).
         """
         candidates = [q for q in self._questions.values() if q.awaits(participant_id)]
         if not candidates:
@@ -331,6 +363,17 @@ class AnswerDesk:
             )
             return False
         (question,) = candidates
+        if verdict and question.risk == "high":
+            weighed = weigh_yes(heard or Heard("speech", text, participant_id))
+            if not weighed.accepted:
+                logger.info(
+                    "conference %r: %r's yes to %r not counted: %s",
+                    self.channel_id,
+                    participant_id,
+                    question.pending_id,
+                    weighed.reason,
+                )
+                return False
         if question.approval is not None:
             return question.approval.vote(participant_id, "approve" if verdict else "deny")
         answer = "yes" if verdict else "no"

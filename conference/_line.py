@@ -7,8 +7,8 @@ desk, so addressing and quorum apply to spoken answers as to any other.
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from typing import TYPE_CHECKING
+from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING, Any
 
 from providers.base import PCM16
 from voice_hitl import Heard, Inbox, PendingInputEvent, answer_json
@@ -82,12 +82,22 @@ class ConferenceLine:
         inbox.on_close(self.channel.add_speech_listener(inbox.offer))
         return inbox
 
-    def deliver(self, event: PendingInputEvent, answer: Answer, actor_id: str | None) -> bool:
+    def deliver(
+        self,
+        event: PendingInputEvent,
+        answer: Answer,
+        actor_id: str | None,
+        *,
+        evidence: Mapping[str, Any] | None = None,
+    ) -> bool:
         """Hand one participant's answer to the desk: a vote for an approval (it counts
-        toward the quorum), else the answer JSON. Ignored (False) without a speaker."""
+        toward the quorum; its ``evidence`` is journaled beside the vote's receipt), else the
+        answer JSON. Ignored (False) without a speaker."""
         if actor_id is None:
             return False
-        text = answer_json(answer, actor_id)
+        text = answer_json(answer, actor_id, evidence)
         if self.channel.approval(event.pending_id) is not None and isinstance(answer.value, bool):
             text = "approve" if answer.value else "deny"
-        return self.channel.answer(event.pending_id, actor_id, text, via=answer.via)
+        return self.channel.answer(
+            event.pending_id, actor_id, text, via=answer.via, evidence=evidence
+        )

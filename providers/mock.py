@@ -194,9 +194,12 @@ class MockRealtimeProvider(RealtimeProvider):
         role: Literal["user", "assistant"] = "assistant",
         final: bool = True,
         speaker_id: str | None = None,
+        **reading: Any,
     ) -> None:
-        """Emit a transcription of the model's or the caller's speech."""
-        self._session(session).emit(TranscriptionEvent(role, text, final, speaker_id))
+        """Emit a transcription of the model's or the caller's speech; ``reading`` sets how
+        a local recogniser read it (``confidence``, ``quality``, ``interpretation``,
+        ``verbatim``)."""
+        self._session(session).emit(TranscriptionEvent(role, text, final, speaker_id, **reading))
 
     def simulate_audio(self, session: Any, frames: Sequence[PCM16]) -> None:
         """Emit model audio frames."""

@@ -30,6 +30,9 @@ LINES = {
     "mumble": "purple monkey dishwasher",
     "cancel": "never mind, cancel that",
     "barge_in_amount": "five hundred dollars",
+    # the challenge word a high-risk confirmation asks for (sorts last: the seeds of the
+    # lines above stay as they were)
+    "say_confirm": "confirm",
 }
 
 

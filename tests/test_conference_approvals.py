@@ -202,8 +202,10 @@ async def test_request_approval_by_spoken_answers_and_provider_attribution() -> 
     )
     request = await opened.get()
     assert request.quorum == 2 and set(request.approvers) == {"alice", "bob", "carol"}
-    rig.backend.transcribe("alice", "yes")
-    rig.provider.simulate_transcription(rig.conf, "sure", role="user", speaker_id="carol")
+    rig.backend.transcribe("alice", "yes")  # a bare yes is no approval: high risk
+    assert not request.approvals
+    rig.backend.transcribe("alice", "yes, I approve")
+    rig.provider.simulate_transcription(rig.conf, "sure, approved", role="user", speaker_id="carol")
     result = await waiting
     assert result.approvers == ("alice", "carol")
     assert all(verify_receipt(a.receipt, b"k2") for a in result.approvals)
@@ -274,7 +276,9 @@ async def test_dual_control_runs_the_action_only_after_the_quorum() -> None:
     request = await opened.get()
     rig.backend.transcribe("bob", "approved")
     assert ran == [] and not request.done
-    rig.backend.transcribe("carol", "yes")
+    rig.backend.transcribe("carol", "yes")  # high risk: the challenge word is needed
+    assert ran == [] and not request.done
+    rig.backend.transcribe("carol", "yes, I confirm")
     assert await running == "done" and ran == ["deleted"]
     vetoed = asyncio.create_task(
         rig.conf.dual_control(1, ["alice"], delete_prod, description="again")

@@ -53,9 +53,19 @@ async def test_answer() -> None:
         "confidence": amount["confidence"],  # type: ignore[index]
         "via": "speech",
         "actor_id": "caller",
+        "evidence": amount["evidence"],  # type: ignore[index]
     }
+    assert amount["evidence"]["risk"] == "low"  # type: ignore[index]
+    assert amount["evidence"]["audio"]["speech_ms"] > 500  # type: ignore[index]
     ((outcome, confirm),) = read(result, "ConfirmAction")
     assert outcome == "ok" and confirm["answer"] is True  # type: ignore[index]
+    # High risk: "yes, go ahead" is asked for the challenge word; "confirm" is taken.
+    assert any("say the word confirm" in line for line in said(result, "agent"))
+    evidence = confirm["evidence"]  # type: ignore[index]
+    assert evidence["risk"] == "high" and evidence["turns"] == 2
+    layers = ("challenge", "confidence", "audio", "speaker")
+    assert evidence["layers"] == dict.fromkeys(layers, "passed")
+    assert "confirm" in confirm["transcript"].lower()  # type: ignore[index]
     whats = [e["what"] for e in result.timeline]
     order = [
         next(i for i, w in enumerate(whats) if "AskUserQuestion {" in w),
@@ -86,7 +96,7 @@ async def test_reprompt_then_answer() -> None:
 
 
 async def test_barge_in_cuts_the_question() -> None:
-    script = (PHONE_CALL[0], (None, "barge_in_amount.wav", "agent"), PHONE_CALL[2])
+    script = (PHONE_CALL[0], (None, "barge_in_amount.wav", "agent"), *PHONE_CALL[2:])
     result = await call(script)
     assert result.transfers == [500.0]
     ((outcome, amount),) = read(result, "AskUserQuestion")

@@ -29,7 +29,7 @@ async def test_question_spoken_and_answer_heard_on_the_pipeline() -> None:
         await pipeline.call("ConfirmAction", "c1", action="refund 20 dollars")
         spoken = await pipeline.sink.first(TTSSpeakFrame)
         assert "refund 20 dollars" in spoken.text and spoken.append_to_context is False
-        said = TranscriptionFrame("yes please", "caller", "t1", finalized=True)
+        said = TranscriptionFrame("yes please, I confirm", "caller", "t1", finalized=True)
         await pipeline.worker.queue_frame(said)
         answer = json.loads((await pipeline.sink.result("c1")).result)
         assert (answer["answer"], answer["via"]) == (True, "speech")

@@ -5,60 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
 
 import numpy as np
 import pytest
-from doors import Observed, human_tools
+from responder_rig import Rig
 
 from providers.base import ProviderCapabilities
-from providers.mock import MockRealtimeProvider
 from voice_hitl import (
     HookContext,
     HookTrigger,
-    LocalTransport,
     OperatorRequest,
-    RealtimeVoiceChannel,
-    VoiceKit,
-    VoiceResponder,
-    VoiceSession,
 )
 from voice_hitl.speech import Answer, AnswerKind, AnswerSpec
 from voice_hitl.speech.dtmf import generate_dtmf
 
-
-class Rig:
-    def __init__(
-        self,
-        *,
-        timeout: float = 300.0,
-        capabilities: ProviderCapabilities | None = None,
-        **responder: Any,
-    ) -> None:
-        self.kit = VoiceKit()
-        self.observed = Observed.on(self.kit)
-        self.provider = MockRealtimeProvider(capabilities)
-        self.transport = LocalTransport()
-        self.voice = RealtimeVoiceChannel(
-            "voice",
-            provider=self.provider,
-            transport=self.transport,
-            human_input_handler=human_tools(timeout),
-        )
-        self.kit.register_channel(self.voice)
-        self.responder = VoiceResponder(self.kit, **responder)
-        self.responder.serve(self.voice)
-
-    async def start(self) -> VoiceSession:
-        return await self.voice.start_session("room", participant_id="caller-1")
-
-    async def said(self, count: int) -> list[str]:
-        await self.provider.wait_for("say", count)
-        return self.provider.said
-
-    async def close(self) -> None:
-        await self.responder.aclose()
-        await self.kit.aclose()
+PAY_PROMPT = "Please confirm: pay. To go ahead, say confirm, or press 1. To stop, say no."
 
 
 async def test_confirm_answered_by_voice() -> None:
@@ -68,17 +29,34 @@ async def test_confirm_answered_by_voice() -> None:
         session, "ConfirmAction", {"action": "move 500 dollars to savings"}
     )
     said = await rig.said(1)
-    assert said == ["Please confirm: move 500 dollars to savings. Please say yes or no."]
-    rig.provider.simulate_transcription(session, "yeah, go ahead", role="user")
+    assert said == [
+        "Please confirm: move 500 dollars to savings. "
+        "To go ahead, say confirm, or press 1. To stop, say no."
+    ]
+    rig.provider.simulate_transcription(session, "yeah, go ahead, I confirm", role="user")
     record = await rig.provider.wait_for_tool_result(call_id)
     assert not record.is_error
-    assert json.loads(record.output) == {
+    answer = json.loads(record.output)
+    assert answer == {
         "answer": True,
         "choice_id": "yes",
-        "transcript": "yeah, go ahead",
-        "confidence": json.loads(record.output)["confidence"],
+        "transcript": "yeah, go ahead, I confirm",
+        "confidence": answer["confidence"],
         "via": "speech",
         "actor_id": "caller-1",
+        "evidence": {
+            "risk": "high",
+            "via": "speech",
+            "turns": 1,
+            "confidence": None,  # the provider's transcript carries none
+            "audio": None,
+            "layers": {
+                "challenge": "passed",
+                "confidence": "unmeasured",
+                "audio": "unmeasured",
+                "speaker": "passed",
+            },
+        },
     }
     assert ("interrupt", session.session_id) in rig.provider.calls  # speech stops on answer
     await rig.close()
@@ -221,7 +199,7 @@ async def test_silence_until_timeout_stops_the_dialogue() -> None:
         "error": "Human input timed out after 30s for tool 'ConfirmAction'"
     }
     await rig.kit.hooks.drain()  # the dialogue task ends (cancelled) once the request settled
-    assert rig.provider.said == ["Please confirm: pay. Please say yes or no."]
+    assert rig.provider.said == [PAY_PROMPT]
     await rig.close()
 
 
@@ -246,7 +224,7 @@ async def test_silent_tone_free_audio_is_not_a_key() -> None:
     await rig.said(1)
     noise = (np.random.default_rng(1).normal(0, 300, 24000)).astype(np.int16)
     rig.transport.push_caller_audio(session.session_id, noise)
-    rig.provider.simulate_transcription(session, "yes", role="user")
+    rig.provider.simulate_transcription(session, "yes, confirm", role="user")
     record = await rig.provider.wait_for_tool_result(call_id)
     assert json.loads(record.output)["via"] == "speech"
     await rig.close()
@@ -269,11 +247,11 @@ async def test_local_voice_when_the_provider_cannot_say_text() -> None:
     session = await rig.start()
     call_id = provider.simulate_tool_call(session, "ConfirmAction", {"action": "pay"})
     await synthesizer.asked.wait()  # the question is synthesised locally, not said by the model
-    provider.simulate_transcription(session, "yes", role="user")
+    provider.simulate_transcription(session, "confirm", role="user")
     record = await provider.wait_for_tool_result(call_id)
     assert json.loads(record.output)["answer"] is True
     assert provider.said == []
-    assert synthesizer.texts == ["Please confirm: pay. Please say yes or no."]
+    assert synthesizer.texts == [PAY_PROMPT]
     played = np.concatenate(transport.played(session.session_id))
     assert len(played) == 2400  # 0.1 s at 16 kHz resampled to the channel's 24 kHz
     await rig.close()
@@ -293,7 +271,7 @@ async def test_local_recognizer_hears_a_caller_the_provider_does_not_transcribe(
             self, pcm16: np.ndarray, sample_rate: int, spec: object
         ) -> list[Hypothesis]:
             self.seen.append(len(pcm16) / sample_rate)
-            return [Hypothesis("yes please", 0.9)]
+            return [Hypothesis("confirm", 0.9, transcript="I confirm", confidence=0.9)]
 
     recognizer = HearsYes()
     rig = Rig(capabilities=ProviderCapabilities(user_transcription=False), recognizer=recognizer)
@@ -309,6 +287,6 @@ async def test_local_recognizer_hears_a_caller_the_provider_does_not_transcribe(
         transport.push_caller_audio(session.session_id, chunk)
     record = await provider.wait_for_tool_result(call_id)
     answer = json.loads(record.output)
-    assert (answer["answer"], answer["transcript"], answer["via"]) == (True, "yes please", "speech")
+    assert (answer["answer"], answer["transcript"], answer["via"]) == (True, "I confirm", "speech")
     assert len(recognizer.seen) == 1 and 1.0 < recognizer.seen[0] < 2.0
     await rig.close()

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from ._pending import PendingInputEvent
 from ._provider_events import (
@@ -19,8 +19,9 @@ from ._provider_events import (
     ProviderEvent,
     SpeechStartedEvent,
     TranscriptionEvent,
+    transcription_of,
 )
-from .speech import Answer, AnswerSpec, SpeechStart, StreamingEndpointer, Utterance
+from .speech import Answer, AnswerSpec, AudioQuality, SpeechStart, StreamingEndpointer, Utterance
 from .speech.asr._protocol import Recognizer
 from .speech.dtmf import DtmfDetector
 
@@ -32,11 +33,39 @@ logger = logging.getLogger("voice_hitl.responder")
 @dataclass(frozen=True, slots=True)
 class Heard:
     """Something an addressed person did: said a final utterance, keyed a tone, or started
-    speaking (``speech_started``, the barge-in signal)."""
+    speaking (``speech_started``, the barge-in signal).
+
+    Attributes:
+        kind: which.
+        text: what to understand (the words, an answer phrase they were read as, or keys).
+        speaker_id: who, when the line can tell.
+        transcript: the words as heard, when known verbatim (``None``: a grammar's phrase,
+            which the person may not have said word for word).
+        confidence: the recogniser's calibrated confidence in ``text``, when it has one.
+        quality: the utterance's audio figures, when measured.
+        attribution: how sure the line is that ``speaker_id`` alone said it (1.0 when the
+            line has one speaker or an unmixed turn; lower for a mixed conference turn).
+    """
 
     kind: Literal["speech", "dtmf", "speech_started"]
     text: str = ""
     speaker_id: str | None = None
+    transcript: str | None = None
+    confidence: float | None = None
+    quality: AudioQuality | None = None
+    attribution: float = 1.0
+
+    @classmethod
+    def of(cls, event: TranscriptionEvent, speaker_id: str | None = None) -> Heard:
+        """What a final user transcription says the person said."""
+        return cls(
+            "speech",
+            event.interpretation if event.interpretation is not None else event.text,
+            speaker_id if speaker_id is not None else event.speaker_id,
+            transcript=event.text if event.verbatim else None,
+            confidence=event.confidence,
+            quality=event.quality,
+        )
 
 
 class Inbox:
@@ -120,8 +149,16 @@ class CallLine(Protocol):
         Cancellation: safe.
         """
 
-    def deliver(self, event: PendingInputEvent, answer: Answer, actor_id: str | None) -> bool:
-        """Settle (or, for a quorum, count toward settling) ``event`` with ``answer``."""
+    def deliver(
+        self,
+        event: PendingInputEvent,
+        answer: Answer,
+        actor_id: str | None,
+        *,
+        evidence: Mapping[str, Any] | None = None,
+    ) -> bool:
+        """Settle (or, for a quorum, count toward settling) ``event`` with ``answer``;
+        ``evidence`` says how it was established (kept with the answer and the journal)."""
         ...
 
     def listen(
@@ -142,7 +179,7 @@ def feed_provider_event(inbox: Inbox, event: ProviderEvent) -> None:
     """Offer the inbox what a provider event says about the people on the call."""
     if isinstance(event, TranscriptionEvent):
         if event.role == "user" and event.final:
-            inbox.offer(Heard("speech", event.text, event.speaker_id))
+            inbox.offer(Heard.of(event))
     elif isinstance(event, SpeechStartedEvent):
         inbox.offer(Heard("speech_started", "", None))
     elif isinstance(event, KeypadEvent):
@@ -182,7 +219,7 @@ class RecognizingTap:
         except Exception:
             logger.exception("local recognition failed; the utterance counts as unheard")
             hypotheses = []
-        self._inbox.offer(Heard("speech", hypotheses[0].text if hypotheses else ""))
+        self._inbox.offer(Heard.of(transcription_of(hypotheses)))
 
     def close(self) -> None:
         """Cancel recognitions still running."""

@@ -11,7 +11,13 @@ from __future__ import annotations
 import math
 import numbers
 
-__all__ = ["non_negative_int", "non_negative_seconds", "optional_seconds", "positive_seconds"]
+__all__ = [
+    "non_negative_int",
+    "non_negative_seconds",
+    "optional_seconds",
+    "positive_seconds",
+    "probability",
+]
 
 
 def _number(name: str, value: object) -> float:
@@ -69,3 +75,18 @@ def non_negative_int(name: str, value: object) -> int:
     if value < 0:
         raise ValueError(f"{name} must be >= 0, got {value}")
     return value
+
+
+def probability(name: str, value: object) -> float:
+    """``value`` as a float if it is a number in [0, 1].
+
+    Raises:
+        ValueError: NaN, or outside [0, 1].
+        TypeError: Not a real number.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number in [0, 1], got {type(value).__name__}")
+    p = float(value)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+    return p

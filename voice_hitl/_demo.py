@@ -61,6 +61,9 @@ PHONE_CALL: tuple[tuple[str | None, str, After], ...] = (
     (None, "01_opening.wav", "now"),
     (None, "02_amount.wav", "agent"),
     (None, "03_confirm.wav", "agent"),
+    # "yes, go ahead" is not enough for a high-risk ConfirmAction: the agent asks for the
+    # challenge word, and the caller says it.
+    (None, "say_confirm.wav", "agent"),
 )
 MEETING: tuple[tuple[str | None, str, After], ...] = (
     ("alice", "meeting_opening.wav", "now"),
@@ -93,7 +96,7 @@ async def run_demo(
     timeout: float = 60.0,
     printing: bool = True,
     kit: VoiceKit | None = None,
-    recognizer: str = "pocketsphinx",
+    recognizer: str = "whisper",
 ) -> DemoResult:
     """Run the demo call (or meeting) and return what happened.
 
@@ -106,8 +109,8 @@ async def run_demo(
         timeout: The human-input handler's timeout, in seconds.
         printing: Print the live timeline.
         kit: A kit to use (to add hooks); a new one by default. It is closed at the end.
-        recognizer: ``"pocketsphinx"`` (grammar-constrained, fast), ``"whisper"`` or
-            ``"combined"`` (both; the ``whisper`` extra; more accurate, slower).
+        recognizer: ``"whisper"`` (the embedded default: Whisper tiny.en behind a speech
+            gate), ``"pocketsphinx"`` (grammar-constrained) or ``"combined"`` (both).
 
     Cancellation: safe; the call is ended and its requests settled.
     """
@@ -349,8 +352,8 @@ async def _feed_meeting(
 DEFAULT_OUT = {False: "demo-output", True: "demo-output-conference"}
 _EXTRAS = {
     "pocketsphinx": (("pocketsphinx", "speech"),),
-    "whisper": (("faster_whisper", "whisper"),),
-    "combined": (("pocketsphinx", "speech"), ("faster_whisper", "whisper")),
+    "whisper": (("faster_whisper", "speech"),),
+    "combined": (("pocketsphinx", "speech"), ("faster_whisper", "speech")),
 }
 
 
@@ -449,9 +452,10 @@ def add_demo_command(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--recognizer",
-        choices=("pocketsphinx", "whisper", "combined"),
-        default="pocketsphinx",
-        help="the local recogniser (whisper and combined need the 'whisper' extra)",
+        choices=("whisper", "pocketsphinx", "combined"),
+        default="whisper",
+        help="the local recogniser: whisper (Whisper tiny.en behind a speech gate), "
+        "pocketsphinx (a grammar) or combined",
     )
     parser.add_argument(
         "--phone",

@@ -13,7 +13,7 @@ import enum
 import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -75,7 +75,11 @@ class ToolCall:
 
 @dataclass(frozen=True, slots=True)
 class ToolUseEvent:
-    """What ``BEFORE_TOOL_USE`` hooks receive: the validated call about to be served."""
+    """What ``BEFORE_TOOL_USE`` hooks receive: the validated call about to be served.
+
+    ``risk`` is this call's risk tier when a hook set one (``HookResult.modify(risk="high")``;
+    see ``voice_hitl._risk``); the request then carries it in its context.
+    """
 
     tool_name: str
     arguments: Mapping[str, Any]
@@ -85,6 +89,7 @@ class ToolUseEvent:
     channel_type: ChannelType
     actor_id: str | None
     door: Door
+    risk: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,6 +325,7 @@ class ToolGate:
         except ToolArgumentsError as exc:
             return ToolResult.error("failed", str(exc), str(exc))
         seen.append(parsed)
+        risk: str | None = None
         if self.kit is not None:
             event = ToolUseEvent(
                 name,
@@ -341,22 +347,34 @@ class ToolGate:
             except ToolArgumentsError as exc:
                 return ToolResult.error("failed", str(exc), str(exc))
             seen.append(event.arguments)
+            risk = event.risk
             if decision.blocked:
                 message = decision.reason or f"Tool {name!r} was blocked by a hook"
                 detail = str(decision.metadata.get("detail", ""))
                 return ToolResult.error("refused", message, detail)
+        details = call.details
+        if risk is not None:
+            details = MappingProxyType({**details, "risk": risk})
         context = ToolCallContext(
             call.room_id,
             call.call_id,
             self.channel_id,
             self.channel_type,
             call.actor_id,
-            call.details,
+            details,
         )
         with tool_context(context):
             return await self._dispatch(name, dict(seen[-1]), asked)
 
     def _rewrite(self, event: ToolUseEvent, result: HookResult) -> ToolUseEvent:
+        risk = result.metadata.get("risk", event.risk)
+        if risk not in (None, "low", "high"):
+            raise ToolArgumentsError(
+                f"A BEFORE_TOOL_USE hook set the risk of tool {event.tool_name!r} to "
+                f"{risk!r}: use 'low' or 'high'"
+            )
+        if risk != event.risk:
+            event = replace(event, risk=risk)
         replacement = result.metadata.get("arguments")
         if replacement is None:
             return event
@@ -375,6 +393,7 @@ class ToolGate:
             event.channel_type,
             event.actor_id,
             event.door,
+            event.risk,
         )
 
     async def _dispatch(

@@ -16,7 +16,8 @@ from ._exceptions import (
     UnservedToolCallError,
 )
 from ._human_input import HumanInputHandler
-from ._pending import PendingInput
+from ._pending import PendingInput, PendingInputEvent
+from ._risk import Risk, risk_of
 from ._tools import AITool, current_tool_context
 from ._types import ChannelType
 
@@ -78,6 +79,18 @@ class HumanInputToolHandler:
         self.policies: Mapping[str, DeadlinePolicy] = build_policies(
             names, timeout, default=default, escalate_to=escalate_to, vetoable=vetoable
         )
+
+    def risk_of(self, event: PendingInputEvent) -> Risk:
+        """The request's risk tier (`voice_hitl._risk.risk_of`): the call's own, else its
+        tool definition's, else the tool's default.
+
+        Raises:
+            ValueError: the call carries a risk that is neither "low" nor "high".
+        """
+        declared = next(
+            (d.risk for d in self.tool_definitions if d.name == event.tool_name), None
+        )
+        return risk_of(event.tool_name, event.arguments, event.context, declared)
 
     def serves(self, name: str) -> bool:
         """True when this handler serves the tool ``name``."""

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from .speech import Answer, AnswerKind, AnswerSpec
 
-__all__ = ["phrase_question", "phrase_read_back", "phrase_reprompt"]
+__all__ = ["phrase_challenge_retry", "phrase_question", "phrase_read_back", "phrase_reprompt"]
 
 _SAY_YES_OR_NO = "Please say yes or no."
+_SAY_CONFIRM = "To go ahead, say confirm, or press 1. To stop, say no."
 
 
 def _join_or(labels: list[str]) -> str:
@@ -20,14 +21,16 @@ def _sentence(text: str) -> str:
     return text if not text or text[-1] in ".?!" else text + "."
 
 
-def phrase_question(tool_name: str, spec: AnswerSpec) -> str:
-    """The question as it is spoken: a confirm ends with "Please say yes or no", choices are
-    read out, keypad entry is offered for digits."""
+def phrase_question(tool_name: str, spec: AnswerSpec, *, challenge: bool = False) -> str:
+    """The question as it is spoken: a confirm ends with "Please say yes or no" (with
+    ``challenge``, a high-risk confirm, with "say confirm, or press 1"), choices are read out,
+    keypad entry is offered for digits."""
+    closing = _SAY_CONFIRM if challenge else _SAY_YES_OR_NO
     if tool_name == "ConfirmAction":
-        return f"Please confirm: {_sentence(spec.question)} {_SAY_YES_OR_NO}"
+        return f"Please confirm: {_sentence(spec.question)} {closing}"
     question = _sentence(spec.question)
     if spec.kind is AnswerKind.CONFIRM:
-        return f"{question} {_SAY_YES_OR_NO}"
+        return f"{question} {closing}"
     if spec.kind is AnswerKind.CHOICES:
         return f"{question} You can say {_join_or([c.label for c in spec.choices])}."
     if spec.kind is AnswerKind.DIGITS:
@@ -35,9 +38,22 @@ def phrase_question(tool_name: str, spec: AnswerSpec) -> str:
     return question
 
 
-def phrase_reprompt(tool_name: str, spec: AnswerSpec) -> str:
+def phrase_reprompt(tool_name: str, spec: AnswerSpec, *, challenge: bool = False) -> str:
     """The re-prompt after an answer that could not be understood."""
-    return f"Sorry, I didn't catch that. {phrase_question(tool_name, spec)}"
+    return f"Sorry, I didn't catch that. {phrase_question(tool_name, spec, challenge=challenge)}"
+
+
+_CHALLENGE_RETRIES = {
+    "challenge": "To go ahead, please say the word confirm, or press 1.",
+    "keypad": "I could not hear that clearly. Press 1 to confirm, or 2 to cancel.",
+    "speaker": "I could not tell who said that. Please say confirm on your own.",
+    "again": "Sorry, I was not sure I heard you. To go ahead, say confirm, or press 1.",
+}
+
+
+def phrase_challenge_retry(retry: str) -> str:
+    """What to say when a high-risk yes lacked evidence (``Verdict.retry``)."""
+    return _CHALLENGE_RETRIES.get(retry, _CHALLENGE_RETRIES["again"])
 
 
 def phrase_read_back(answer: Answer) -> str:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from .speech._audio_quality import AudioQuality
+    from .speech.asr._protocol import Hypothesis
 
 from ._exceptions import ProviderError
 
@@ -21,6 +25,7 @@ __all__ = [
     "ToolCallCancelledEvent",
     "ToolCallEvent",
     "TranscriptionEvent",
+    "transcription_of",
 ]
 
 PCM16 = npt.NDArray[np.int16]
@@ -51,12 +56,20 @@ class TranscriptionEvent:
     """Text of what the caller (``user``) or the model (``assistant``) said.
 
     ``speaker_id`` names the participant when the provider or backend can attribute speech.
+    A local recogniser also says how it read the words: ``interpretation`` (the answer phrase
+    to understand, when it differs from ``text``), ``verbatim`` (False when ``text`` is a
+    grammar's phrase rather than the words as heard), ``confidence`` (calibrated, when
+    known) and ``quality`` (the utterance's audio figures, an ``AudioQuality``).
     """
 
     role: Literal["user", "assistant"]
     text: str
     final: bool = True
     speaker_id: str | None = None
+    interpretation: str | None = None
+    verbatim: bool = True
+    confidence: float | None = None
+    quality: AudioQuality | None = None
     type: Literal["transcription"] = "transcription"
 
 
@@ -109,3 +122,22 @@ ProviderEvent = (
     | KeypadEvent
     | ProviderErrorEvent
 )
+
+
+def transcription_of(hypotheses: list[Hypothesis]) -> TranscriptionEvent:
+    """The user transcription for a recogniser's result: the words as heard (or the
+    grammar's phrase, marked not verbatim), with how they were read."""
+    if not hypotheses:
+        return TranscriptionEvent("user", "", final=True)
+    best = hypotheses[0]
+    verbatim = best.transcript is not None
+    text = best.transcript if best.transcript is not None else best.text
+    return TranscriptionEvent(
+        "user",
+        text,
+        final=True,
+        interpretation=best.text if best.text != text else None,
+        verbatim=verbatim,
+        confidence=best.confidence,
+        quality=best.quality,
+    )

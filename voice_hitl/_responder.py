@@ -6,6 +6,11 @@ person only (speech or keypad, whichever comes first; speaking over the question
 re-prompts on an answer it cannot trust, and settles the request with a JSON answer. When the
 request settles any other way (answered elsewhere, timed out, session ended, unplugged, closed)
 its dialogue is cancelled at once.
+
+An utterance the recogniser doubts (calibrated confidence under ``min_confidence``) re-prompts.
+A high-risk confirmation (`voice_hitl._risk`) asks for the challenge word ("say confirm, or
+press 1") and takes a spoken yes only with the evidence `weigh_yes` asks for; the answer JSON
+carries that evidence (``"evidence"``: risk, via, confidence, audio, the layers, turns).
 """
 
 from __future__ import annotations
@@ -13,21 +18,27 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from ._answer_json import answer_json
 from ._call_line import CallLine, Heard, Inbox, SpeechSynthesizer
-from ._checks import non_negative_int
+from ._checks import non_negative_int, probability
+from ._hearing import DEFAULT_MIN_CONFIDENCE, understand_heard
 from ._hooks import HookContext, HookExecution, HookTrigger
 from ._human_input import HumanInputHandler
 from ._human_input_tools import HumanInputToolHandler
 from ._kit import VoiceKit
 from ._pending import PendingInput, PendingInputEvent
-from ._prompts import phrase_question, phrase_read_back, phrase_reprompt
+from ._prompts import (
+    phrase_challenge_retry,
+    phrase_question,
+    phrase_read_back,
+    phrase_reprompt,
+)
+from ._risk import EvidencePolicy, Risk, Verdict, evidence_json, weigh_yes
 from ._types import ChannelType
-from .speech import Answer, AnswerSpec, AnswerSpecError, MetaAnswer, MetaIntent, NoMatch
-from .speech import understand as understand_text
+from .speech import Answer, AnswerKind, AnswerSpec, AnswerSpecError, MetaAnswer, MetaIntent, NoMatch
 from .speech.asr._protocol import Recognizer
 from .speech.dtmf import dtmf_entry_complete, dtmf_to_answer
 
@@ -75,7 +86,16 @@ class _Dialogue:
     event: PendingInputEvent
     spec: AnswerSpec
     line: CallLine
+    risk: Risk = "low"
     asking: bool = False
+    turns: int = 0
+    answered: set[str] = field(default_factory=set)
+    """Who already answered (a quorum's voters): what they say later is not weighed again."""
+
+    @property
+    def challenge(self) -> bool:
+        """A high-risk confirmation: the question asks for the challenge word."""
+        return self.risk == "high" and self.spec.kind is AnswerKind.CONFIRM
 
 
 class VoiceResponder:
@@ -91,6 +111,9 @@ class VoiceResponder:
             (``can_say`` is False): the audio is played into the call instead.
         recognizer: Also hears the caller's audio with a local recogniser (for providers
             that do not transcribe the caller, or as a second ear); the first answer wins.
+        min_confidence: An utterance whose calibrated recogniser confidence is below this
+            is asked again instead of answering.
+        evidence: What a spoken yes to a high-risk confirmation must prove.
     """
 
     def __init__(
@@ -101,9 +124,13 @@ class VoiceResponder:
         read_back: ReadBack | None = None,
         synthesizer: SpeechSynthesizer | None = None,
         recognizer: Recognizer | None = None,
+        min_confidence: float = DEFAULT_MIN_CONFIDENCE,
+        evidence: EvidencePolicy | None = None,
     ) -> None:
         self.kit = kit
         self.reprompts = non_negative_int("reprompts", reprompts)
+        self.min_confidence = probability("min_confidence", min_confidence)
+        self.evidence = evidence or EvidencePolicy()
         self.read_back = read_back
         self.synthesizer = synthesizer
         self.recognizer = recognizer
@@ -143,7 +170,12 @@ class VoiceResponder:
             if asyncio.current_task() is not task:
                 task.cancel("request settled")
 
-        dialogue = _Dialogue(event, spec, line)
+        try:
+            risk = human.risk_of(event)
+        except ValueError as exc:
+            logger.warning("request %s cannot be asked aloud: %s", event.pending_id, exc)
+            return
+        dialogue = _Dialogue(event, spec, line, risk)
         try:
             if human.handler.watch(event.pending_id, stop):
                 await self._converse(dialogue, human.handler)
@@ -156,19 +188,45 @@ class VoiceResponder:
 
     async def _converse(self, dialogue: _Dialogue, handler: HumanInputHandler) -> None:
         event, spec, line = dialogue.event, dialogue.spec, dialogue.line
+        challenge = dialogue.challenge
         inbox = line.listen(self._addressed(event), spec, self.recognizer)
         try:
-            prompt = phrase_question(event.tool_name, spec)
+            prompt = phrase_question(event.tool_name, spec, challenge=challenge)
             misses = 0
             while True:
                 if prompt:
                     await self._say(dialogue, prompt)
                 understood, heard = await self._hear(inbox, spec, dialogue)
                 if isinstance(understood, Answer):
-                    if not await self._accepted(inbox, dialogue, understood):
-                        prompt = phrase_question(event.tool_name, spec)
+                    verdict = self._weigh(dialogue, understood, heard)
+                    if verdict is not None and not verdict.accepted:
+                        logger.info(
+                            "request %s: a high-risk yes was not taken (%s)",
+                            event.pending_id,
+                            verdict.reason,
+                        )
+                        misses += 1
+                        if misses > self.reprompts:
+                            handler.reject(
+                                event.pending_id,
+                                f"No usable answer after {misses} attempts (a spoken yes "
+                                f"without the evidence a high-risk confirmation needs: "
+                                f"{verdict.reason})",
+                            )
+                            return
+                        prompt = phrase_challenge_retry(verdict.retry or "again")
                         continue
-                    line.deliver(event, understood, heard.speaker_id or event.actor_id)
+                    if not await self._accepted(inbox, dialogue, understood):
+                        prompt = phrase_question(event.tool_name, spec, challenge=challenge)
+                        continue
+                    evidence = evidence_json(
+                        dialogue.risk, heard, verdict=verdict, turns=dialogue.turns
+                    )
+                    line.deliver(
+                        event, understood, heard.speaker_id or event.actor_id, evidence=evidence
+                    )
+                    if heard.speaker_id is not None:
+                        dialogue.answered.add(heard.speaker_id)
                     if event.pending_id not in handler.pending:
                         return
                     # A quorum still needs other people: keep listening, do not ask again.
@@ -176,7 +234,7 @@ class VoiceResponder:
                     continue
                 if isinstance(understood, MetaAnswer):
                     if understood.intent is MetaIntent.REPEAT:
-                        prompt = phrase_question(event.tool_name, spec)
+                        prompt = phrase_question(event.tool_name, spec, challenge=challenge)
                         continue
                     if understood.intent is MetaIntent.CANCEL:
                         handler.reject(
@@ -195,9 +253,16 @@ class VoiceResponder:
                         f"No usable answer after {misses} attempts ({understood.reason})",
                     )
                     return
-                prompt = phrase_reprompt(event.tool_name, spec)
+                prompt = phrase_reprompt(event.tool_name, spec, challenge=challenge)
         finally:
             inbox.close()
+
+    def _weigh(self, dialogue: _Dialogue, answer: Answer, heard: Heard) -> Verdict | None:
+        """The evidence verdict on a spoken yes to a high-risk confirmation; ``None`` when
+        none is needed (low risk, a no, the keypad)."""
+        if not dialogue.challenge or answer.value is not True or heard.kind != "speech":
+            return None
+        return weigh_yes(heard, self.evidence)
 
     def _addressed(self, event: PendingInputEvent) -> Collection[str] | None:
         channel = self._channels[event.channel_id]
@@ -215,8 +280,11 @@ class VoiceResponder:
                 await line.stop_speaking()  # barge-in: the person talks over the question
                 continue
             await line.stop_speaking()
+            if heard.kind == "speech" and heard.speaker_id in dialogue.answered:
+                continue  # a quorum voter repeating themselves
             if heard.kind == "speech":
-                return understand_text(heard.text, spec), heard
+                understood = understand_heard(heard, spec, min_confidence=self.min_confidence)
+                return understood, heard
             keys += heard.text
             if dtmf_entry_complete(keys, spec):
                 return dtmf_to_answer(keys, spec), heard
@@ -224,6 +292,7 @@ class VoiceResponder:
     async def _say(self, dialogue: _Dialogue, text: str) -> None:
         line = dialogue.line
         dialogue.asking = True
+        dialogue.turns += 1
         try:
             if line.can_say or self.synthesizer is None:
                 await line.say(text)

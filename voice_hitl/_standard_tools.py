@@ -40,4 +40,5 @@ CONFIRM_ACTION = AITool(
         "required": ["action"],
         "additionalProperties": False,
     },
+    risk="high",
 )

@@ -6,7 +6,7 @@ import contextlib
 import contextvars
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -32,6 +32,10 @@ class AITool(BaseModel):
     name: str = Field(min_length=1)
     description: str = ""
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+    risk: Literal["low", "high"] | None = None
+    """How much a spoken yes to this tool must prove (``voice_hitl._risk``); ``None``: the
+    default for the tool (high for ``ConfirmAction`` and quorum approvals, else low). Never
+    sent to the model."""
 
 
 @dataclass(frozen=True, slots=True)

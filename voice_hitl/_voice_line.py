@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from typing import TYPE_CHECKING
+from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING, Any
 
 from ._answer_json import answer_json
 from ._audio import resample_pcm16
@@ -68,13 +68,20 @@ class VoiceLine:
         if self.channel.transport is not None:
             await self.channel.transport.stop_playback(self.session.session_id)
 
-    def deliver(self, event: PendingInputEvent, answer: Answer, actor_id: str | None) -> bool:
-        """Resolve the request with the answer's JSON."""
+    def deliver(
+        self,
+        event: PendingInputEvent,
+        answer: Answer,
+        actor_id: str | None,
+        *,
+        evidence: Mapping[str, Any] | None = None,
+    ) -> bool:
+        """Resolve the request with the answer's JSON (with ``evidence``, when given)."""
         human = self.channel.human_input_handler
         if human is None:
             return False
         return human.handler.resolve(
-            event.pending_id, answer_json(answer, actor_id), by=actor_id, via=answer.via
+            event.pending_id, answer_json(answer, actor_id, evidence), by=actor_id, via=answer.via
         )
 
     def listen(

@@ -17,7 +17,8 @@ class LocalCascadeProvider(RealtimeProvider):
     channel a ``reasoning_backend`` to take the agent's turns.
 
     Args:
-        recognizer: Hears the caller (default: pocketsphinx, from the ``speech`` extra).
+        recognizer: Hears the caller (default: the embedded default recogniser, Whisper
+            tiny.en behind a speech gate, from the ``speech`` extra).
         synthesizer: The agent's voice (default: piper, else espeak-ng).
     """
 
@@ -39,7 +40,7 @@ class LocalCascadeProvider(RealtimeProvider):
 
         # Loads the acoustic model off the event loop and starts the decoding worker now
         # rather than at the caller's first words.
-        return await load_recognizer("pocketsphinx")
+        return await load_recognizer()
 
     async def connect(self, config: SessionConfig) -> LocalCascadeSession:
         """Open an offline session (loads nothing until audio arrives).

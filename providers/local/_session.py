@@ -18,6 +18,7 @@ from voice_hitl._provider_events import (
     SpeechStartedEvent,
     SpeechStoppedEvent,
     TranscriptionEvent,
+    transcription_of,
 )
 from voice_hitl._transport import check_pcm16
 from voice_hitl.speech import AnswerSpec, Pause, SpeechStart, StreamingEndpointer, Utterance
@@ -128,8 +129,7 @@ class LocalCascadeSession(ProviderSession):
             except Exception:
                 logger.exception("recognition failed; the utterance is reported as unheard")
                 hypotheses = []
-            text = hypotheses[0].text if hypotheses else ""
-            self._emit(TranscriptionEvent("user", text, final=True))
+            self._emit(transcription_of(hypotheses))
 
     # -- the agent ---------------------------------------------------------------------------
 

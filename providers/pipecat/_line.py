@@ -9,8 +9,8 @@ answers, not turns: they go to the dialogue and not on to the LLM.
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from typing import TYPE_CHECKING
+from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING, Any
 
 from pipecat.frames.frames import (
     Frame,
@@ -77,12 +77,21 @@ class PipecatLine(FrameProcessor):
         Cancellation: safe.
         """
 
-    def deliver(self, event: PendingInputEvent, answer: Answer, actor_id: str | None) -> bool:
-        """Resolve the request with the answer's JSON."""
+    def deliver(
+        self,
+        event: PendingInputEvent,
+        answer: Answer,
+        actor_id: str | None,
+        *,
+        evidence: Mapping[str, Any] | None = None,
+    ) -> bool:
+        """Resolve the request with the answer's JSON (with ``evidence``, when given)."""
         human = self.human_input.gate.human_input
         if human is None:
             return False
-        return human.handler.resolve(event.pending_id, answer_json(answer, actor_id))
+        return human.handler.resolve(
+            event.pending_id, answer_json(answer, actor_id, evidence), by=actor_id, via=answer.via
+        )
 
     def listen(
         self,

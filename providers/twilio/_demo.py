@@ -62,7 +62,7 @@ async def run_phone_demo(
     turns: Sequence[CallerTurn] | None = None,
     timeout: float = 60.0,
     printing: bool = True,
-    recognizer: str = "pocketsphinx",
+    recognizer: str = "whisper",
 ) -> DemoResult:
     """Run the demo call over a loopback Media Stream and return what happened.
 

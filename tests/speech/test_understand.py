@@ -235,3 +235,16 @@ def test_negated_meta_is_not_meta() -> None:
 def test_via_is_recorded() -> None:
     out = understand("yes", CONFIRM, via="text")
     assert isinstance(out, Answer) and out.via == "text"
+
+
+def test_an_affirmative_undone_by_not_is_a_no() -> None:
+    confirm = AnswerSpec.confirm()
+    for text in ("No, please don't.", "please do not", "absolutely not"):
+        result = understand(text, confirm)
+        assert isinstance(result, Answer) and result.value is False, text
+
+
+def test_asking_what_the_question_was_is_a_repeat() -> None:
+    result = understand("sorry, what was the question?", AnswerSpec.choose("Which?", ["a", "b"]))
+    assert isinstance(result, MetaAnswer) and result.intent is MetaIntent.REPEAT
+

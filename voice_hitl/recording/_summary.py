@@ -3,7 +3,8 @@
 From a journal's entries, per request in the order they opened: the tool and its arguments,
 who it was for, how it settled (outcome, who answered, how), the answer, every counted
 approval, and what the model read. The recogniser's own figures (``confidence``, the exact
-``transcript``) vary with the CPU and are left out unless ``strict``.
+``transcript``, the measured ``audio`` of an answer's evidence) vary with the CPU and are left
+out, at any depth, unless ``strict``; the evidence's risk, turns and layers are compared.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from ..journal import JournalEntry
 
 __all__ = ["VOLATILE_KEYS", "relaxed", "summarise"]
 
-VOLATILE_KEYS = frozenset({"confidence", "transcript", "note", "approved_at"})
+VOLATILE_KEYS = frozenset({"confidence", "transcript", "note", "approved_at", "audio"})
 """Keys of an answer's JSON that a replay does not compare unless strict."""
 
 
@@ -28,9 +29,7 @@ def _reading(text: Any, strict: bool) -> Any:
         value = json.loads(text)
     except ValueError:
         return text
-    if isinstance(value, dict) and not strict:
-        return {k: v for k, v in value.items() if k not in VOLATILE_KEYS}
-    return value
+    return value if strict else _without_volatile(value)
 
 
 def summarise(entries: Iterable[JournalEntry], *, strict: bool = False) -> list[dict[str, Any]]:
@@ -68,7 +67,7 @@ def summarise(entries: Iterable[JournalEntry], *, strict: bool = False) -> list[
 
 def _without_volatile(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: v for k, v in value.items() if k not in VOLATILE_KEYS}
+        return {k: _without_volatile(v) for k, v in value.items() if k not in VOLATILE_KEYS}
     return value
 
 

@@ -128,7 +128,7 @@ async def run_operator_demo(
         kit, call_clock=lambda: transport.clock / transport.sample_rate, out=sys.stdout
     )
     responder = VoiceResponder(kit, reprompts=2)
-    provider = await _provider("pocketsphinx")
+    provider = await _provider("whisper")
     agent = SupervisedTransferAgent()
     human = HumanInputToolHandler(
         {"AskUserQuestion", "ConfirmAction", "AskSupervisor"},

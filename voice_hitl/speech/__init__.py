@@ -22,12 +22,14 @@ from ._answer import (
     Understood,
     Via,
 )
+from ._audio_quality import AudioQuality
 from ._spec import AnswerKind, AnswerSpec, AnswerSpecError, Choice
 from ._streaming import Pause, SpeechStart, StreamingEndpointer, Utterance
 from ._typed import typed_answer
 from ._understand import understand
 
 __all__ = [
+    "AudioQuality",
     "Pause",
     "SpeechStart",
     "StreamingEndpointer",

@@ -50,7 +50,10 @@ def _negated(toks: Sequence[str], span: tuple[int, int]) -> bool:
     start, end = span
     if any(t in ("not", "never") for t in toks[max(0, start - 2) : start]):
         return True
-    return end < len(toks) and toks[end] == "not" and toks[end - 1] in INTENSIFIERS
+    # "absolutely not", "please do not": the affirmative is undone by the "not" after it
+    return end < len(toks) and toks[end] == "not" and (
+        toks[end - 1] in INTENSIFIERS or toks[end - 1] == "do"
+    )
 
 
 def _polarity(toks: Sequence[str]) -> str:

@@ -60,7 +60,7 @@ def add_replay_command(subparsers: Any) -> None:
         help="baseline file (default: baseline.json beside the manifest, if any)",
     )
     p.add_argument(
-        "--recognizer", choices=list(RECOGNIZERS), default="pocketsphinx", help="recogniser"
+        "--recognizer", choices=list(RECOGNIZERS), default="whisper", help="recogniser"
     )
     p.add_argument(
         "--verify",
@@ -213,7 +213,7 @@ async def replay(
     path: Path,
     *,
     verify: str = "yes",
-    recognizer: str = "pocketsphinx",
+    recognizer: str = "whisper",
     voices: list[str] | None = None,
     conditions: list[str] | None = None,
     limit: int | None = None,

@@ -85,7 +85,8 @@ META_PHRASES: dict[MetaIntent, tuple[tuple[str, ...], ...]] = {
     MetaIntent.REPEAT: _phrases(
         "repeat", "repeat that", "repeat the question", "say that again", "say it again",
         "come again", "pardon", "what was that", "what did you say", "one more time",
-        "again", "did not catch that", "did not hear",
+        "again", "did not catch that", "did not hear", "what was the question",
+        "the question again",
     ),
     MetaIntent.OPERATOR: _phrases(
         "operator", "agent", "representative", "human", "a person", "real person", "person",

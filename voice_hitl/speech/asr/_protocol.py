@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
 if TYPE_CHECKING:
+    from .._audio_quality import AudioQuality
     from .._spec import AnswerSpec
 
 __all__ = ["Hypothesis", "Recognizer"]
@@ -19,12 +20,26 @@ class Hypothesis:
     """One recognition hypothesis.
 
     Attributes:
-        text: the words recognised ("" when the recogniser rejected the audio as out of set).
+        text: what to understand: the words recognised, or the answer phrase they were
+            mapped onto ("" when the recogniser rejected the audio as out of set).
         score: 0..1, higher is better; comparable only between hypotheses of one call.
+        transcript: the words as heard, verbatim, when the recogniser has them (an
+            open-vocabulary recogniser); ``None`` for a grammar's phrase, which the person may
+            not have said word for word.
+        confidence: the calibrated probability that ``text`` reads as what was said, when the
+            recogniser has one (``None``: uncalibrated; use ``score`` with care).
+        quality: the utterance's audio figures, when a `GatedRecognizer` measured them.
     """
 
     text: str
     score: float
+    transcript: str | None = None
+    confidence: float | None = None
+    quality: AudioQuality | None = None
+
+    def with_quality(self, quality: AudioQuality) -> Hypothesis:
+        """This hypothesis with ``quality`` attached."""
+        return replace(self, quality=quality)
 
 
 @runtime_checkable

@@ -56,7 +56,13 @@ from .._numbers import DIGIT_WORDS, NUMBER_WORDS
 from .._spec import AnswerKind, AnswerSpec
 from .._text import edit_distance, tokens
 from .._understand import understand
-from .._vocab import AFFIRMATIVE_PHRASES, NEGATION_WORDS, NEGATIVE_PHRASES
+from .._vocab import (
+    AFFIRMATIVE_PHRASES,
+    NEGATION_WORDS,
+    NEGATIVE_PHRASES,
+    POLITE_WORDS,
+    STOPWORDS,
+)
 from ._audio import check_pcm16, resample
 from ._grammar import GRAMMAR_META, answer_phrases
 from ._protocol import Hypothesis
@@ -137,11 +143,14 @@ class WhisperHearing:
         prompted: the transcript and average token log-probability of the pass with
             hotwords ("" and ``-inf`` when nothing was heard or the decoder looped).
         unprompted: the same for the pass without hotwords, when it ran.
+        evidence: what `calibrated_confidence` was given (average log-probability, read as
+            heard, verified yes), when there is a hypothesis.
     """
 
     hypotheses: list[Hypothesis]
     prompted: tuple[str, float]
     unprompted: tuple[str, float] | None
+    evidence: tuple[float, bool, bool] | None = None
 
 
 def _unless_looping(decoded: tuple[str, float], seconds: float) -> tuple[str, float]:
@@ -150,6 +159,43 @@ def _unless_looping(decoded: tuple[str, float], seconds: float) -> tuple[str, fl
     if len(text.split()) > _MAX_WORDS_PER_SECOND * seconds + 1:
         return "", -math.inf
     return text, logprob
+
+
+_HOMOPHONES = {"won": "one"}
+
+
+def _core(text: str) -> str:
+    """The words that carry an answer: ``text`` without politeness and filler ("yellow,
+    please" -> "yellow"), so that shared filler never makes two answers look alike."""
+    words = [_HOMOPHONES.get(w, w) for w in tokens(text)]
+    core = [w for w in words if w not in POLITE_WORDS and w not in STOPWORDS]
+    return " ".join(core or words)
+
+
+def _verbatim(text: str) -> str:
+    """Whisper's transcript as shown to people: trimmed, without closing punctuation."""
+    return text.strip().rstrip(".,;:").strip()
+
+
+CALIBRATION = (2.81, 4.51, 2.81, 3.94)
+"""Logistic coefficients (intercept, average log-probability, transcript read as heard,
+yes verified by the unprompted pass) of `calibrated_confidence`, fitted on the committed
+tuning fixtures (scripts/calibrate_whisper.py); never on the held-out set."""
+
+
+def calibrated_confidence(logprob: float, *, as_heard: bool, verified: bool) -> float:
+    """The probability that a Whisper reading is what was said (see `CALIBRATION`).
+
+    Args:
+        logprob: the transcript's average token log-probability.
+        as_heard: the transcript was understood as it was (not snapped onto a phrase).
+        verified: a yes the unprompted pass heard too.
+    """
+    if not math.isfinite(logprob):
+        return 0.0
+    a, b, c, d = CALIBRATION
+    z = a + b * logprob + c * float(as_heard) + d * float(verified)
+    return 1.0 / (1.0 + math.exp(-z))
 
 
 def _reads_as_yes(text: str, spec: AnswerSpec) -> bool:
@@ -251,34 +297,44 @@ class WhisperRecognizer:
             The text to understand (the transcript or the nearest answer phrase), or ``None``
             when the utterance is rejected.
         """
+        return self._map(text, spec, logprob)[0]
+
+    def _map(self, text: str, spec: AnswerSpec | None, logprob: float) -> tuple[str | None, bool]:
+        """`map_transcript` and whether the transcript was taken as it was (not snapped)."""
         raw = text.strip()
         if not raw:
-            return None
+            return None, False
         phrases = answer_phrases(spec) if spec is not None else None
         if spec is None or phrases is None:
-            return raw
+            return raw, True
         confirm = spec.kind is AnswerKind.CONFIRM
         mapped: str | None
         direct = understand(raw, spec)
+        as_heard = isinstance(direct, (Answer, MetaAnswer))
         if isinstance(direct, MetaAnswer):
             mapped = raw
         elif spec.kind in (AnswerKind.NUMBER, AnswerKind.DIGITS):
             mapped = self._map_words(raw, spec)  # every word must be a number word
+            if mapped is not None and isinstance(direct, Answer):
+                again = understand(mapped, spec)
+                as_heard = isinstance(again, Answer) and again.value == direct.value
         elif isinstance(direct, Answer):
             mapped = raw
         else:
-            said = " ".join(tokens(raw))
-            candidates = [" ".join(tokens(p)) for p in [*phrases, *GRAMMAR_META]]
-            best, distance = _nearest(said, candidates, sound=True)
-            mapped = best if distance <= self._max_distance else None
+            said = _core(raw)
+            candidates: dict[str, str] = {}
+            for phrase in [*phrases, *GRAMMAR_META]:
+                candidates.setdefault(_core(phrase), " ".join(tokens(phrase)))
+            best, distance = _nearest(said, list(candidates), sound=True)
+            mapped = candidates[best] if distance <= self._max_distance else None
             if confirm and mapped is not None and _reads_as_yes(mapped, spec):
-                return None  # a yes must be heard, never inferred by similarity
+                return None, False  # a yes must be heard, never inferred by similarity
         if mapped is None:
-            return None
+            return None, False
         negated = bool(set(tokens(raw)) & NEGATION_WORDS)
         if confirm and _reads_as_yes(mapped, spec) and (negated or logprob < self._min_yes_logprob):
-            return None
-        return mapped
+            return None, False
+        return mapped, as_heard
 
     def _map_words(self, raw: str, spec: AnswerSpec) -> str | None:
         vocab = sorted(
@@ -344,16 +400,18 @@ class WhisperRecognizer:
             return _unless_looping(decoded, seconds)
 
         prompted = heard(True)
-        text, logprob = prompted
-        mapped = self.map_transcript(text, spec, logprob)
+        said, logprob = prompted
+        mapped, as_heard = self._map(said, spec, logprob)
         unprompted: tuple[str, float] | None = None
         if mapped is None and spec is not None:
             unprompted = heard(False)
-            fallback = self.map_transcript(unprompted[0], spec, unprompted[1])
+            fallback, fallback_as_heard = self._map(unprompted[0], spec, unprompted[1])
             if fallback is not None and not _reads_as_yes(fallback, spec):
-                mapped, logprob = fallback, unprompted[1]
+                mapped, as_heard = fallback, fallback_as_heard
+                said, logprob = unprompted
         if mapped is None:
             return WhisperHearing([], prompted, unprompted)
+        verified = False
         if self._verify and spec is not None and _reads_as_yes(mapped, spec):
             if unprompted is None:
                 unprompted = heard(False)
@@ -361,8 +419,14 @@ class WhisperRecognizer:
             if set(tokens(check)) & NEGATION_WORDS or not _reads_as_yes(check, spec):
                 # the unprompted pass did not hear a clear yes
                 return WhisperHearing([], prompted, unprompted)
-        hypothesis = Hypothesis(mapped, min(1.0, max(0.0, math.exp(logprob))))
-        return WhisperHearing([hypothesis], prompted, unprompted)
+            verified = True
+        hypothesis = Hypothesis(
+            mapped,
+            min(1.0, max(0.0, math.exp(logprob))),
+            transcript=_verbatim(said),
+            confidence=calibrated_confidence(logprob, as_heard=as_heard, verified=verified),
+        )
+        return WhisperHearing([hypothesis], prompted, unprompted, (logprob, as_heard, verified))
 
     def recognize_sync(
         self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None

