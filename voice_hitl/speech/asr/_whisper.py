@@ -172,6 +172,18 @@ def _core(text: str) -> str:
     return " ".join(core or words)
 
 
+SOUND_ALIKE = 0.34
+"""Largest normalised sound-key distance at which the unprompted pass's transcript counts as
+hearing the same words as the prompted one ("I can turn" for "I confirm", "I prove" for "I
+approve": without hotwords tiny.en often spells a rare word as sounds)."""
+
+
+def _sounds_alike(a: str, b: str) -> bool:
+    """Whether two transcripts read as the same sounds (see `SOUND_ALIKE`)."""
+    ka, kb = _sound_key(" ".join(tokens(a))), _sound_key(" ".join(tokens(b)))
+    return bool(ka and kb) and edit_distance(ka, kb) <= SOUND_ALIKE
+
+
 def _verbatim(text: str) -> str:
     """Whisper's transcript as shown to people: trimmed, without closing punctuation."""
     return text.strip().rstrip(".,;:").strip()
@@ -277,7 +289,9 @@ class WhisperRecognizer:
             yes = [" ".join(p) for p in AFFIRMATIVE_PHRASES[:_CONFIRM_HOTWORDS]]
             no = [" ".join(p) for p in NEGATIVE_PHRASES[:_CONFIRM_HOTWORDS]]
             pairs = [w for pair in zip(yes, no, strict=True) for w in pair]
-            return ", ".join([*pairs, "cancel", "repeat that", "operator"])
+            # the high-risk challenge's words, each beside a way to decline
+            challenge = ["I confirm", "I do not confirm", "approved", "denied"]
+            return ", ".join([*pairs, *challenge, "cancel", "repeat that", "operator"])
         phrases = answer_phrases(spec)
         if phrases is None:
             return None
@@ -416,8 +430,9 @@ class WhisperRecognizer:
             if unprompted is None:
                 unprompted = heard(False)
             check = unprompted[0]
-            if set(tokens(check)) & NEGATION_WORDS or not _reads_as_yes(check, spec):
-                # the unprompted pass did not hear a clear yes
+            agrees = _reads_as_yes(check, spec) or _sounds_alike(check, said)
+            if set(tokens(check)) & NEGATION_WORDS or not agrees:
+                # the unprompted pass heard neither a yes nor the same sounds
                 return WhisperHearing([], prompted, unprompted)
             verified = True
         hypothesis = Hypothesis(
