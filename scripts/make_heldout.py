@@ -28,7 +28,7 @@ Conditions:
 - ``telephone_16k``: the very same telephone audio upsampled to 16 kHz (as a 16 kHz
   pipeline would receive a call).
 
-Files are 16-bit FLAC with 0.4 s lead and trail and a -60 dBFS noise floor. Every random
+Files are 16-bit FLAC with 0.3 s lead and trail and a -60 dBFS noise floor. Every random
 generator is seeded from the file name, so reruns produce identical audio.
 """
 
@@ -69,7 +69,7 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "audio_fixtures" / "heldout"
 RATE = 16_000
 TEL_RATE = 8_000
-LEAD_S = 0.4
+LEAD_S = 0.3
 
 # (id, category, spec, text, expected). Written before any recognition result was seen.
 UTTERANCES: list[tuple[str, str, dict[str, Any], str, dict[str, Any]]] = [
