@@ -16,6 +16,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from ._answer import Answer, MetaAnswer, NoMatch, Understood
 from ._spec import AnswerSpec
 from ._understand import understand
@@ -23,6 +26,7 @@ from ._understand import understand
 __all__ = [
     "FixtureResult",
     "load_manifest",
+    "read_audio",
     "report_json",
     "run_fixtures",
     "scored",
@@ -71,6 +75,40 @@ def load_manifest(path: str | Path) -> tuple[Path, list[dict[str, Any]]]:
         if missing:
             raise ValueError(f"{manifest}: fixture {i} lacks {sorted(missing)}")
     return manifest.parent, entries
+
+
+AUDIO_SUFFIXES = (".wav", ".flac")
+"""Fixture audio formats: PCM WAV (the tuning fixtures) and 16-bit FLAC (the held-out and
+adversarial sets)."""
+
+
+def read_audio(path: str | Path) -> tuple[npt.NDArray[np.int16], int]:
+    """Read a mono fixture file (WAV via `asr.read_wav`, or FLAC) as ``(pcm16, rate)``.
+
+    Blocking; run it in a thread from async code.
+
+    Raises:
+        FileNotFoundError: no such file.
+        ValueError: not a readable mono WAV or FLAC file (``AudioFormatError`` for WAV).
+    """
+    p = Path(path)
+    if p.suffix.lower() != ".flac":
+        from .asr import read_wav
+
+        return read_wav(p)
+    import soundfile
+
+    if not p.is_file():
+        raise FileNotFoundError(f"no such audio file: {p}")
+    try:
+        data, rate = soundfile.read(str(p), dtype="int16", always_2d=True)
+    except (RuntimeError, soundfile.LibsndfileError) as exc:
+        raise ValueError(f"{p}: not a readable FLAC file ({exc})") from exc
+    if data.shape[1] != 1:
+        raise ValueError(f"{p}: expected mono audio, got {data.shape[1]} channels")
+    if data.shape[0] == 0:
+        raise ValueError(f"{p}: the file holds no audio (zero length)")
+    return np.ascontiguousarray(data[:, 0]), int(rate)
 
 
 def _describe(expected: dict[str, Any]) -> str:

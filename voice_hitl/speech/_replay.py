@@ -24,7 +24,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .._usage import HelpFormatter, UsageError, positive_int
-from ._fixtures import FixtureResult, load_manifest, report_json, run_fixtures, summarise
+from ._fixtures import (
+    FixtureResult,
+    load_manifest,
+    read_audio,
+    report_json,
+    run_fixtures,
+    summarise,
+)
 from ._spec import AnswerSpec, AnswerSpecError
 from .asr import RECOGNIZERS
 
@@ -117,9 +124,15 @@ def check_fixtures(audio_dir: Path, entries: list[Any]) -> None:
 
 
 def _check_wav(path: Path) -> None:
-    """A PCM WAV file with audio in it, as long as its header says."""
+    """A PCM WAV file with audio in it, as long as its header says (or a readable FLAC)."""
     if not path.is_file():
         raise UsageError(f"{path}: no such audio file")
+    if path.suffix.lower() == ".flac":
+        try:
+            read_audio(path)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        return
     try:
         with wave.open(str(path), "rb") as wav:
             frames = wav.getnframes()
@@ -232,7 +245,7 @@ async def replay(
     Cancellation:
         Safe: stops after the fixture in flight.
     """
-    from .asr import load_recognizer, load_wav
+    from .asr import load_recognizer
 
     if recognizer not in RECOGNIZERS:
         raise ValueError(f"recognizer must be one of {RECOGNIZERS}, got {recognizer!r}")
@@ -261,7 +274,7 @@ async def replay(
     engine = await load_recognizer(recognizer, verify=verify)  # type: ignore[arg-type]
 
     async def recognise(wav: Path, spec: AnswerSpec) -> tuple[str, float, float]:
-        pcm, rate = await load_wav(wav)
+        pcm, rate = await asyncio.to_thread(read_audio, wav)
         hyps = await engine.recognize(pcm, rate, spec)
         best = hyps[0] if hyps else None
         return (best.text if best else ""), (best.score if best else 0.0), len(pcm) / rate

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""Held-out and adversarial measurement (issues 14 and 17) for one recogniser.
+
+Usage (needs the ``speech`` extra; ``whisper``/``combined`` need the ``whisper`` extra)::
+
+    python bench/bench_heldout.py --recognizer pocketsphinx|whisper|combined
+        [--verify yes|all|off] [--sample K] [--sets tuning,heldout,adversarial]
+        [--report DIR]
+
+Prints, for the tuning set (``audio_fixtures``, what the recognisers are tuned on) and the
+held-out set (``audio_fixtures/heldout``, phrasings and voices never used for tuning) side by
+side: accuracy, false yeses, affirmatives read as negatives, out-of-set answers accepted, RTF;
+then each set's voice x condition grid and per-category accuracy. On the adversarial set
+(``audio_fixtures/adversarial``: noise and non-affirmative speech, every expected answer a
+reject) it counts, per category, the files read as a yes (an `Answer` whose value is True from
+`understand` on the top hypothesis) and the files that produced any answer at all (an
+`Answer` or a `MetaAnswer`; noise must give none), then the yeses per noise x SNR x rate.
+
+``--sample K`` runs a stratified 1/K of every set (the rotation ``voice-hitl replay
+--sample`` uses). One recogniser is loaded once and files are recognised one at a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from voice_hitl.speech._fixtures import (
+    FixtureResult,
+    load_manifest,
+    read_audio,
+    report_json,
+    run_fixtures,
+    summarise,
+)
+from voice_hitl.speech._spec import AnswerSpec
+from voice_hitl.speech.asr import RECOGNIZERS, Recognizer, load_recognizer
+
+ROOT = Path(__file__).resolve().parent.parent
+SETS = {
+    "tuning": ROOT / "audio_fixtures",
+    "heldout": ROOT / "audio_fixtures" / "heldout",
+    "adversarial": ROOT / "audio_fixtures" / "adversarial",
+}
+
+
+def stratified(entries: list[dict[str, Any]], k: int) -> list[dict[str, Any]]:
+    """Every K-th entry, rotating the offset so voices and conditions vary across answers."""
+    if k <= 1:
+        return list(entries)
+    return [e for i, e in enumerate(entries) if (i + i // k + i // (k * k)) % k == 0]
+
+
+def kind_of(result: FixtureResult) -> str:
+    """``"yes"``, ``"answer"`` (any other answer), ``"meta"`` or ``"none"`` (a reject)."""
+    if result.got.startswith("<reject"):
+        return "none"
+    if result.got.startswith("<"):
+        return "meta"
+    return "yes" if result.false_yes or (result.got == "yes") else "answer"
+
+
+def affirmatives_as_negatives(results: list[FixtureResult]) -> tuple[int, int]:
+    """``(read as no, affirmatives)``: yeses that `understand` turned into a no."""
+    yeses = [r for r in results if r.expected == "yes"]
+    return sum(r.got == "no" for r in yeses), len(yeses)
+
+
+async def run_set(
+    engine: Recognizer, path: Path, sample: int, label: str
+) -> tuple[list[dict[str, Any]], list[FixtureResult]]:
+    audio_dir, entries = load_manifest(path)
+    entries = stratified(entries, sample)
+
+    async def recognise(audio: Path, spec: AnswerSpec) -> tuple[str, float, float]:
+        pcm, rate = await asyncio.to_thread(read_audio, audio)
+        hyps = await engine.recognize(pcm, rate, spec)
+        best = hyps[0] if hyps else None
+        return (best.text if best else ""), (best.score if best else 0.0), len(pcm) / rate
+
+    def progress(done: int, total: int) -> None:
+        if done == total or done % 25 == 0:
+            print(f"\r{label}: {done}/{total}", end="\n" if done == total else "", file=sys.stderr)
+
+    return entries, await run_fixtures(audio_dir, entries, recognise, progress)
+
+
+def _pct(n: int, d: int) -> str:
+    return f"{n}/{d} ({n / d:.0%})" if d else "0/0"
+
+
+def print_side_by_side(summaries: dict[str, dict[str, Any]], res: dict[str, Any]) -> None:
+    names = list(summaries)
+    print(f"{'':28}" + "".join(f"{n:>20}" for n in names))
+    rows: list[tuple[str, list[str]]] = [
+        ("files", [str(summaries[n]["fixtures"]) for n in names]),
+        ("accuracy", [f"{summaries[n]['accuracy']:.1%}" for n in names]),
+        ("false yes", [str(summaries[n]["false_yes"]) for n in names]),
+        ("affirmatives read as no", [_pct(*affirmatives_as_negatives(res[n])) for n in names]),
+        (
+            "out-of-set accepted",
+            [
+                _pct(summaries[n]["out_of_set_false_accepts"], summaries[n]["out_of_set"])
+                for n in names
+            ],
+        ),
+        ("RTF", [f"{summaries[n]['rtf']:.3f}" for n in names]),
+    ]
+    for label, cells in rows:
+        print(f"{label:28}" + "".join(f"{c:>20}" for c in cells))
+
+
+def print_grid(name: str, s: dict[str, Any]) -> None:
+    conditions = sorted(s["condition"])
+    print(f"\n{name}: voice x condition")
+    print(f"{'voice':12}" + "".join(f"{c:>15}" for c in conditions) + f"{'all':>9}")
+    for voice in sorted(s["voice"]):
+        cells = "".join(
+            f"{s['voice_condition'].get(f'{voice}/{c}', float('nan')):>15.1%}" for c in conditions
+        )
+        print(f"{voice:12}{cells}{s['voice'][voice]:>9.1%}")
+    print(f"{'all':12}" + "".join(f"{s['condition'][c]:>15.1%}" for c in conditions))
+    print(f"{name}: per category: " + ", ".join(f"{k} {v:.0%}" for k, v in s["category"].items()))
+
+
+def print_adversarial(entries: list[dict[str, Any]], results: list[FixtureResult]) -> None:
+    meta = {e["file"]: e for e in entries}
+    by_cat: dict[str, list[FixtureResult]] = defaultdict(list)
+    for r in results:
+        by_cat[r.category].append(r)
+    print(f"\nadversarial ({len(results)} files; every expected answer a reject)")
+    print(f"{'category':12}{'files':>7}{'yes':>6}{'any answer':>12}{'other answer':>14}{'meta':>6}")
+    for cat in [*sorted(by_cat), "all"]:
+        rs = results if cat == "all" else by_cat[cat]
+        kinds = [kind_of(r) for r in rs]
+        any_answer = sum(k != "none" for k in kinds)
+        print(
+            f"{cat:12}{len(rs):>7}{kinds.count('yes'):>6}{any_answer:>12}"
+            f"{kinds.count('answer'):>14}{kinds.count('meta'):>6}"
+        )
+    nonspeech: dict[str, list[str]] = defaultdict(list)
+    cells: dict[str, list[bool]] = defaultdict(list)
+    for r in results:
+        e = meta[r.file]
+        if r.category == "nonspeech":
+            nonspeech[f"{e['noise']}/{e['rate'] // 1000}k"].append(kind_of(r))
+        else:
+            cells[f"{e['noise']} {e['snr_db']:>2} dB {e['rate'] // 1000:>2}k"].append(
+                kind_of(r) == "yes"
+            )
+    print("nonspeech, files giving any answer: " + ", ".join(
+        f"{k} {sum(x != 'none' for x in v)}/{len(v)}" for k, v in sorted(nonspeech.items())
+    ))  # fmt: skip
+    print("speech, read as yes per noise/SNR/rate: " + ", ".join(
+        f"{k}: {sum(v)}/{len(v)}" for k, v in sorted(cells.items())
+    ))  # fmt: skip
+    yeses = [r for r in results if kind_of(r) == "yes"]
+    for r in yeses:
+        print(f"  YES: {r.file}  heard {r.transcript!r}")
+
+
+async def amain(args: argparse.Namespace) -> int:
+    wanted = [s.strip() for s in args.sets.split(",") if s.strip()]
+    unknown = [s for s in wanted if s not in SETS]
+    if unknown:
+        print(f"unknown set(s) {unknown}: use {', '.join(SETS)}", file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+    engine = await load_recognizer(args.recognizer, verify=args.verify)
+    print(f"# {args.recognizer} loaded in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    entries: dict[str, list[dict[str, Any]]] = {}
+    results: dict[str, list[FixtureResult]] = {}
+    for name in wanted:
+        entries[name], results[name] = await run_set(engine, SETS[name], args.sample, name)
+    summaries = {n: summarise(results[n]) for n in wanted}
+    verify = f", verify={args.verify}" if args.recognizer == "pocketsphinx" else ""
+    sample = f", stratified 1/{args.sample} sample" if args.sample > 1 else ""
+    print(f"recognizer {args.recognizer}{verify}{sample}")
+    scored = [n for n in wanted if n != "adversarial"]
+    if scored:
+        print_side_by_side({n: summaries[n] for n in scored}, results)
+        for n in scored:
+            print_grid(n, summaries[n])
+    if "adversarial" in wanted:
+        print_adversarial(entries["adversarial"], results["adversarial"])
+        print(f"adversarial RTF {summaries['adversarial']['rtf']:.3f}")
+    if args.report is not None:
+        args.report.mkdir(parents=True, exist_ok=True)
+        for n in wanted:
+            out = args.report / f"{args.recognizer}_{n}.json"
+            out.write_text(report_json(results[n], summaries[n]) + "\n")
+        print(f"reports written to {args.report}", file=sys.stderr)
+    print(json.dumps({"elapsed_s": round(time.perf_counter() - start, 1)}))
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--recognizer", choices=RECOGNIZERS, default="pocketsphinx")
+    parser.add_argument("--verify", choices=["yes", "all", "off"], default="yes")
+    parser.add_argument("--sample", type=int, default=1, help="stratified 1/K of every set")
+    parser.add_argument(
+        "--sets", default="tuning,heldout,adversarial", help="comma-separated: " + ",".join(SETS)
+    )
+    parser.add_argument("--report", type=Path, default=None, help="write JSON reports here")
+    args = parser.parse_args()
+    if args.sample < 1:
+        parser.error("--sample must be >= 1")
+    return asyncio.run(amain(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
