@@ -35,8 +35,8 @@ import numpy as np
 import soxr
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_fixtures import CONFIRM, REJECT, _mulaw, _pink, _rng, _trim  # noqa: E402
-from make_heldout import PiperSlow, espeak_voice, flite_voice, write_flac  # noqa: E402
+from make_fixtures import CONFIRM, REJECT, _mulaw, _pink, _rng, _trim
+from make_heldout import PiperSlow, espeak_voice, flite_voice, write_flac
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "audio_fixtures" / "adversarial"

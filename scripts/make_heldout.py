@@ -46,7 +46,7 @@ import soundfile
 import soxr
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_fixtures import (  # noqa: E402
+from make_fixtures import (
     AMOUNT,
     CODE,
     COLOUR,

@@ -248,3 +248,10 @@ def test_asking_what_the_question_was_is_a_repeat() -> None:
     result = understand("sorry, what was the question?", AnswerSpec.choose("Which?", ["a", "b"]))
     assert isinstance(result, MetaAnswer) and result.intent is MetaIntent.REPEAT
 
+
+def test_an_inflected_cancel_is_never_a_yes() -> None:
+    # a recogniser's near-miss of "cancel that" beside an affirmative must re-prompt
+    for text in ("ok, it cancels out", "okay, cancelled"):
+        result = understand(text, AnswerSpec.confirm())
+        assert not (isinstance(result, Answer) and result.value is True), text
+

@@ -80,7 +80,7 @@ AMBIGUOUS_IDIOMS = _phrases(
 META_PHRASES: dict[MetaIntent, tuple[tuple[str, ...], ...]] = {
     MetaIntent.CANCEL: _phrases(
         "cancel", "cancel that", "never mind", "nevermind", "forget it", "forget about it",
-        "abort", "quit",
+        "abort", "quit", "cancels", "cancelled", "canceled", "cancelling", "canceling",
     ),
     MetaIntent.REPEAT: _phrases(
         "repeat", "repeat that", "repeat the question", "say that again", "say it again",
