@@ -17,7 +17,9 @@ pytest.importorskip("pocketsphinx")
 async def test_demo_call_over_the_phone_moves_the_money(tmp_path: Path) -> None:
     from providers.twilio._demo import run_phone_demo
 
-    result = await run_phone_demo(speed=0, out_dir=tmp_path, printing=False)
+    result = await run_phone_demo(
+        speed=0, out_dir=tmp_path, printing=False, recognizer="pocketsphinx"
+    )
     assert result.transfers == [500.0]
     answered = [(tool, json.loads(text)) for tool, outcome, text in result.tool_results
                 if outcome == "ok"]

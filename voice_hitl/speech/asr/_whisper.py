@@ -30,7 +30,16 @@ Safety for yes/no questions: a result that reads as yes must come from Whisper's
 (step 1, never from step 2's mapping), must contain no negation word, and its average token
 log-probability must reach ``min_yes_logprob``. With ``verify=True`` (the default) the audio
 is then decoded a second time without hotwords, and the yes stands only if that unprompted
-pass also reads as yes with no negation word; otherwise the utterance is rejected.
+pass also reads as yes with no negation word; otherwise the utterance is rejected. One
+exception, for the high-risk challenge words ("confirm", "approve"), which tiny.en spells as
+sounds when unprompted ("can't earn", "I can turn"): a third pass prompted with only the
+challenge words and as many ways to decline must hear the same challenge word, as a yes, with
+no negation. (A looser check -- the unprompted transcript merely sounding like the prompted
+one -- was measured and dropped: it verified "yeah, thank you very much" against "Thank you
+very much.", 9 of 340 adversarial utterances read as yes against 3.)
+
+Both passes share one run of the encoder (`encode_sync`); each hypothesis carries the words
+as heard and `calibrated_confidence`.
 
 The model is loaded lazily on first use (or by `WhisperRecognizer.load`) and shared by all
 recognisers with the same settings; every use holds that model's lock. Loading and
@@ -176,17 +185,8 @@ def _core(text: str) -> str:
     return " ".join(core or words)
 
 
-SOUND_ALIKE = 0.34
-"""Largest normalised sound-key distance at which the unprompted pass's transcript counts as
-hearing the same words as the prompted one ("I can turn" for "I confirm", "I prove" for "I
-approve": without hotwords tiny.en often spells a rare word as sounds)."""
-
-
-def _sounds_alike(a: str, b: str) -> bool:
-    """Whether two transcripts read as the same sounds (see `SOUND_ALIKE`)."""
-    ka, kb = _sound_key(" ".join(tokens(a))), _sound_key(" ".join(tokens(b)))
-    return bool(ka and kb) and edit_distance(ka, kb) <= SOUND_ALIKE
-
+_CHALLENGE_WORDS = frozenset({"confirm", "confirmed", "approve", "approved"})
+_CHALLENGE_PROMPT = "confirm, cancel, approve, deny, I do not confirm"
 
 def _verbatim(text: str) -> str:
     """Whisper's transcript as shown to people: trimmed, without closing punctuation."""
@@ -394,7 +394,7 @@ class WhisperRecognizer:
             )
 
     def decode_sync(
-        self, encoded: Any, spec: AnswerSpec | None, *, hotwords: bool
+        self, encoded: Any, spec: AnswerSpec | None, *, hotwords: bool, words: str | None = None
     ) -> tuple[str, float]:
         """Whisper's ``(text, average log-probability)`` for an encoded utterance (blocking):
         beam search at temperature 0, the spec's phrases as hotwords unless ``hotwords`` is
@@ -411,7 +411,7 @@ class WhisperRecognizer:
             tokenizer,
             [],
             without_timestamps=True,
-            hotwords=self.hotwords_for(spec) if hotwords else None,
+            hotwords=words if words is not None else self.hotwords_for(spec) if hotwords else None,
         )
         with shared.lock:
             result = model.model.generate(
@@ -458,8 +458,8 @@ class WhisperRecognizer:
         seconds = len(pcm16) / sample_rate
         encoded = self.encode_sync(pcm16, sample_rate)
 
-        def heard(hotwords: bool) -> tuple[str, float]:
-            decoded = self.decode_sync(encoded, spec, hotwords=hotwords)
+        def heard(hotwords: bool, words: str | None = None) -> tuple[str, float]:
+            decoded = self.decode_sync(encoded, spec, hotwords=hotwords, words=words)
             return _unless_looping(decoded, seconds)
 
         prompted = heard(True)
@@ -479,7 +479,14 @@ class WhisperRecognizer:
             if unprompted is None:
                 unprompted = heard(False)
             check = unprompted[0]
-            agrees = _reads_as_yes(check, spec) or _sounds_alike(check, said)
+            agrees = _reads_as_yes(check, spec)
+            challenge = set(tokens(said)) & _CHALLENGE_WORDS
+            if not agrees and challenge and not set(tokens(check)) & NEGATION_WORDS:
+                # Unprompted, tiny.en spells a rare word as sounds ("can't earn" for
+                # "confirm"); a third reading, prompted with the challenge words and as many
+                # ways to decline, must hear the same challenge word and no negation.
+                check = heard(True, _CHALLENGE_PROMPT)[0]
+                agrees = bool(challenge & set(tokens(check))) and _reads_as_yes(check, spec)
             if set(tokens(check)) & NEGATION_WORDS or not agrees:
                 # the unprompted pass heard neither a yes nor the same sounds
                 return WhisperHearing([], prompted, unprompted)
