@@ -5,7 +5,7 @@ Usage (needs the ``speech`` extra; ``whisper``/``combined`` need the ``whisper``
 
     python bench/bench_heldout.py --recognizer pocketsphinx|whisper|combined
         [--verify yes|all|off] [--sample K] [--sets tuning,heldout,adversarial]
-        [--report DIR]
+        [--report DIR] [--whisper-model DIR]
 
 Prints, for the tuning set (``audio_fixtures``, what the recognisers are tuned on) and the
 held-out set (``audio_fixtures/heldout``, phrasings and voices never used for tuning) side by
@@ -40,7 +40,14 @@ from voice_hitl.speech._fixtures import (
     summarise,
 )
 from voice_hitl.speech._spec import AnswerSpec
-from voice_hitl.speech.asr import RECOGNIZERS, Recognizer, load_recognizer
+from voice_hitl.speech.asr import (
+    RECOGNIZERS,
+    GatedRecognizer,
+    Recognizer,
+    SpeechGate,
+    WhisperRecognizer,
+    load_recognizer,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SETS = {
@@ -172,7 +179,17 @@ async def amain(args: argparse.Namespace) -> int:
         print(f"unknown set(s) {unknown}: use {', '.join(SETS)}", file=sys.stderr)
         return 2
     start = time.perf_counter()
-    engine = await load_recognizer(args.recognizer, verify=args.verify)
+    engine: Recognizer
+    if args.whisper_model is not None:
+        if args.recognizer != "whisper":
+            print("--whisper-model goes with --recognizer whisper", file=sys.stderr)
+            return 2
+        whisper = WhisperRecognizer(model_path=args.whisper_model)
+        await whisper.load()
+        engine = GatedRecognizer(whisper, SpeechGate())
+        await engine.load()
+    else:
+        engine = await load_recognizer(args.recognizer, verify=args.verify)
     print(f"# {args.recognizer} loaded in {time.perf_counter() - start:.1f} s", file=sys.stderr)
     entries: dict[str, list[dict[str, Any]]] = {}
     results: dict[str, list[FixtureResult]] = {}
@@ -211,6 +228,12 @@ def main() -> int:
         "--sets", default="tuning,heldout,adversarial", help="comma-separated: " + ",".join(SETS)
     )
     parser.add_argument("--report", type=Path, default=None, help="write JSON reports here")
+    parser.add_argument(
+        "--whisper-model",
+        type=Path,
+        default=None,
+        help="another CTranslate2 Whisper model directory (default: the bundled tiny.en)",
+    )
     args = parser.parse_args()
     if args.sample < 1:
         parser.error("--sample must be >= 1")

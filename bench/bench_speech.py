@@ -3,16 +3,22 @@
 
 Usage (needs the ``speech`` extra)::
 
-    python bench/bench_speech.py [audio_fixtures] [--recognizer pocketsphinx|whisper|combined]
-        [--verify yes|all|off] [--no-dtmf] [--report PATH]
+    python bench/bench_speech.py [audio_fixtures] [--recognizer whisper|pocketsphinx|combined]
+        [--verify yes|all|off] [--no-dtmf] [--report PATH] [--heldout] [--risk] [--sample K]
 
-``--recognizer whisper|combined`` needs the ``whisper`` extra.
+The recogniser defaults to the embedded default (`DEFAULT_RECOGNIZER`, Whisper tiny.en behind
+the speech gate). ``--heldout`` adds the tuning-set and held-out figures side by side and the
+adversarial counts (``bench/bench_heldout.py``); ``--risk`` adds false approvals per 1,000
+adversarial utterances beside the acceptance of true confirmations, per risk tier
+(``bench/bench_risk.py``). ``--sample K`` runs a stratified 1/K of those sets.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
+import sys
 import time
 from pathlib import Path
 
@@ -20,7 +26,7 @@ import numpy as np
 
 from voice_hitl.speech._fixtures import report_json, summarise
 from voice_hitl.speech._replay import RECOGNIZERS, replay
-from voice_hitl.speech.asr import read_wav
+from voice_hitl.speech.asr import DEFAULT_RECOGNIZER, read_wav
 from voice_hitl.speech.dtmf import KEYS, DtmfDetector, generate_dtmf
 
 
@@ -50,14 +56,43 @@ def bench_dtmf(fixtures: Path) -> None:
     )
 
 
+def _companions(args: argparse.Namespace) -> int:
+    """Run the held-out and risk-tier reports of the sibling bench scripts."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    if args.heldout:
+        heldout = importlib.import_module("bench_heldout")
+        sets = "tuning,heldout,adversarial"
+        ns = argparse.Namespace(
+            recognizer=args.recognizer, verify=args.verify, sample=args.sample, sets=sets,
+            report=None, whisper_model=None,
+        )  # fmt: skip
+        if asyncio.run(heldout.amain(ns)) != 0:
+            return 1
+    if args.risk:
+        risk = importlib.import_module("bench_risk")
+        root = Path(__file__).resolve().parent.parent
+        ns = argparse.Namespace(
+            recognizer=[args.recognizer], sample=args.sample,
+            adversarial=root / "audio_fixtures/adversarial",
+            confirmations=root / "audio_fixtures/confirmations",
+        )  # fmt: skip
+        asyncio.run(risk.main_async(ns))
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("fixtures", nargs="?", type=Path, default=Path("audio_fixtures"))
-    parser.add_argument("--recognizer", choices=RECOGNIZERS, default="pocketsphinx")
+    parser.add_argument("--recognizer", choices=RECOGNIZERS, default=DEFAULT_RECOGNIZER)
     parser.add_argument("--verify", choices=["yes", "all", "off"], default="yes")
     parser.add_argument("--no-dtmf", action="store_true", help="skip the DTMF benchmark")
     parser.add_argument("--report", type=Path, default=None, help="write the JSON report here")
+    parser.add_argument("--heldout", action="store_true", help="tuning vs held-out, adversarial")
+    parser.add_argument("--risk", action="store_true", help="false approvals, true yeses per tier")
+    parser.add_argument("--sample", type=int, default=1, help="1/K of the held-out/risk sets")
     args = parser.parse_args()
+    if args.heldout or args.risk:
+        return _companions(args)
     results = asyncio.run(replay(args.fixtures, verify=args.verify, recognizer=args.recognizer))
     s = summarise(results)
     if args.report is not None:
