@@ -54,6 +54,7 @@ SETS = {
     "tuning": ROOT / "audio_fixtures",
     "heldout": ROOT / "audio_fixtures" / "heldout",
     "adversarial": ROOT / "audio_fixtures" / "adversarial",
+    "dev_values": ROOT / "audio_fixtures" / "dev_values",
 }
 
 
@@ -98,6 +99,13 @@ async def run_set(
     return entries, await run_fixtures(audio_dir, entries, recognise, progress)
 
 
+def wrong_answers(results: list[FixtureResult]) -> tuple[int, int]:
+    """Expected answers taken as another answer (not rejected, so nobody is asked again)."""
+    answers = [r for r in results if not r.expected.startswith("<")]  # "<reject>", "<repeat>"
+    wrong = [r for r in answers if not r.correct and not r.got.startswith("<reject")]
+    return len(wrong), len(answers)
+
+
 def _pct(n: int, d: int) -> str:
     return f"{n}/{d} ({n / d:.0%})" if d else "0/0"
 
@@ -117,6 +125,7 @@ def print_side_by_side(summaries: dict[str, dict[str, Any]], res: dict[str, Any]
                 for n in names
             ],
         ),
+        ("wrong answers (not re-asked)", [_pct(*wrong_answers(res[n])) for n in names]),
         ("RTF", [f"{summaries[n]['rtf']:.3f}" for n in names]),
     ]
     for label, cells in rows:

@@ -145,3 +145,32 @@ async def test_model_is_shared_and_calls_are_serialised(model_rec: WhisperRecogn
 async def test_bad_audio_is_named(rec: WhisperRecognizer) -> None:
     with pytest.raises(AudioFormatError, match="int16"):
         await rec.recognize(np.zeros(100, dtype=np.float32), 16000, CONFIRM)  # type: ignore[arg-type]
+
+
+def _scripted(rec: WhisperRecognizer, prompted: str, unprompted: str) -> list[str]:
+    """Run `hear_sync` on 3 s of audio with the two decoding passes scripted; the texts
+    `understand` would be given (empty: rejected)."""
+
+    def decode(encoded: Any, spec: Any, *, hotwords: bool, words: str | None = None) -> Any:
+        return (prompted if hotwords else unprompted), -0.1
+
+    rec.encode_sync = lambda pcm16, rate: None  # type: ignore[method-assign,assignment,return-value]
+    rec.decode_sync = decode  # type: ignore[method-assign]
+    hearing = rec.hear_sync(np.zeros(48000, dtype=np.int16), 16000, DIGITS)
+    assert hearing.unprompted is not None  # numbers and digits are always read twice
+    return [h.text for h in hearing.hypotheses]
+
+
+def test_digits_are_read_twice_and_must_agree(rec: WhisperRecognizer) -> None:
+    # a carrier phrase around the digits is fine when both readings give the same value
+    (text,) = _scripted(rec, "the code is two, eight, four, seven", "The code is 2847.")
+    assert understand(text, DIGITS).value == "2847"  # type: ignore[union-attr]
+    # hotwords made "it's" sound like "six": the readings disagree, so the person is asked again
+    assert _scripted(rec, "six, nine, three, one, six", "It's 9316.") == []
+    # one reading alone counts only when every word in it is a number word
+    assert _scripted(rec, "two, eight, four, seven", "") == ["two eight four seven"]
+    assert _scripted(rec, "", "The code is 2847.") == []
+    assert _scripted(rec, "", "2, 8, 4, 7") == ["2 8 4 7"]
+    # a request to repeat is still a request to repeat
+    (meta,) = _scripted(rec, "four, two", "Can you repeat that?")
+    assert type(understand(meta, DIGITS)).__name__ == "MetaAnswer"

@@ -26,6 +26,16 @@ decoding time. A transcript with more words than the audio could hold (more than
 ``_MAX_WORDS_PER_SECOND`` per second of audio, plus one) is a decoding loop ("three four three
 four ..." for "repeat") and is treated as no transcript.
 
+Numbers and digits are read twice, from the prompted and the unprompted pass (hotwords of
+number words make tiny.en spell "it's" as "six" and "sure" as "two"). A reading is the
+transcript mapped word by word onto the number words (*strict*: every word a number word) or,
+failing that, the transcript as `understand` reads it ("the code is 2847"). When both passes
+give a value, the values must agree; when only one does, it must be strict; otherwise the
+utterance is rejected and the person is asked again. On a development set of wrapped numbers
+and digit strings in the tuning voices (``audio_fixtures/dev_values``, 126 utterances; not the
+held-out set) this took right answers from 22 to 63 and wrong ones from 16 to 11; on the
+tuning set, 92.4 % -> 91.9 % (two bare digit strings now re-prompt).
+
 Safety for yes/no questions: a result that reads as yes must come from Whisper's own words
 (step 1, never from step 2's mapping), must contain no negation word, and its average token
 log-probability must reach ``min_yes_logprob``. With ``verify=True`` (the default) the audio
@@ -212,6 +222,15 @@ def calibrated_confidence(logprob: float, *, as_heard: bool, verified: bool) -> 
     a, b, c, d = CALIBRATION
     z = a + b * logprob + c * float(as_heard) + d * float(verified)
     return 1.0 / (1.0 + math.exp(-z))
+
+
+_VALUE_KINDS = frozenset({AnswerKind.NUMBER, AnswerKind.DIGITS})
+
+
+def _value_of(text: str, spec: AnswerSpec) -> object:
+    """The value `understand` reads from ``text`` (``None`` when it reads none)."""
+    result = understand(text, spec)
+    return result.value if isinstance(result, Answer) else None
 
 
 def _reads_as_yes(text: str, spec: AnswerSpec) -> bool:
@@ -463,11 +482,14 @@ class WhisperRecognizer:
             return _unless_looping(decoded, seconds)
 
         prompted = heard(True)
+        unprompted: tuple[str, float] | None = None
+        if spec is not None and spec.kind in _VALUE_KINDS:
+            return self._hear_value(prompted, heard(False), spec)
         said, logprob = prompted
         mapped, as_heard = self._map(said, spec, logprob)
-        unprompted: tuple[str, float] | None = None
         if mapped is None and spec is not None:
-            unprompted = heard(False)
+            if unprompted is None:
+                unprompted = heard(False)
             fallback, fallback_as_heard = self._map(unprompted[0], spec, unprompted[1])
             if fallback is not None and not _reads_as_yes(fallback, spec):
                 mapped, as_heard = fallback, fallback_as_heard
@@ -498,6 +520,51 @@ class WhisperRecognizer:
             confidence=calibrated_confidence(logprob, as_heard=as_heard, verified=verified),
         )
         return WhisperHearing([hypothesis], prompted, unprompted, (logprob, as_heard, verified))
+
+    def _choose_value(
+        self, prompted: tuple[str, float], unprompted: tuple[str, float], spec: AnswerSpec
+    ) -> tuple[tuple[str, float], tuple[str, bool]] | None:
+        """The reading to answer with and ``(text to understand, strict)``, or ``None``."""
+        for reading in (prompted, unprompted):
+            if isinstance(understand(reading[0], spec), MetaAnswer):
+                return reading, (reading[0].strip(), False)
+        first = self._value_reading(prompted[0], spec)
+        second = self._value_reading(unprompted[0], spec)
+        if first is not None and second is not None:
+            same = _value_of(first[0], spec) == _value_of(second[0], spec)
+            return (prompted, first) if same else None
+        if first is not None and first[1]:
+            return prompted, first
+        if second is not None and second[1]:
+            return unprompted, second
+        return None
+
+    def _value_reading(self, text: str, spec: AnswerSpec) -> tuple[str, bool] | None:
+        """``(text to understand, strict)`` for a number or digits transcript, or ``None``."""
+        if not text.strip():
+            return None
+        mapped = self._map_words(text, spec)
+        if mapped is not None:
+            return mapped, True
+        return (text.strip(), False) if isinstance(understand(text, spec), Answer) else None
+
+    def _hear_value(
+        self, prompted: tuple[str, float], unprompted: tuple[str, float], spec: AnswerSpec
+    ) -> WhisperHearing:
+        """A number or digit string from two readings (see the module docstring); a
+        request ("repeat that", "operator") in either reading is taken as the request."""
+        chosen = self._choose_value(prompted, unprompted, spec)
+        if chosen is None:
+            return WhisperHearing([], prompted, unprompted)
+        (said, logprob), (text, strict) = chosen
+        as_heard = not strict or _value_of(said, spec) == _value_of(text, spec)
+        hypothesis = Hypothesis(
+            text,
+            min(1.0, max(0.0, math.exp(logprob))),
+            transcript=_verbatim(said),
+            confidence=calibrated_confidence(logprob, as_heard=as_heard, verified=False),
+        )
+        return WhisperHearing([hypothesis], prompted, unprompted, (logprob, as_heard, False))
 
     def recognize_sync(
         self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None
