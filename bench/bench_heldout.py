@@ -42,6 +42,7 @@ from voice_hitl.speech._fixtures import (
 from voice_hitl.speech._spec import AnswerSpec
 from voice_hitl.speech.asr import (
     RECOGNIZERS,
+    Denoiser,
     GatedRecognizer,
     Recognizer,
     SpeechGate,
@@ -55,6 +56,8 @@ SETS = {
     "heldout": ROOT / "audio_fixtures" / "heldout",
     "adversarial": ROOT / "audio_fixtures" / "adversarial",
     "dev_values": ROOT / "audio_fixtures" / "dev_values",
+    "heldout2": ROOT / "audio_fixtures" / "heldout2",
+    "adversarial2": ROOT / "audio_fixtures" / "adversarial2",
 }
 
 
@@ -189,13 +192,14 @@ async def amain(args: argparse.Namespace) -> int:
         return 2
     start = time.perf_counter()
     engine: Recognizer
-    if args.whisper_model is not None:
+    if args.whisper_model is not None or args.no_denoise:
         if args.recognizer != "whisper":
-            print("--whisper-model goes with --recognizer whisper", file=sys.stderr)
+            print("--whisper-model/--no-denoise go with --recognizer whisper", file=sys.stderr)
             return 2
         whisper = WhisperRecognizer(model_path=args.whisper_model)
         await whisper.load()
-        engine = GatedRecognizer(whisper, SpeechGate())
+        denoiser = None if args.no_denoise else Denoiser()
+        engine = GatedRecognizer(whisper, SpeechGate(), denoiser=denoiser)
         await engine.load()
     else:
         engine = await load_recognizer(args.recognizer, verify=args.verify)
@@ -208,14 +212,15 @@ async def amain(args: argparse.Namespace) -> int:
     verify = f", verify={args.verify}" if args.recognizer == "pocketsphinx" else ""
     sample = f", stratified 1/{args.sample} sample" if args.sample > 1 else ""
     print(f"recognizer {args.recognizer}{verify}{sample}")
-    scored = [n for n in wanted if n != "adversarial"]
+    scored = [n for n in wanted if not n.startswith("adversarial")]
     if scored:
         print_side_by_side({n: summaries[n] for n in scored}, results)
         for n in scored:
             print_grid(n, summaries[n])
-    if "adversarial" in wanted:
-        print_adversarial(entries["adversarial"], results["adversarial"])
-        print(f"adversarial RTF {summaries['adversarial']['rtf']:.3f}")
+    for name in (n for n in wanted if n.startswith("adversarial")):
+        print(f"== {name}")
+        print_adversarial(entries[name], results[name])
+        print(f"{name} RTF {summaries[name]['rtf']:.3f}")
     if args.report is not None:
         args.report.mkdir(parents=True, exist_ok=True)
         for n in wanted:
@@ -242,6 +247,9 @@ def main() -> int:
         type=Path,
         default=None,
         help="another CTranslate2 Whisper model directory (default: the bundled tiny.en)",
+    )
+    parser.add_argument(
+        "--no-denoise", action="store_true", help="Whisper without the steady-noise denoiser"
     )
     args = parser.parse_args()
     if args.sample < 1:

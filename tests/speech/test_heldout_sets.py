@@ -25,16 +25,21 @@ from voice_hitl.speech._spec import AnswerSpec
 ROOT = Path(__file__).resolve().parents[2] / "audio_fixtures"
 HELDOUT = ROOT / "heldout"
 ADVERSARIAL = ROOT / "adversarial"
+HELDOUT2 = ROOT / "heldout2"
+ADVERSARIAL2 = ROOT / "adversarial2"
+CONFIRMATIONS2 = ROOT / "heldout2_confirmations"
 
 pytest.importorskip("soundfile")
 
 TUNING_VOICES = {"piper", "flite", "espeak"}
 CONDITIONS = {"clean", "noisy", "telephone_8k", "telephone_16k"}
+CONDITIONS2 = {"clean", "babble", "telephone_8k", "telephone_16k"}
 HELDOUT_CATEGORIES = {
     "confirm_yes", "confirm_no", "polite_choice", "self_correction", "operator", "repeat",
     "cancel", "digits", "number", "out_of_set", "unrelated",
 }  # fmt: skip
 ADVERSARIAL_CATEGORIES = {"nonspeech", "negation", "cancel", "operator", "question"}
+ADVERSARIAL2_CATEGORIES = ADVERSARIAL_CATEGORIES | {"near_miss"}
 
 _SAMPLE_MEASURED = 22 / 27
 """Held-out sample accuracy of the ``whisper`` recogniser, measured 2026-12-03 at commit
@@ -45,18 +50,23 @@ def _folder_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.iterdir())
 
 
-def test_heldout_manifest_is_well_formed() -> None:
-    audio_dir, entries = load_manifest(HELDOUT)
+def _voices(folder: Path) -> set[str]:
+    return {e["voice"] for e in load_manifest(folder)[1]} - {"none"}
+
+
+@pytest.mark.parametrize(("folder", "conditions"), [(HELDOUT, CONDITIONS), (HELDOUT2, CONDITIONS2)])
+def test_heldout_manifest_is_well_formed(folder: Path, conditions: set[str]) -> None:
+    audio_dir, entries = load_manifest(folder)
     check_fixtures(audio_dir, entries)  # every spec parses, every file is readable audio
     ids = {e["id"] for e in entries}
     voices = {e["voice"] for e in entries}
     assert len(ids) >= 24
     assert len(voices - TUNING_VOICES) >= 3 and not voices & TUNING_VOICES
-    assert {e["condition"] for e in entries} == CONDITIONS
+    assert {e["condition"] for e in entries} == conditions
     assert {e["category"] for e in entries} == HELDOUT_CATEGORIES
     # Every phrasing in every voice x condition cell, once.
     cells = Counter((e["id"], e["voice"], e["condition"]) for e in entries)
-    assert set(cells.values()) == {1} and len(cells) == len(ids) * len(voices) * len(CONDITIONS)
+    assert set(cells.values()) == {1} and len(cells) == len(ids) * len(voices) * len(conditions)
     # New phrasings: none of them is a tuning fixture's text.
     _, tuning = load_manifest(ROOT)
     assert not {e["text"].lower() for e in entries} & {e["text"].lower() for e in tuning}
@@ -68,36 +78,58 @@ def test_heldout_manifest_is_well_formed() -> None:
         ("AskUserQuestion", "digits"),
     }
     assert {e["expected"]["type"] for e in entries} == {"answer", "meta", "no_match"}
-    assert _folder_bytes(HELDOUT) < 16_000_000
+    assert _folder_bytes(folder) < 17_000_000
 
 
-def test_heldout_files_load_at_their_rates() -> None:
+def test_the_second_sets_share_nothing_with_the_first() -> None:
+    """heldout2, adversarial2 and heldout2_confirmations: voices no other set uses, texts
+    neither held-out set nor the adversarial set says."""
+    first = (
+        _voices(HELDOUT) | _voices(ADVERSARIAL) | _voices(ROOT / "confirmations") | TUNING_VOICES
+    )
+    for folder in (HELDOUT2, ADVERSARIAL2, CONFIRMATIONS2):
+        assert _voices(folder) == _voices(HELDOUT2) and not _voices(folder) & first, folder
+    texts = {e["text"].lower() for f in (HELDOUT, ADVERSARIAL) for e in load_manifest(f)[1]}
+    assert not {e["text"].lower() for e in load_manifest(HELDOUT2)[1]} & texts
+    assert not {e["text"].lower() for e in load_manifest(ADVERSARIAL2)[1] if e["text"]} & texts
+    audio_dir, confirmations = load_manifest(CONFIRMATIONS2)
+    check_fixtures(audio_dir, confirmations)
+    takes = Counter((e["id"], e["voice"], e["condition"]) for e in confirmations)
+    assert set(takes.values()) == {2} and len(takes) >= 60
+
+
+@pytest.mark.parametrize("folder", [HELDOUT, HELDOUT2])
+def test_heldout_files_load_at_their_rates(folder: Path) -> None:
     from voice_hitl.speech.asr import is_narrowband
 
-    _, entries = load_manifest(HELDOUT)
+    _, entries = load_manifest(folder)
     for e in entries:
         assert e["file"].endswith(".flac")
-        pcm, rate = read_audio(HELDOUT / e["file"])
+        pcm, rate = read_audio(folder / e["file"])
         assert rate == e["sample_rate"], e["file"]
         assert 0.8 < len(pcm) / rate < 6.0, e["file"]
         want = {"telephone_8k": 8000}.get(e["condition"], 16000)
         assert rate == want, e["file"]
         if e["condition"] == "telephone_16k":
             assert is_narrowband(pcm, rate), e["file"]  # upsampled telephone audio
-        elif e["condition"] in ("clean", "noisy"):
+        elif e["condition"] in ("clean", "noisy", "babble"):
             assert not is_narrowband(pcm, rate), e["file"]
 
 
-def test_adversarial_manifest_is_well_formed() -> None:
-    audio_dir, entries = load_manifest(ADVERSARIAL)
+@pytest.mark.parametrize(
+    ("folder", "categories"),
+    [(ADVERSARIAL, ADVERSARIAL_CATEGORIES), (ADVERSARIAL2, ADVERSARIAL2_CATEGORIES)],
+)
+def test_adversarial_manifest_is_well_formed(folder: Path, categories: set[str]) -> None:
+    audio_dir, entries = load_manifest(folder)
     check_fixtures(audio_dir, entries)
     assert 300 <= len(entries) <= 600
-    assert {e["category"] for e in entries} == ADVERSARIAL_CATEGORIES
+    assert {e["category"] for e in entries} == categories
     for e in entries:
         assert e["spec"]["tool"] == "ConfirmAction", e["file"]
         assert e["expected"] == {"type": "no_match"}, e["file"]
         assert e["rate"] in (8000, 16000) and {"noise", "snr_db"} <= set(e), e["file"]
-        pcm, rate = read_audio(ADVERSARIAL / e["file"])
+        pcm, rate = read_audio(folder / e["file"])
         assert rate == e["rate"] and len(pcm) > rate // 2, e["file"]
     speech = [e for e in entries if e["category"] != "nonspeech"]
     assert {(e["noise"], e["snr_db"], e["rate"]) for e in speech} == {
@@ -107,7 +139,7 @@ def test_adversarial_manifest_is_well_formed() -> None:
     assert {e["noise"] for e in entries if e["category"] == "nonspeech"} == {
         "white", "pink", "clicks", "cough", "babble", "silence"
     }  # fmt: skip
-    assert _folder_bytes(ADVERSARIAL) < 16_000_000
+    assert _folder_bytes(folder) < 17_000_000
 
 
 def _heldout_sample(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -119,6 +119,9 @@ def test_choices(text: str, choice_id: str) -> None:
         ("none of them", NoMatchReason.NONE_OF_THEM),
         ("not the red one", NoMatchReason.NOT_UNDERSTOOD),
         ("yes", NoMatchReason.NOT_UNDERSTOOD),
+        # "one" after an unknown word is the pronoun, not the first choice
+        ("I want the orange one", NoMatchReason.NOT_UNDERSTOOD),
+        ("the yellow one please", NoMatchReason.NOT_UNDERSTOOD),
     ],
 )
 def test_choices_no_match(text: str, reason: NoMatchReason) -> None:

@@ -174,3 +174,47 @@ def test_digits_are_read_twice_and_must_agree(rec: WhisperRecognizer) -> None:
     # a request to repeat is still a request to repeat
     (meta,) = _scripted(rec, "four, two", "Can you repeat that?")
     assert type(understand(meta, DIGITS)).__name__ == "MetaAnswer"
+
+
+def test_a_zero_one_reading_left_out_is_restored(rec: WhisperRecognizer) -> None:
+    # "four oh seven two": the prompted pass drops the "oh", the unprompted one keeps it
+    (text,) = _scripted(rec, "four, seven, two", "4072.")
+    assert understand(text, DIGITS).value == "4072"  # type: ignore[union-attr]
+    (text,) = _scripted(rec, "three, three, oh, one", "3, 3, 1")
+    assert understand(text, DIGITS).value == "3301"  # type: ignore[union-attr]
+    assert _scripted(rec, "four, seven, two", "0472.") == ["0472"]  # a leading "oh" too
+    # any other difference still asks again
+    assert _scripted(rec, "four, seven, two", "4073.") == []
+    assert _scripted(rec, "four, oh, seven, two", "4, 7, 3") == []
+
+
+def _scripted_confirm(
+    rec: WhisperRecognizer, prompted: str, unprompted: str, challenge: str
+) -> list[str]:
+    """`hear_sync` on a confirm question with all three decoding passes scripted."""
+
+    def decode(encoded: Any, spec: Any, *, hotwords: bool, words: str | None = None) -> Any:
+        if words is not None:
+            return challenge, -0.1
+        return (prompted if hotwords else unprompted), -0.1
+
+    rec.encode_sync = lambda pcm16, rate: None  # type: ignore[method-assign,assignment,return-value]
+    rec.decode_sync = decode  # type: ignore[method-assign]
+    hearing = rec.hear_sync(np.zeros(32000, dtype=np.int16), 16000, CONFIRM)
+    return [h.text for h in hearing.hypotheses]
+
+
+def test_a_yes_among_other_words_asks_again(rec: WhisperRecognizer) -> None:
+    # babble's words written around a "yeah" are not a yes
+    assert _scripted_confirm(rec, "yeah, let me apologize for a minute", "Yeah, let me.", "") == []
+    assert _scripted_confirm(rec, "alright, much more of that time", "Alright.", "") == []
+    # a yes with politeness, filler, companions or the question's own words is one
+    for said in ("yes please do it", "sure thing", "um, okay, that works", "yes, transfer it"):
+        assert _scripted_confirm(rec, said, said, "") == [said], said
+
+
+def test_the_challenge_word_is_checked_by_a_third_pass(rec: WhisperRecognizer) -> None:
+    # unprompted, tiny.en spells "confirm" as "can't earn": the challenge pass decides
+    assert _scripted_confirm(rec, "confirm", "Can't earn.", "confirm") == ["confirm"]
+    assert _scripted_confirm(rec, "confirm", "Can't earn.", "I do not confirm") == []
+    assert _scripted_confirm(rec, "confirm", "Can't earn.", "cancel") == []

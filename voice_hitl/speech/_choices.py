@@ -123,8 +123,17 @@ def _positions(toks: Sequence[str], count: int, taken: set[int]) -> list[_Mentio
 
 
 def _bare_number(toks: Sequence[str], choices: Sequence[Choice]) -> int | None:
-    """A lone number ("two", "the two") as a position, unless labels contain numbers."""
-    content = [t for t in toks if t not in STOPWORDS or t == "one"]
+    """A lone number ("two", "the two") as a position, unless labels contain numbers.
+
+    "one" after a word that is neither filler nor a number is the pronoun ("the orange one",
+    "that other one"), not a position.
+    """
+    content = [
+        t
+        for i, t in enumerate(toks)
+        if t not in STOPWORDS
+        or (t == "one" and (i == 0 or toks[i - 1] in STOPWORDS or parse_numbers(toks[i - 1 : i])))
+    ]
     if not content or any(parse_numbers(tokens(c.label)) for c in choices):
         return None
     nums = parse_numbers(content)

@@ -16,6 +16,7 @@ from .._audio_quality import AudioQuality
 from ._audio import AudioFormatError, check_pcm16, is_narrowband, load_wav, read_wav, resample
 from ._by_name import DEFAULT_RECOGNIZER, RECOGNIZERS, load_recognizer
 from ._combined import CombinedRecognizer
+from ._denoise import Denoiser
 from ._endpoint import Endpointer, EnergyEndpointer, SileroEndpointer, Span, make_endpointer
 from ._grammar import answer_phrases, build_jsgf
 from ._pocketsphinx import PocketsphinxRecognizer
@@ -32,6 +33,7 @@ __all__ = [
     "SpeechGate",
     "AudioFormatError",
     "CombinedRecognizer",
+    "Denoiser",
     "EnergyEndpointer",
     "Endpointer",
     "Hypothesis",
@@ -54,7 +56,8 @@ __all__ = [
 ]
 
 for _obj in (
-    AudioFormatError, GatedRecognizer, SpeechGate, CombinedRecognizer, EnergyEndpointer,
+    AudioFormatError, GatedRecognizer, SpeechGate, CombinedRecognizer, Denoiser,
+    EnergyEndpointer,
     Hypothesis, PocketsphinxRecognizer,
     RecognizerWorkerError, SileroEndpointer, Span, WhisperHearing, WhisperRecognizer,
     answer_phrases, build_jsgf, check_pcm16, is_narrowband, load_recognizer, load_wav,

@@ -6,6 +6,7 @@ import asyncio
 from typing import Literal
 
 from ._combined import CombinedRecognizer
+from ._denoise import Denoiser
 from ._pocketsphinx import PocketsphinxRecognizer
 from ._protocol import Recognizer
 from ._quality import GatedRecognizer, SpeechGate
@@ -33,7 +34,8 @@ async def load_recognizer(
         name: one of `RECOGNIZERS`.
         verify: PocketSphinx's ``verify`` option (``pocketsphinx`` only).
         gate: hear only speech (`GatedRecognizer`): noise, clicks and silence give no
-            hypothesis, and hypotheses carry the utterance's `AudioQuality`.
+            hypothesis, and hypotheses carry the utterance's `AudioQuality`. Behind the gate,
+            Whisper hears noisy utterances with their steady noise subtracted (`Denoiser`).
 
     Raises:
         ValueError: an unknown name (the message lists the known ones).
@@ -59,6 +61,7 @@ async def load_recognizer(
         raise ValueError(f"unknown recognizer {name!r}: use one of {', '.join(RECOGNIZERS)}")
     if not gate:
         return inner
-    gated = GatedRecognizer(inner, SpeechGate())
+    denoiser = Denoiser() if name == "whisper" else None
+    gated = GatedRecognizer(inner, SpeechGate(), denoiser=denoiser)
     await gated.load()
     return gated

@@ -12,6 +12,10 @@ gate asks for ``min_speech_ms`` of windows above ``threshold``.
 The same pass measures what issue-17 style confirmation needs to judge the audio: an SNR
 estimate (speech windows' power over the quietest non-speech windows'), the share of clipped
 samples, and the VAD's mean probability over the speech windows (`AudioQuality`).
+
+`GatedRecognizer` can also hand the recogniser a denoised copy of noisy utterances
+(`Denoiser`: steady noise only); the `AudioQuality` it reports is always that of the audio as
+it arrived.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import numpy.typing as npt
 
 from .._audio_quality import AudioQuality
 from ._audio import check_pcm16, resample
+from ._denoise import Denoiser
 from ._protocol import Hypothesis, Recognizer
 
 if TYPE_CHECKING:
@@ -102,11 +107,22 @@ class GatedRecognizer:
     Args:
         inner: the recogniser that reads speech.
         gate: the gate (default: `SpeechGate()`).
+        denoiser: when given, an utterance under its SNR bound whose noise is steady reaches
+            ``inner`` denoised (`Denoiser`); ``None`` (the default) passes audio unchanged.
     """
 
-    def __init__(self, inner: Recognizer, gate: SpeechGate | None = None) -> None:
+    def __init__(
+        self,
+        inner: Recognizer,
+        gate: SpeechGate | None = None,
+        *,
+        denoiser: Denoiser | None = None,
+    ) -> None:
         self.inner = inner
         self.gate = gate if gate is not None else SpeechGate()
+        self.denoiser = denoiser
+        self.denoised = 0
+        """How many utterances reached the recogniser denoised (for reports)."""
         self.name = inner.name
         self.rejected = 0
         """How many utterances the gate kept from the recogniser (for reports)."""
@@ -129,7 +145,20 @@ class GatedRecognizer:
         inner_sync = getattr(self.inner, "recognize_sync", None)
         if inner_sync is None:
             raise TypeError(f"{type(self.inner).__name__} has no recognize_sync")
+        pcm16, sample_rate = self._cleaned(pcm16, sample_rate, quality)
         return [h.with_quality(quality) for h in inner_sync(pcm16, sample_rate, spec)]
+
+    def _cleaned(
+        self, pcm16: npt.NDArray[np.int16], sample_rate: int, quality: AudioQuality
+    ) -> tuple[npt.NDArray[np.int16], int]:
+        """The audio ``inner`` hears: denoised when the denoiser wants it (blocking)."""
+        denoiser = self.denoiser
+        if denoiser is None or not denoiser.wanted(quality.snr_db):
+            return pcm16, sample_rate
+        if not denoiser.steady(pcm16, sample_rate):
+            return pcm16, sample_rate
+        self.denoised += 1
+        return denoiser.denoise(pcm16, sample_rate)
 
     async def recognize(
         self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None
@@ -143,5 +172,9 @@ class GatedRecognizer:
         if not self.gate.passes(quality):
             self.rejected += 1
             return []
+        if self.denoiser is not None:
+            pcm16, sample_rate = await asyncio.to_thread(
+                self._cleaned, pcm16, sample_rate, quality
+            )
         hypotheses = await self.inner.recognize(pcm16, sample_rate, spec)
         return [h.with_quality(quality) for h in hypotheses]

@@ -30,21 +30,25 @@ Numbers and digits are read twice, from the prompted and the unprompted pass (ho
 number words make tiny.en spell "it's" as "six" and "sure" as "two"). A reading is the
 transcript mapped word by word onto the number words (*strict*: every word a number word) or,
 failing that, the transcript as `understand` reads it ("the code is 2847"). When both passes
-give a value, the values must agree; when only one does, it must be strict; otherwise the
-utterance is rejected and the person is asked again. On a development set of wrapped numbers
+give a value, the values must agree -- except that two digit strings differing only by zeros
+one of them left out ("4072" and "472": tiny.en drops a spoken "oh") are the fuller one; when
+only one does, it must be strict; otherwise the utterance is rejected and the person is asked
+again. On a development set of wrapped numbers
 and digit strings in the tuning voices (``audio_fixtures/dev_values``, 126 utterances; not the
 held-out set) this took right answers from 22 to 63 and wrong ones from 16 to 11; on the
 tuning set, 92.4 % -> 91.9 % (two bare digit strings now re-prompt).
 
 Safety for yes/no questions: a result that reads as yes must come from Whisper's own words
-(step 1, never from step 2's mapping), must contain no negation word, and its average token
+(step 1, never from step 2's mapping), must contain no negation word and no words that do not
+go with a yes (`plain_yes`: babble's words written around a "yeah"), and its average token
 log-probability must reach ``min_yes_logprob``. With ``verify=True`` (the default) the audio
 is then decoded a second time without hotwords, and the yes stands only if that unprompted
 pass also reads as yes with no negation word; otherwise the utterance is rejected. One
 exception, for the high-risk challenge words ("confirm", "approve"), which tiny.en spells as
 sounds when unprompted ("can't earn", "I can turn"): a third pass prompted with only the
 challenge words and as many ways to decline must hear the same challenge word, as a yes, with
-no negation. (A looser check -- the unprompted transcript merely sounding like the prompted
+no negation (it runs even when the unprompted spelling holds a negation, as "can't earn"
+does). (A looser check -- the unprompted transcript merely sounding like the prompted
 one -- was measured and dropped: it verified "yeah, thank you very much" against "Thank you
 very much.", 9 of 340 adversarial utterances read as yes against 3.)
 
@@ -84,6 +88,7 @@ from .._vocab import (
 )
 from ._audio import check_pcm16, resample
 from ._grammar import GRAMMAR_META, answer_phrases
+from ._plain import plain_yes
 from ._protocol import Hypothesis
 
 __all__ = ["WhisperHearing", "WhisperRecognizer"]
@@ -233,6 +238,26 @@ def _value_of(text: str, spec: AnswerSpec) -> object:
     return result.value if isinstance(result, Answer) else None
 
 
+def _zeros_dropped(fuller: str, shorter: str) -> bool:
+    """Whether the digit string ``shorter`` is ``fuller`` with some of its zeros left out.
+
+    tiny.en often drops a spoken "oh" ("four oh seven two" heard as "four, seven, two" by one
+    pass and "4072" by the other); it does not invent one.
+    """
+    if len(shorter) >= len(fuller):
+        return False
+    rest = iter(fuller)
+    for digit in shorter:
+        for candidate in rest:
+            if candidate == digit:
+                break
+            if candidate != "0":
+                return False
+        else:
+            return False
+    return all(d == "0" for d in rest)
+
+
 def _reads_as_yes(text: str, spec: AnswerSpec) -> bool:
     result = understand(text, spec)
     return isinstance(result, Answer) and result.value is True
@@ -368,8 +393,12 @@ class WhisperRecognizer:
                 return None, False  # a yes must be heard, never inferred by similarity
         if mapped is None:
             return None, False
-        negated = bool(set(tokens(raw)) & NEGATION_WORDS)
-        if confirm and _reads_as_yes(mapped, spec) and (negated or logprob < self._min_yes_logprob):
+        doubtful = (
+            bool(set(tokens(raw)) & NEGATION_WORDS)
+            or logprob < self._min_yes_logprob
+            or not plain_yes(raw, spec)
+        )
+        if confirm and doubtful and _reads_as_yes(mapped, spec):
             return None, False
         return mapped, as_heard
 
@@ -503,7 +532,7 @@ class WhisperRecognizer:
             check = unprompted[0]
             agrees = _reads_as_yes(check, spec)
             challenge = set(tokens(said)) & _CHALLENGE_WORDS
-            if not agrees and challenge and not set(tokens(check)) & NEGATION_WORDS:
+            if not agrees and challenge:
                 # Unprompted, tiny.en spells a rare word as sounds ("can't earn" for
                 # "confirm"); a third reading, prompted with the challenge words and as many
                 # ways to decline, must hear the same challenge word and no negation.
@@ -531,8 +560,15 @@ class WhisperRecognizer:
         first = self._value_reading(prompted[0], spec)
         second = self._value_reading(unprompted[0], spec)
         if first is not None and second is not None:
-            same = _value_of(first[0], spec) == _value_of(second[0], spec)
-            return (prompted, first) if same else None
+            a, b = _value_of(first[0], spec), _value_of(second[0], spec)
+            if a == b:
+                return prompted, first
+            if spec.kind is AnswerKind.DIGITS and isinstance(a, str) and isinstance(b, str):
+                if _zeros_dropped(a, b):
+                    return prompted, first
+                if _zeros_dropped(b, a):
+                    return unprompted, second
+            return None
         if first is not None and first[1]:
             return prompted, first
         if second is not None and second[1]:

@@ -1,0 +1,39 @@
+"""`plain_yes`: a recognised yes must be the whole utterance, not one word among others.
+
+In babble, Whisper writes the other talkers' words around an affirmative it also heard or
+invented: "yeah, let me apologize for a minute", "alright, much more of that time, alright"
+(the development adversarial set, ``audio_fixtures/adversarial``, at 5-10 dB babble). The text
+rule of `understand` reads those as yes, because an affirmative is there and nothing negates
+it. A person who means yes says a yes phrase, perhaps with politeness, filler, a word or two
+that go with a yes ("sure thing", "that works") or the words of the question itself ("yes,
+move it to savings"); anything else around the yes makes the reading doubtful, and the
+recogniser then gives no hypothesis, so the person is asked again.
+"""
+
+from __future__ import annotations
+
+from .._spec import AnswerSpec
+from .._text import FILLERS, tokens
+from .._vocab import AFFIRMATIVE_PHRASES, POLITE_WORDS, STOPWORDS
+
+__all__ = ["plain_yes"]
+
+_YES_WORDS = frozenset(word for phrase in AFFIRMATIVE_PHRASES for word in phrase)
+_COMPANIONS = frozenset(
+    {"thing", "works", "perfect", "great", "true", "totally", "really", "very", "much", "so",
+     "now", "then", "and", "this", "that", "do", "does", "can", "sounds", "looks", "all",
+     "yours", "we", "are", "am", "was", "its", "on", "thank", "thanks", "sir", "madam", "too",
+     "also", "good", "fine", "go", "ahead", "yes", "mhm", "mm", "hmm", "uh", "huh", "oh",
+     "well", "definitely", "certainly"}
+)  # fmt: skip
+"""Words that go with a yes: "sure thing", "that works", "perfect, thanks", "we are good"."""
+
+_ALLOWED = _YES_WORDS | POLITE_WORDS | STOPWORDS | FILLERS | _COMPANIONS
+
+
+def plain_yes(transcript: str, spec: AnswerSpec) -> bool:
+    """Whether every word of ``transcript`` belongs with a yes to ``spec``'s question (see
+    the module docstring): affirmatives, politeness, filler, yes companions, or the question's
+    own words."""
+    allowed = _ALLOWED | set(tokens(spec.question))
+    return all(word in allowed for word in tokens(transcript))
