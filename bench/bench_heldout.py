@@ -5,7 +5,12 @@ Usage (needs the ``speech`` extra; ``whisper``/``combined`` need the ``whisper``
 
     python bench/bench_heldout.py --recognizer pocketsphinx|whisper|combined
         [--verify yes|all|off] [--sample K] [--sets tuning,heldout,adversarial]
-        [--report DIR] [--whisper-model DIR]
+        [--report DIR] [--whisper-model DIR] [--no-denoise]
+
+Sets: ``tuning`` (``audio_fixtures``), ``heldout`` and ``adversarial`` (the first held-out
+and adversarial sets; their failures have been read, so they are development sets now),
+``dev_values``, and ``heldout2`` / ``adversarial2`` (new phrasings, voices and seeds, written
+before any recogniser heard them and never tuned on: the honest measure).
 
 Prints, for the tuning set (``audio_fixtures``, what the recognisers are tuned on) and the
 held-out set (``audio_fixtures/heldout``, phrasings and voices never used for tuning) side by

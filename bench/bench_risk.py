@@ -2,11 +2,15 @@
 person who really means yes.
 
 * **False approvals** per 1,000 utterances of ``audio_fixtures/adversarial`` (noise, babble,
-  negations, cancels, requests for a person, unrelated questions; nothing in it is a yes),
+  negations, cancels, requests for a person, unrelated questions; nothing in it is a yes; its
+  false yeses have been read, so it is a development set) and of ``audio_fixtures/adversarial2``
+  (the same recipe with new sentences, voices and seeds; never tuned on),
   per tier: *low* counts every utterance understood as yes; *high* counts those whose yes
   also passed `weigh_yes` (challenge word, calibrated confidence, audio quality).
 * **True confirmations** (``audio_fixtures/confirmations``: the challenge word said by seven
-  voices, clean / 10 dB white / 10 dB babble / telephone, two takes each): a high-risk
+  voices, clean / 10 dB white / 10 dB babble / telephone, two takes each; the set the
+  challenge hotwords and the denoiser were tuned on; and ``audio_fixtures/heldout2_confirmations``,
+  new phrasings in four voices no other set uses, never tuned on): a high-risk
   confirmation is simulated as a dialogue -- take 1; if its yes is not taken, take 2 -- and
   the share completed within two turns is reported per condition with the mean number of
   turns and seconds (the person's speech plus recognition; prompts not counted).
@@ -113,22 +117,41 @@ async def main_async(args: argparse.Namespace) -> None:
     for name in args.recognizer or ["whisper"]:
         recognizer = await load_recognizer(name)
         print(f"== {name}")
-        if args.adversarial.exists():
-            await adversarial(recognizer, args.adversarial, args.sample)
-        else:
-            print(f"(no adversarial set at {args.adversarial})")
-        await confirmations(recognizer, args.confirmations, args.sample)
+        for folder in args.adversarial:
+            print(f"-- {folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder}")
+            if folder.exists():
+                await adversarial(recognizer, folder, args.sample)
+            else:
+                print(f"(no adversarial set at {folder})")
+        for folder in args.confirmations:
+            print(f"-- {folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder}")
+            await confirmations(recognizer, folder, args.sample)
+
+
+FIXTURES = ROOT / "audio_fixtures"
+ADVERSARIAL_SETS = [FIXTURES / "adversarial", FIXTURES / "adversarial2"]
+"""The development adversarial set (its false yeses were read) and the held-out one."""
+CONFIRMATION_SETS = [FIXTURES / "confirmations", FIXTURES / "heldout2_confirmations"]
+"""The tuning confirmations and the held-out ones."""
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--recognizer", action="append", choices=list(RECOGNIZERS))
     parser.add_argument("--sample", type=int, default=1, help="every K-th utterance")
-    parser.add_argument("--adversarial", type=Path, default=ROOT / "audio_fixtures/adversarial")
     parser.add_argument(
-        "--confirmations", type=Path, default=ROOT / "audio_fixtures/confirmations"
+        "--adversarial", type=Path, action="append", help="default: adversarial, adversarial2"
     )
-    asyncio.run(main_async(parser.parse_args()))
+    parser.add_argument(
+        "--confirmations",
+        type=Path,
+        action="append",
+        help="default: confirmations, heldout2_confirmations",
+    )
+    args = parser.parse_args()
+    args.adversarial = args.adversarial or ADVERSARIAL_SETS
+    args.confirmations = args.confirmations or CONFIRMATION_SETS
+    asyncio.run(main_async(args))
 
 
 if __name__ == "__main__":

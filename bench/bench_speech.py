@@ -61,20 +61,18 @@ def _companions(args: argparse.Namespace) -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     if args.heldout:
         heldout = importlib.import_module("bench_heldout")
-        sets = "tuning,heldout,adversarial"
+        sets = "tuning,heldout,heldout2,adversarial,adversarial2"
         ns = argparse.Namespace(
             recognizer=args.recognizer, verify=args.verify, sample=args.sample, sets=sets,
-            report=None, whisper_model=None,
+            report=None, whisper_model=None, no_denoise=False,
         )  # fmt: skip
         if asyncio.run(heldout.amain(ns)) != 0:
             return 1
     if args.risk:
         risk = importlib.import_module("bench_risk")
-        root = Path(__file__).resolve().parent.parent
         ns = argparse.Namespace(
             recognizer=[args.recognizer], sample=args.sample,
-            adversarial=root / "audio_fixtures/adversarial",
-            confirmations=root / "audio_fixtures/confirmations",
+            adversarial=risk.ADVERSARIAL_SETS, confirmations=risk.CONFIRMATION_SETS,
         )  # fmt: skip
         asyncio.run(risk.main_async(ns))
     return 0

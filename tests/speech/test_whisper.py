@@ -218,3 +218,9 @@ def test_the_challenge_word_is_checked_by_a_third_pass(rec: WhisperRecognizer) -
     assert _scripted_confirm(rec, "confirm", "Can't earn.", "confirm") == ["confirm"]
     assert _scripted_confirm(rec, "confirm", "Can't earn.", "I do not confirm") == []
     assert _scripted_confirm(rec, "confirm", "Can't earn.", "cancel") == []
+
+
+def test_a_no_the_unprompted_pass_heard_as_yes_asks_again(rec: WhisperRecognizer) -> None:
+    assert _scripted_confirm(rec, "do not", "Yes, please do it.", "") == []
+    assert _scripted_confirm(rec, "no thanks", "No thanks.", "") == ["no thanks"]
+    assert _scripted_confirm(rec, "no", "", "") == ["no"]

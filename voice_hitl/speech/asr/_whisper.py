@@ -43,7 +43,9 @@ Safety for yes/no questions: a result that reads as yes must come from Whisper's
 go with a yes (`plain_yes`: babble's words written around a "yeah"), and its average token
 log-probability must reach ``min_yes_logprob``. With ``verify=True`` (the default) the audio
 is then decoded a second time without hotwords, and the yes stands only if that unprompted
-pass also reads as yes with no negation word; otherwise the utterance is rejected. One
+pass also reads as yes with no negation word; otherwise the utterance is rejected. A no is
+checked the other way: when the unprompted pass reads the same audio as a yes, the person is
+asked again rather than refused. One
 exception, for the high-risk challenge words ("confirm", "approve"), which tiny.en spells as
 sounds when unprompted ("can't earn", "I can turn"): a third pass prompted with only the
 challenge words and as many ways to decline must hear the same challenge word, as a yes, with
@@ -261,6 +263,11 @@ def _zeros_dropped(fuller: str, shorter: str) -> bool:
 def _reads_as_yes(text: str, spec: AnswerSpec) -> bool:
     result = understand(text, spec)
     return isinstance(result, Answer) and result.value is True
+
+
+def _reads_as_no(text: str, spec: AnswerSpec) -> bool:
+    result = understand(text, spec)
+    return isinstance(result, Answer) and result.value is False
 
 
 class WhisperRecognizer:
@@ -526,6 +533,13 @@ class WhisperRecognizer:
         if mapped is None:
             return WhisperHearing([], prompted, unprompted)
         verified = False
+        if self._verify and spec is not None and _reads_as_no(mapped, spec):
+            # the hotwords' ways to decline can pull a noisy "yes please do it" onto "do
+            # not": a no the unprompted pass heard as a yes is asked again
+            if unprompted is None:
+                unprompted = heard(False)
+            if _reads_as_yes(unprompted[0], spec):
+                return WhisperHearing([], prompted, unprompted)
         if self._verify and spec is not None and _reads_as_yes(mapped, spec):
             if unprompted is None:
                 unprompted = heard(False)
