@@ -30,6 +30,7 @@ from typing import Any, Literal
 from ._call_line import Heard
 from ._checks import probability
 from .speech._text import tokens
+from .speech._vocab import CHALLENGE_WORDS
 
 __all__ = [
     "CHALLENGE_WORDS",
@@ -43,8 +44,6 @@ __all__ = [
 
 Risk = Literal["low", "high"]
 
-CHALLENGE_WORDS: frozenset[str] = frozenset({"confirm", "confirmed", "approve", "approved"})
-"""Words that answer the high-risk challenge."""
 
 _HIGH_RISK_TOOLS = frozenset({"ConfirmAction"})
 

@@ -93,3 +93,20 @@ def test_prefixing_a_negation_never_yields_yes(a: str, b: str) -> None:
     assert not is_yes(f"{a} not {b}")
     assert not is_yes(f"no {a} {b}")
     assert not is_yes(f"{a} don't {b}")
+
+
+DEFERRING = [
+    "let me think", "let me think about it", "let me see", "let me check", "let me confirm",
+    "give me a minute", "one moment", "just a second", "I need to think about it",
+]  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(utterances(), st.sampled_from(DEFERRING), utterances())
+@example("right,", "let me think about it", "")
+@example("alright,", "let me confirm", "alright")
+@example("okay", "let me see", "")
+def test_a_deferral_is_never_yes(before: str, deferral: str, after: str) -> None:
+    """A person who asks for time has not said yes, whatever words come around it."""
+    assert not is_yes(f"{before} {deferral} {after}")
+    assert not is_yes(f"{deferral}, yes")

@@ -1,7 +1,8 @@
 """Yes/no understanding with a conservative safety rule.
 
 Safety rule: a transcript is read as *yes* only if it contains an affirmative phrase and no
-word of `NEGATION_WORDS`, no hesitation ("wait", "hold on") and no hedge ("maybe"). A
+word of `NEGATION_WORDS`, no hesitation ("wait", "hold on"), no hedge ("maybe") and no
+deferral ("let me think about it", "let me confirm": the person has not answered yet). A
 transcript that mixes yes and no words is *no* only when every affirmative is itself negated
 ("absolutely not", "don't go ahead") or the caller corrected themselves to a no ("yes, I mean
 no"); otherwise it is a `NoMatch` (contradictory). Getting a "no" wrong costs a re-ask;
@@ -13,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ._answer import Answer, NoMatch, NoMatchReason, Via
-from ._text import CORRECTION_MARKERS, find_phrase, split_corrections
+from ._text import CORRECTION_MARKERS, find_phrase, split_corrections, tokens
 from ._vocab import (
     AFFIRMATIVE_PHRASES,
     AMBIGUOUS_IDIOMS,
+    DEFERRALS,
     HESITATIONS,
     INTENSIFIERS,
     NEGATION_WORDS,
@@ -82,6 +84,8 @@ def understand_confirm(toks: list[str], transcript: str, via: Via) -> Answer | N
     if polarity == "yes":
         if _has_any(toks, HESITATIONS):
             return NoMatch(NoMatchReason.CONTRADICTORY, transcript, "yes with a hesitation")
+        if _has_any(tokens(transcript), DEFERRALS):
+            return NoMatch(NoMatchReason.UNCERTAIN, transcript, "the caller has not answered yet")
         spans = _spans(toks, AFFIRMATIVE_PHRASES)
         confidence = 0.95 if _clean(toks, spans) else 0.8
         return Answer(True, "yes", confidence, transcript, via)

@@ -11,6 +11,8 @@ from ._answer import MetaIntent
 __all__ = [
     "AFFIRMATIVE_PHRASES",
     "AMBIGUOUS_IDIOMS",
+    "CHALLENGE_WORDS",
+    "DEFERRALS",
     "HESITATIONS",
     "INTENSIFIERS",
     "META_PHRASES",
@@ -38,6 +40,9 @@ AFFIRMATIVE_PHRASES = _phrases(
 )  # fmt: skip
 """Phrases that say yes (``uhhuh``/``mmhmm`` are produced from "uh huh"/"mm hmm")."""
 
+CHALLENGE_WORDS: frozenset[str] = frozenset({"confirm", "confirmed", "approve", "approved"})
+"""Words that answer a high-risk confirmation's challenge (recognisers rarely invent them)."""
+
 NEGATION_WORDS: frozenset[str] = frozenset(
     {"no", "not", "never", "nope", "nah", "negative", "nay", "none", "nothing", "neither",
      "nor", "without", "decline", "refuse", "incorrect", "wrong", "deny", "denied",
@@ -59,6 +64,16 @@ INTENSIFIERS: frozenset[str] = frozenset(
 
 HESITATIONS = _phrases("wait", "hold on", "hang on", "stop", "hold off")
 """Phrases that forbid reading a transcript as yes."""
+
+DEFERRALS = _phrases(
+    "let me think", "let me see", "let me check", "let me confirm", "let me ask", "let me look",
+    "let me get back", "think about it", "need to think", "give me a minute",
+    "give me a second", "give me a moment", "one moment", "one second", "just a moment",
+    "just a second", "not yet",
+)  # fmt: skip
+"""Phrases of a person who has not answered yet ("right, let me think about it"): never a
+yes, even around an affirmative word. Matched before fillers are dropped, since "let me
+think" is a filler elsewhere."""
 
 UNCERTAIN_PHRASES = _phrases(
     "maybe", "perhaps", "not sure", "unsure", "do not know", "dunno", "no idea", "probably",

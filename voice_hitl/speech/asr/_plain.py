@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .._spec import AnswerSpec
 from .._text import FILLERS, tokens
-from .._vocab import AFFIRMATIVE_PHRASES, POLITE_WORDS, STOPWORDS
+from .._vocab import AFFIRMATIVE_PHRASES, CHALLENGE_WORDS, POLITE_WORDS, STOPWORDS
 
 __all__ = ["plain_yes"]
 
@@ -34,6 +34,11 @@ _ALLOWED = _YES_WORDS | POLITE_WORDS | STOPWORDS | FILLERS | _COMPANIONS
 def plain_yes(transcript: str, spec: AnswerSpec) -> bool:
     """Whether every word of ``transcript`` belongs with a yes to ``spec``'s question (see
     the module docstring): affirmatives, politeness, filler, yes companions, or the question's
-    own words."""
+    own words. A transcript holding a challenge word ("confirm", "approve") is judged by the
+    challenge's own checks instead: recognisers rarely invent those words, and in babble the
+    other talkers' words around a real "I confirm" are no reason to doubt it."""
+    words = tokens(transcript)
+    if set(words) & CHALLENGE_WORDS:
+        return True
     allowed = _ALLOWED | set(tokens(spec.question))
-    return all(word in allowed for word in tokens(transcript))
+    return all(word in allowed for word in words)

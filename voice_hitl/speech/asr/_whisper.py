@@ -83,6 +83,7 @@ from .._text import edit_distance, tokens
 from .._understand import understand
 from .._vocab import (
     AFFIRMATIVE_PHRASES,
+    CHALLENGE_WORDS,
     NEGATION_WORDS,
     NEGATIVE_PHRASES,
     POLITE_WORDS,
@@ -202,7 +203,6 @@ def _core(text: str) -> str:
     return " ".join(core or words)
 
 
-_CHALLENGE_WORDS = frozenset({"confirm", "confirmed", "approve", "approved"})
 _CHALLENGE_PROMPT = "confirm, cancel, approve, deny, I do not confirm"
 
 def _verbatim(text: str) -> str:
@@ -545,7 +545,7 @@ class WhisperRecognizer:
                 unprompted = heard(False)
             check = unprompted[0]
             agrees = _reads_as_yes(check, spec)
-            challenge = set(tokens(said)) & _CHALLENGE_WORDS
+            challenge = set(tokens(said)) & CHALLENGE_WORDS
             if not agrees and challenge:
                 # Unprompted, tiny.en spells a rare word as sounds ("can't earn" for
                 # "confirm"); a third reading, prompted with the challenge words and as many
