@@ -33,9 +33,10 @@ ROOT = Path(__file__).resolve().parents[2] / "audio_fixtures"
 ADVERSARIAL2 = ROOT / "adversarial2"
 CONFIRMATIONS2 = ROOT / "heldout2_confirmations"
 
-WITHIN_TWO_TURNS_FLOOR = 0.6
-"""The sample's share of confirmations taken within two turns must reach this (the full
-held-out figure is in ``bench/results_risk.txt``; the floor is far under it)."""
+WITHIN_TWO_TURNS_FLOOR = 0.7
+"""The sample's share of confirmations taken within two turns must reach this: the full
+held-out figure is 93.8 % (``bench/results_risk.txt``, 2026-12-04); on the test's 20 dialogues
+one standard deviation is about 5 points, so the floor sits four below."""
 
 
 def _spec(entry: dict[str, Any]) -> AnswerSpec:
