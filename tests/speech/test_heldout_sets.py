@@ -150,6 +150,19 @@ def _heldout_sample(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [group[(i * 5) % len(group)] for i, group in enumerate(by_id.values())]
 
 
+def _recogniser(engine: Any) -> Any:
+    """``run_fixtures``' recognise callback for ``engine`` (audio decoded off the loop)."""
+    import asyncio
+
+    async def recognise(audio: Path, spec: AnswerSpec) -> tuple[str, float, float]:
+        pcm, rate = await asyncio.to_thread(read_audio, audio)
+        hyps = await engine.recognize(pcm, rate, spec)
+        best = hyps[0] if hyps else None
+        return (best.text if best else ""), (best.score if best else 0.0), len(pcm) / rate
+
+    return recognise
+
+
 def _adversarial_sample(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return entries[::27]
 
@@ -168,17 +181,10 @@ async def test_sample_sizes_and_strata() -> None:
 async def test_whisper_sample_meets_floors() -> None:
     pytest.importorskip("faster_whisper", reason="the whisper extra is not installed")
     pytest.importorskip("soxr")
-    import asyncio
 
     from voice_hitl.speech.asr import load_recognizer
 
-    engine = await load_recognizer("whisper")
-
-    async def recognise(audio: Path, spec: AnswerSpec) -> tuple[str, float, float]:
-        pcm, rate = await asyncio.to_thread(read_audio, audio)
-        hyps = await engine.recognize(pcm, rate, spec)
-        best = hyps[0] if hyps else None
-        return (best.text if best else ""), (best.score if best else 0.0), len(pcm) / rate
+    recognise = _recogniser(await load_recognizer("whisper"))
 
     _, held = load_manifest(HELDOUT)
     _, adv = load_manifest(ADVERSARIAL)
@@ -203,17 +209,10 @@ is 32 files, so one standard deviation is about 7 points)."""
 async def test_whisper_heldout2_sample_meets_floors() -> None:
     """One file per phrasing of the set never tuned on, rotating over its 16 cells."""
     pytest.importorskip("faster_whisper", reason="the whisper extra is not installed")
-    import asyncio
 
     from voice_hitl.speech.asr import load_recognizer
 
-    engine = await load_recognizer("whisper")
-
-    async def recognise(audio: Path, spec: AnswerSpec) -> tuple[str, float, float]:
-        pcm, rate = await asyncio.to_thread(read_audio, audio)
-        hyps = await engine.recognize(pcm, rate, spec)
-        best = hyps[0] if hyps else None
-        return (best.text if best else ""), (best.score if best else 0.0), len(pcm) / rate
+    recognise = _recogniser(await load_recognizer("whisper"))
 
     _, entries = load_manifest(HELDOUT2)
     sample = _heldout_sample(entries)

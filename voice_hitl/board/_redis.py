@@ -187,7 +187,8 @@ class RedisBoard:
             BoardUnavailableError: On entering, or while iterating, when Redis is unreachable.
         """
         channel = f"{self.prefix}events" if worker is None else f"{self.prefix}events:{worker}"
-        pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
+        # Any: redis-py typed PubSub.aclose only from 8.2 on; this reads the same on both.
+        pubsub: Any = self._redis.pubsub(ignore_subscribe_messages=True)
         try:
             try:
                 await pubsub.subscribe(channel)
@@ -195,7 +196,7 @@ class RedisBoard:
                 raise BoardUnavailableError(f"Redis is unreachable: {exc}") from exc
             yield self._events(pubsub)
         finally:
-            await pubsub.aclose()  # type: ignore[no-untyped-call]
+            await pubsub.aclose()
 
     async def _events(self, pubsub: Any) -> AsyncIterator[BoardEvent]:
         while True:
