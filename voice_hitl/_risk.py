@@ -44,7 +44,6 @@ __all__ = [
 
 Risk = Literal["low", "high"]
 
-
 _HIGH_RISK_TOOLS = frozenset({"ConfirmAction"})
 
 

@@ -45,6 +45,7 @@ async def load_recognizer(
         Safe: loading goes on in its threads and is kept for later use.
     """
     inner: Recognizer
+    denoiser: Denoiser | None = None
     if name == "pocketsphinx":
         grammar = await asyncio.to_thread(PocketsphinxRecognizer, verify=verify)
         await grammar.load()
@@ -53,6 +54,7 @@ async def load_recognizer(
         whisper = WhisperRecognizer()
         await whisper.load()
         inner = whisper
+        denoiser = Denoiser()
     elif name == "combined":
         combined = CombinedRecognizer()
         await combined.load()
@@ -61,7 +63,6 @@ async def load_recognizer(
         raise ValueError(f"unknown recognizer {name!r}: use one of {', '.join(RECOGNIZERS)}")
     if not gate:
         return inner
-    denoiser = Denoiser() if name == "whisper" else None
     gated = GatedRecognizer(inner, SpeechGate(), denoiser=denoiser)
     await gated.load()
     return gated

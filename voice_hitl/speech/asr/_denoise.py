@@ -69,19 +69,26 @@ class Denoiser:
         self.over = over
         self.floor = floor
 
-    def wanted(self, snr_db: float) -> bool:
-        """Whether an utterance with this SNR estimate is noisy enough to be denoised."""
-        return snr_db < self.max_snr_db
+    def clean(
+        self, pcm16: npt.NDArray[np.int16], sample_rate: int, snr_db: float
+    ) -> tuple[npt.NDArray[np.int16], int] | None:
+        """The utterance denoised at 16 kHz, or ``None`` when its SNR estimate ``snr_db`` is
+        at or above ``max_snr_db`` or its noise is not steady (blocking; the audio is
+        converted once for both checks and the subtraction).
+
+        Raises:
+            AudioFormatError: ``pcm16`` is not mono PCM16 at a supported rate.
+        """
+        if snr_db >= self.max_snr_db:
+            return None
+        x = _float16k(pcm16, sample_rate)
+        if not self._steady(x):
+            return None
+        return self._subtract(x), _RATE
 
     def steady(self, pcm16: npt.NDArray[np.int16], sample_rate: int) -> bool:
         """Whether the utterance's background noise is steady (see the module docstring)."""
-        frames = _frames(_float16k(pcm16, sample_rate))
-        if len(frames) < 10:
-            return False
-        energy_db = 10.0 * np.log10(np.mean(frames * frames, axis=1) + 1e-12)
-        quiet = np.sort(energy_db)[: max(3, int(len(energy_db) * _QUIET_SHARE))]
-        spread = float(np.percentile(quiet, 90) - np.percentile(quiet, 10))
-        return spread < self.max_spread_db
+        return self._steady(_float16k(pcm16, sample_rate))
 
     def denoise(
         self, pcm16: npt.NDArray[np.int16], sample_rate: int
@@ -91,7 +98,18 @@ class Denoiser:
         Raises:
             AudioFormatError: ``pcm16`` is not mono PCM16 at a supported rate.
         """
-        x = _float16k(pcm16, sample_rate)
+        return self._subtract(_float16k(pcm16, sample_rate)), _RATE
+
+    def _steady(self, x: npt.NDArray[np.float64]) -> bool:
+        frames = _frames(x)
+        if len(frames) < 10:
+            return False
+        energy_db = 10.0 * np.log10(np.mean(frames * frames, axis=1) + 1e-12)
+        quiet = np.sort(energy_db)[: max(3, int(len(energy_db) * _QUIET_SHARE))]
+        spread = float(np.percentile(quiet, 90) - np.percentile(quiet, 10))
+        return spread < self.max_spread_db
+
+    def _subtract(self, x: npt.NDArray[np.float64]) -> npt.NDArray[np.int16]:
         window = np.hanning(_FRAME)
         padded = np.concatenate([np.zeros(_FRAME), x, np.zeros(_FRAME)])
         spectra = np.fft.rfft(_frames(padded) * window, axis=1)
@@ -107,7 +125,7 @@ class Denoiser:
             out[i * _HOP : i * _HOP + _FRAME] += frame
             norm[i * _HOP : i * _HOP + _FRAME] += window * window
         y = (out / np.maximum(norm, 1e-6))[_FRAME : _FRAME + len(x)]
-        return np.clip(np.round(y * 32768.0), -32768, 32767).astype(np.int16), _RATE
+        return np.clip(np.round(y * 32768.0), -32768, 32767).astype(np.int16)
 
 
 def _float16k(pcm16: npt.NDArray[np.int16], sample_rate: int) -> npt.NDArray[np.float64]:

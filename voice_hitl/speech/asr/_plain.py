@@ -20,13 +20,11 @@ __all__ = ["plain_yes"]
 
 _YES_WORDS = frozenset(word for phrase in AFFIRMATIVE_PHRASES for word in phrase)
 _COMPANIONS = frozenset(
-    {"thing", "works", "perfect", "great", "true", "totally", "really", "very", "much", "so",
-     "now", "then", "and", "this", "that", "do", "does", "can", "sounds", "looks", "all",
-     "yours", "we", "are", "am", "was", "its", "on", "thank", "thanks", "sir", "madam", "too",
-     "also", "good", "fine", "go", "ahead", "yes", "mhm", "mm", "hmm", "uh", "huh", "oh",
-     "well", "definitely", "certainly"}
+    {"thing", "works", "looks", "perfect", "true", "totally", "really", "very", "much", "too",
+     "also", "now", "then", "does", "was", "we", "its", "on", "yours", "mhm", "mm", "huh"}
 )  # fmt: skip
-"""Words that go with a yes: "sure thing", "that works", "perfect, thanks", "we are good"."""
+"""Words that go with a yes ("sure thing", "that works", "perfect, thanks", "we are good")
+beyond the affirmatives, politeness, stopwords and fillers, which `_ALLOWED` adds."""
 
 _ALLOWED = _YES_WORDS | POLITE_WORDS | STOPWORDS | FILLERS | _COMPANIONS
 

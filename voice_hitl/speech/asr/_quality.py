@@ -152,13 +152,13 @@ class GatedRecognizer:
         self, pcm16: npt.NDArray[np.int16], sample_rate: int, quality: AudioQuality
     ) -> tuple[npt.NDArray[np.int16], int]:
         """The audio ``inner`` hears: denoised when the denoiser wants it (blocking)."""
-        denoiser = self.denoiser
-        if denoiser is None or not denoiser.wanted(quality.snr_db):
-            return pcm16, sample_rate
-        if not denoiser.steady(pcm16, sample_rate):
+        cleaned = None
+        if self.denoiser is not None:
+            cleaned = self.denoiser.clean(pcm16, sample_rate, quality.snr_db)
+        if cleaned is None:
             return pcm16, sample_rate
         self.denoised += 1
-        return denoiser.denoise(pcm16, sample_rate)
+        return cleaned
 
     async def recognize(
         self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None

@@ -265,11 +265,6 @@ def _reads_as_yes(text: str, spec: AnswerSpec) -> bool:
     return isinstance(result, Answer) and result.value is True
 
 
-def _reads_as_no(text: str, spec: AnswerSpec) -> bool:
-    result = understand(text, spec)
-    return isinstance(result, Answer) and result.value is False
-
-
 class WhisperRecognizer:
     """Open-vocabulary recognition with faster-whisper, constrained after the fact.
 
@@ -535,14 +530,15 @@ class WhisperRecognizer:
         if mapped is None:
             return WhisperHearing([], prompted, unprompted)
         verified = False
-        if self._verify and spec is not None and _reads_as_no(mapped, spec):
+        reading = _value_of(mapped, spec) if spec is not None else None
+        if self._verify and spec is not None and reading is False:
             # the hotwords' ways to decline can pull a noisy "yes please do it" onto "do
             # not": a no the unprompted pass heard as a yes is asked again
             if unprompted is None:
                 unprompted = heard(False)
             if _reads_as_yes(unprompted[0], spec):
                 return WhisperHearing([], prompted, unprompted)
-        if self._verify and spec is not None and _reads_as_yes(mapped, spec):
+        if self._verify and spec is not None and reading is True:
             if unprompted is None:
                 unprompted = heard(False)
             check = unprompted[0]
