@@ -112,8 +112,14 @@ def _babble(n: int, babblers: list[np.ndarray], rng: np.random.Generator) -> np.
 
 
 def render(
-    speech: np.ndarray, condition: str, name: str, babblers: list[np.ndarray]
+    speech: np.ndarray,
+    condition: str,
+    name: str,
+    babblers: list[np.ndarray],
+    babble: Any = None,
 ) -> tuple[np.ndarray, int]:
+    """One take in one condition; ``babble(n, babblers, rng)`` mixes the babble (default:
+    every babbler at once, `_babble`)."""
     rng = _rng(name)
     pad = np.zeros(int(0.4 * RATE))
     x = np.concatenate([pad, speech, pad])
@@ -121,7 +127,7 @@ def render(
     if condition == "white10":
         x = x + rng.normal(0.0, 1.0, len(x)) * level
     elif condition == "babble10":
-        x = x + _babble(len(x), babblers, rng) * level
+        x = x + (babble or _babble)(len(x), babblers, rng) * level
     elif condition == "telephone":
         x = _band(x, RATE, 300.0, 3400.0)
         x = _mulaw(soxr.resample(x, RATE, TEL_RATE, quality="HQ"))

@@ -38,10 +38,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import soxr
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_confirmations import PiperVoice, _speech
+from make_confirmations import render as confirmation_render
 from make_fixtures import (
     AMOUNT,
     CODE,
@@ -57,13 +57,12 @@ from make_fixtures import (
     value,
     yes,
 )
-from make_heldout import espeak_voice, flite_voice, telephone, write_flac
+from make_heldout import espeak_voice, flite_voice, render, write_flac
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "audio_fixtures" / "heldout2"
 OUT_CONFIRM = ROOT / "audio_fixtures" / "heldout2_confirmations"
 RATE = 16_000
-TEL_RATE = 8_000
 LEAD_S = 0.3
 
 # (id, category, spec, text, expected). Written before any recognition result was seen.
@@ -174,37 +173,31 @@ def _babble(n: int, babblers: list[np.ndarray], rng: np.random.Generator) -> np.
 def render_answer(
     speech: np.ndarray, condition: str, name: str, babblers: list[np.ndarray]
 ) -> tuple[np.ndarray, int]:
-    rng = _rng(name)
+    """The first held-out set's clean and telephone conditions; babble instead of its noise."""
+    if condition != "babble":
+        return render(speech, condition, name)
     pad = np.zeros(int(RATE * LEAD_S))
     x = np.concatenate([pad, speech, pad])
-    floor = 10 ** (-60 / 20)
-    if condition == "clean":
-        return x + rng.normal(0.0, floor, len(x)), RATE
-    if condition == "babble":
-        return x + _babble(len(x), babblers, rng) * 10 ** (-30 / 20), RATE
-    tel_name = name.replace("telephone_16k", "telephone_8k")
-    tel = telephone(x)
-    tel = tel + _rng(tel_name).normal(0.0, floor, len(tel))
-    if condition == "telephone_8k":
-        return tel, TEL_RATE
-    return soxr.resample(tel, TEL_RATE, RATE, quality="HQ"), RATE
+    return x + _babble(len(x), babblers, _rng(name)) * 10 ** (-30 / 20), RATE
 
 
 def render_confirmation(
     speech: np.ndarray, condition: str, name: str, babblers: list[np.ndarray]
 ) -> tuple[np.ndarray, int]:
-    rng = _rng(name)
-    pad = np.zeros(int(0.4 * RATE))
-    x = np.concatenate([pad, speech, pad])
-    level = 10 ** (-30 / 20)
-    if condition == "white10":
-        x = x + rng.normal(0.0, 1.0, len(x)) * level
-    elif condition == "babble10":
-        x = x + _babble(len(x), babblers, rng) * level
-    elif condition == "telephone":
-        tel = telephone(x)
-        return tel + rng.normal(0.0, 10 ** (-60 / 20), len(tel)), TEL_RATE
-    return x + rng.normal(0.0, 10 ** (-60 / 20), len(x)), RATE
+    """The tuning confirmations' conditions, with this set's two-talker babble."""
+    return confirmation_render(speech, condition, name, babblers, babble=_babble)
+
+
+def _write_manifest(
+    folder: Path, what: str, conditions: tuple[str, ...], entries: list[dict[str, Any]]
+) -> None:
+    manifest = {
+        "description": f"{what}, never tuned on; regenerate with scripts/make_heldout2.py",
+        "voices": list(VOICES),
+        "conditions": list(conditions),
+        "fixtures": entries,
+    }
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
 
 
 def answers(voices: dict[str, Any], babblers: list[np.ndarray]) -> None:
@@ -231,16 +224,7 @@ def answers(voices: dict[str, Any], babblers: list[np.ndarray]) -> None:
                     }
                 )
         print(f"{uid}: done", file=sys.stderr)
-    manifest = {
-        "description": (
-            "Second held-out set of spoken answers (issue 14), never tuned on; "
-            "regenerate with scripts/make_heldout2.py"
-        ),
-        "voices": list(VOICES),
-        "conditions": list(CONDITIONS),
-        "fixtures": entries,
-    }
-    (OUT / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    _write_manifest(OUT, "Second held-out set of spoken answers (issue 14)", CONDITIONS, entries)
 
 
 def confirmations(voices: dict[str, Any], babblers: list[np.ndarray]) -> None:
@@ -272,16 +256,8 @@ def confirmations(voices: dict[str, Any], babblers: list[np.ndarray]) -> None:
                         }
                     )
         print(f"{pid}: done", file=sys.stderr)
-    manifest = {
-        "description": (
-            "Held-out true high-risk confirmations (issue 17), never tuned on; "
-            "regenerate with scripts/make_heldout2.py"
-        ),
-        "voices": list(VOICES),
-        "conditions": list(CONFIRM_CONDITIONS),
-        "fixtures": entries,
-    }
-    (OUT_CONFIRM / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    what = "Held-out true high-risk confirmations (issue 17)"
+    _write_manifest(OUT_CONFIRM, what, CONFIRM_CONDITIONS, entries)
 
 
 def main() -> int:
