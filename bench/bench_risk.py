@@ -40,8 +40,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 async def _hear(
     recognizer: Recognizer, path: Path, spec: AnswerSpec
-) -> tuple[bool, bool, float, float]:
-    """``(read as yes, yes taken at high risk, audio seconds, recognition seconds)``."""
+) -> tuple[bool, bool, float, float, bool]:
+    """``(read as yes, yes taken at high risk, audio seconds, recognition seconds, read as
+    no)``."""
     pcm, rate = await asyncio.to_thread(read_wav, path)
     started = time.perf_counter()
     hypotheses = await recognizer.recognize(pcm, rate, spec)
@@ -49,7 +50,8 @@ async def _hear(
     heard = Heard.of(transcription_of(hypotheses))
     understood = understand_heard(heard, spec)
     yes = isinstance(understood, Answer) and understood.value is True
-    return yes, yes and weigh_yes(heard).accepted, len(pcm) / rate, elapsed
+    no = isinstance(understood, Answer) and understood.value is False
+    return yes, yes and weigh_yes(heard).accepted, len(pcm) / rate, elapsed, no
 
 
 def _spec(entry: dict[str, Any]) -> AnswerSpec:
@@ -63,7 +65,7 @@ async def adversarial(recognizer: Recognizer, folder: Path, sample: int) -> None
     high: Counter[str] = Counter()
     total: Counter[str] = Counter()
     for entry in entries:
-        yes, taken, _, _ = await _hear(recognizer, audio_dir / entry["file"], _spec(entry))
+        yes, taken, _, _, _ = await _hear(recognizer, audio_dir / entry["file"], _spec(entry))
         category = str(entry.get("category", "?"))
         total[category] += 1
         low[category] += yes
@@ -85,16 +87,19 @@ async def confirmations(recognizer: Recognizer, folder: Path, sample: int) -> No
     keys = sorted(takes)[::sample]
     by_condition: dict[str, list[tuple[int, float, bool]]] = defaultdict(list)
     low_yes = 0
+    refused: list[str] = []
     for key in keys:
         turns, seconds, taken = 0, 0.0, False
         for take in (1, 2):
             entry = takes[key][take]
-            yes, accepted, audio_s, decode_s = await _hear(
+            yes, accepted, audio_s, decode_s, no = await _hear(
                 recognizer, audio_dir / entry["file"], _spec(entry)
             )
             turns += 1
             seconds += audio_s + decode_s
             low_yes += yes if take == 1 else 0
+            if no:
+                refused.append(entry["file"])  # a real dialogue would end here, declined
             if accepted:
                 taken = True
                 break
@@ -111,6 +116,8 @@ async def confirmations(recognizer: Recognizer, folder: Path, sample: int) -> No
     print(f"  all        within two turns {100 * len(done) / len(everything):5.1f}%  "
           f"mean turns {sum(r[0] for r in done) / max(1, len(done)):.2f}")
     print(f"  low tier: first take read as yes {100 * low_yes / len(keys):.1f}%")
+    print(f"  takes read as no (a confirmation refused by mishearing): {len(refused)}"
+          + (f" ({', '.join(refused)})" if refused else ""))
 
 
 async def main_async(args: argparse.Namespace) -> None:

@@ -354,6 +354,7 @@ _EXTRAS = {
     "pocketsphinx": (("pocketsphinx", "speech"),),
     "whisper": (("faster_whisper", "speech"),),
     "combined": (("pocketsphinx", "speech"), ("faster_whisper", "speech")),
+    "whisper+moonshine": (("faster_whisper", "speech"), ("moonshine_cpp", "moonshine")),
 }
 
 
@@ -452,10 +453,11 @@ def add_demo_command(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--recognizer",
-        choices=("whisper", "pocketsphinx", "combined"),
+        choices=tuple(_EXTRAS),
         default="whisper",
         help="the local recogniser: whisper (Whisper tiny.en behind a speech gate), "
-        "pocketsphinx (a grammar) or combined",
+        "pocketsphinx (a grammar), combined, or whisper+moonshine (Moonshine base reading "
+        "what Whisper rejects; extra moonshine)",
     )
     parser.add_argument(
         "--phone",

