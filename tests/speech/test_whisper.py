@@ -227,3 +227,17 @@ def test_a_no_the_unprompted_pass_heard_as_yes_asks_again(rec: WhisperRecognizer
     assert _scripted_confirm(rec, "do not", "Yes, please do it.", "") == []
     assert _scripted_confirm(rec, "no thanks", "No thanks.", "") == ["no thanks"]
     assert _scripted_confirm(rec, "no", "", "") == ["no"]
+
+
+def test_a_spoken_oh_written_as_or_or_all_is_a_zero(rec: WhisperRecognizer) -> None:
+    # tiny.en writes "three three oh one" as "three, three, or one" / "all one"
+    (text,) = _scripted(rec, "three, three, or one.", "3 3 1")
+    assert understand(text, DIGITS).value == "3301"  # type: ignore[union-attr]
+    (text,) = _scripted(rec, "three, three, all one.", "Three, three, all one.")
+    assert understand(text, DIGITS).value == "3301"  # type: ignore[union-attr]
+    # only inside the string: a leading or trailing "or" is no digit, and the reading is loose
+    assert rec.value_reading("or four seven", DIGITS) == ("or four seven", False)
+    # hesitations are no reason to doubt a reading: "um, six, two, eight, nine" is strict;
+    # an amount is never read as digits, so its "or" stays a word
+    assert rec.value_reading("um, six, two, eight, nine.", DIGITS) == ("six two eight nine", True)
+    assert rec.value_reading("five hundred or so", NUMBER) == ("five hundred or so", False)
