@@ -33,13 +33,13 @@ failing that, the transcript as `understand` reads it ("the code is 2847"). When
 give a value, the values must agree -- except that two digit strings differing only by zeros
 one of them left out ("4072" and "472": tiny.en drops a spoken "oh") are the fuller one; when
 only one does, it must be strict; otherwise the utterance is rejected and the person is asked
-again. Hesitations ("um") do not make a reading loose, and inside a digit string "or", "all"
-and "owe" are tiny.en's spellings of a spoken "oh" ("three, three, all one" is 3301; on the
-development held-out set this turned three 331s into 3301 and changed none of the other 170
-digit answers of the tuning, development and dev_values sets). On a development set of wrapped numbers
-and digit strings in the tuning voices (``audio_fixtures/dev_values``, 126 utterances; not the
-held-out set) this took right answers from 22 to 63 and wrong ones from 16 to 11; on the
-tuning set, 92.4 % -> 91.9 % (two bare digit strings now re-prompt).
+again. On a development set of wrapped numbers and digit strings in the tuning voices
+(``audio_fixtures/dev_values``, 126 utterances; not the held-out set) this took right answers
+from 22 to 63 and wrong ones from 16 to 11; on the tuning set, 92.4 % -> 91.9 % (two bare
+digit strings now re-prompt). Hesitations ("um") do not make a reading loose, and inside a
+digit string "or", "all" and "owe" are tiny.en's spellings of a spoken "oh" ("three, three,
+all one" is 3301: on the development held-out set this turned three 331s into 3301 and
+changed none of the other 170 digit answers of the tuning, development and dev_values sets).
 
 Safety for yes/no questions: a result that reads as yes must come from Whisper's own words
 (step 1, never from step 2's mapping), must contain no negation word and no words that do not
