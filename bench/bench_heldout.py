@@ -10,7 +10,9 @@ Usage (needs the ``speech`` extra; ``whisper``/``combined`` need the ``whisper``
 Sets: ``tuning`` (``audio_fixtures``), ``heldout`` and ``adversarial`` (the first held-out
 and adversarial sets; their failures have been read, so they are development sets now),
 ``dev_values``, and ``heldout2`` / ``adversarial2`` (new phrasings, voices and seeds, written
-before any recogniser heard them and never tuned on: the honest measure).
+before any recogniser heard them and never tuned on, but run several times), and ``heldout3``
+(a third set of new phrasings and voices, written 2026-12-04 when heldout2 had been run five
+times: the honest measure).
 
 Prints, for the tuning set (``audio_fixtures``, what the recognisers are tuned on) and the
 held-out set (``audio_fixtures/heldout``, phrasings and voices never used for tuning) side by
@@ -63,6 +65,7 @@ SETS = {
     "dev_values": ROOT / "audio_fixtures" / "dev_values",
     "heldout2": ROOT / "audio_fixtures" / "heldout2",
     "adversarial2": ROOT / "audio_fixtures" / "adversarial2",
+    "heldout3": ROOT / "audio_fixtures" / "heldout3",
 }
 
 
