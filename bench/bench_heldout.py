@@ -12,7 +12,8 @@ and adversarial sets; their failures have been read, so they are development set
 ``dev_values``, and ``heldout2`` / ``adversarial2`` (new phrasings, voices and seeds, written
 before any recogniser heard them and never tuned on, but run several times), and ``heldout3``
 (a third set of new phrasings and voices, written 2026-12-04 when heldout2 had been run five
-times: the honest measure).
+times; measured once, then its failures were read) and ``heldout4`` (a fourth, written before
+heldout3's failures were read: the honest measure of what was designed on heldout3).
 
 Prints, for the tuning set (``audio_fixtures``, what the recognisers are tuned on) and the
 held-out set (``audio_fixtures/heldout``, phrasings and voices never used for tuning) side by
@@ -66,6 +67,7 @@ SETS = {
     "heldout2": ROOT / "audio_fixtures" / "heldout2",
     "adversarial2": ROOT / "audio_fixtures" / "adversarial2",
     "heldout3": ROOT / "audio_fixtures" / "heldout3",
+    "heldout4": ROOT / "audio_fixtures" / "heldout4",
 }
 
 

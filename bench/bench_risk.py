@@ -11,7 +11,8 @@ person who really means yes.
   voices, clean / 10 dB white / 10 dB babble / telephone, two takes each; the set the
   challenge hotwords and the denoiser were tuned on; and ``audio_fixtures/heldout2_confirmations``,
   new phrasings in four voices no other set uses, never tuned on; and
-  ``audio_fixtures/heldout3_confirmations``, a third such set written on 2026-12-04): a high-risk
+  ``audio_fixtures/heldout3_confirmations`` and ``heldout4_confirmations``, written on
+  2026-12-04): a high-risk
   confirmation is simulated as a dialogue -- take 1; if its yes is not taken, take 2 -- and
   the share completed within two turns is reported per condition with the mean number of
   turns and seconds (the person's speech plus recognition; prompts not counted).
@@ -143,8 +144,9 @@ CONFIRMATION_SETS = [
     FIXTURES / "confirmations",
     FIXTURES / "heldout2_confirmations",
     FIXTURES / "heldout3_confirmations",
+    FIXTURES / "heldout4_confirmations",
 ]
-"""The tuning confirmations and the two held-out sets."""
+"""The tuning confirmations and the held-out sets."""
 
 
 def main() -> None:
@@ -158,7 +160,7 @@ def main() -> None:
         "--confirmations",
         type=Path,
         action="append",
-        help="default: confirmations, heldout2_confirmations, heldout3_confirmations",
+        help="default: confirmations and heldout2..4_confirmations",
     )
     args = parser.parse_args()
     args.adversarial = args.adversarial or ADVERSARIAL_SETS

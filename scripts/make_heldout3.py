@@ -159,9 +159,12 @@ def make_voices() -> dict[str, Any]:
     }
 
 
-def make_babblers() -> list[np.ndarray]:
-    talkers = [flite_voice("awb"), espeak_voice("en-gb-x-gbcwmd+m4", 155)]
-    return [_speech(talkers[i % 2], line, 1.0) for i, line in enumerate(BABBLE_LINES)]
+def make_babblers(
+    talkers: tuple[Any, Any] | None = None, lines: tuple[str, ...] = BABBLE_LINES
+) -> list[np.ndarray]:
+    """Each line spoken by one of two talkers, in turn."""
+    pair = talkers or (flite_voice("awb"), espeak_voice("en-gb-x-gbcwmd+m4", 155))
+    return [_speech(pair[i % 2], line, 1.0) for i, line in enumerate(lines)]
 
 
 def render_answer(
@@ -178,27 +181,40 @@ def render_answer(
 
 
 def _write_manifest(
-    folder: Path, what: str, conditions: tuple[str, ...], entries: list[dict[str, Any]]
+    folder: Path,
+    what: str,
+    conditions: tuple[str, ...],
+    entries: list[dict[str, Any]],
+    voices: tuple[str, ...] = VOICES,
+    script: str = "make_heldout3.py",
 ) -> None:
     manifest = {
-        "description": f"{what}, never tuned on; regenerate with scripts/make_heldout3.py",
-        "voices": list(VOICES),
+        "description": f"{what}, never tuned on; regenerate with scripts/{script}",
+        "voices": list(voices),
         "conditions": list(conditions),
         "fixtures": entries,
     }
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
 
 
-def answers(voices: dict[str, Any], babblers: list[np.ndarray]) -> None:
-    OUT.mkdir(parents=True, exist_ok=True)
+def answers(
+    voices: dict[str, Any],
+    babblers: list[np.ndarray],
+    out: Path = OUT,
+    utterances: list[tuple[str, str, dict[str, Any], str, dict[str, Any]]] = UTTERANCES,
+    what: str = "Third held-out set of spoken answers (issue 14)",
+    script: str = "make_heldout3.py",
+) -> None:
+    """Every utterance in every voice of ``voices`` and every condition, into ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
     entries: list[dict[str, Any]] = []
-    for uid, category, spec, text, expected in UTTERANCES:
-        for voice in VOICES:
+    for uid, category, spec, text, expected in utterances:
+        for voice in voices:
             speech = _speech(voices[voice], text, 1.0)
             for condition in CONDITIONS:
                 name = f"{uid}__{voice}__{condition}.flac"
                 x, rate = render_answer(speech, condition, name, babblers)
-                write_flac(OUT / name, x, rate)
+                write_flac(out / name, x, rate)
                 entries.append(
                     {
                         "file": name,
@@ -213,14 +229,22 @@ def answers(voices: dict[str, Any], babblers: list[np.ndarray]) -> None:
                     }
                 )
         print(f"{uid}: done", file=sys.stderr)
-    _write_manifest(OUT, "Third held-out set of spoken answers (issue 14)", CONDITIONS, entries)
+    _write_manifest(out, what, CONDITIONS, entries, tuple(voices), script)
 
 
-def confirmations(voices: dict[str, Any], babblers: list[np.ndarray]) -> None:
-    OUT_CONFIRM.mkdir(parents=True, exist_ok=True)
+def confirmations(
+    voices: dict[str, Any],
+    babblers: list[np.ndarray],
+    out: Path = OUT_CONFIRM,
+    phrases: dict[str, str] = CONFIRMATIONS,
+    what: str = "Third held-out set of true high-risk confirmations (issue 17)",
+    script: str = "make_heldout3.py",
+) -> None:
+    """Every phrase in every voice, two takes, every confirmation condition, into ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
     entries: list[dict[str, Any]] = []
-    for pid, text in CONFIRMATIONS.items():
-        for voice in VOICES:
+    for pid, text in phrases.items():
+        for voice in voices:
             for take, speed in ((1, 1.0), (2, 0.95)):
                 speech = _speech(voices[voice], text, speed)
                 for condition in CONFIRM_CONDITIONS:
@@ -228,7 +252,7 @@ def confirmations(voices: dict[str, Any], babblers: list[np.ndarray]) -> None:
                     x, rate = confirmation_render(
                         speech, condition, name, babblers, babble=_babble
                     )
-                    write_flac(OUT_CONFIRM / name, x, rate)
+                    write_flac(out / name, x, rate)
                     entries.append(
                         {
                             "file": name,
@@ -247,8 +271,7 @@ def confirmations(voices: dict[str, Any], babblers: list[np.ndarray]) -> None:
                         }
                     )
         print(f"{pid}: done", file=sys.stderr)
-    what = "Third held-out set of true high-risk confirmations (issue 17)"
-    _write_manifest(OUT_CONFIRM, what, CONFIRM_CONDITIONS, entries)
+    _write_manifest(out, what, CONFIRM_CONDITIONS, entries, tuple(voices), script)
 
 
 def main() -> int:
