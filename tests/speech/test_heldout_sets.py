@@ -28,12 +28,15 @@ ADVERSARIAL = ROOT / "adversarial"
 HELDOUT2 = ROOT / "heldout2"
 ADVERSARIAL2 = ROOT / "adversarial2"
 CONFIRMATIONS2 = ROOT / "heldout2_confirmations"
+HELDOUT3 = ROOT / "heldout3"
+HELDOUT4 = ROOT / "heldout4"
 
 pytest.importorskip("soundfile")
 
 TUNING_VOICES = {"piper", "flite", "espeak"}
 CONDITIONS = {"clean", "noisy", "telephone_8k", "telephone_16k"}
 CONDITIONS2 = {"clean", "babble", "telephone_8k", "telephone_16k"}
+CONDITIONS3 = CONDITIONS2 | {"white10"}
 HELDOUT_CATEGORIES = {
     "confirm_yes", "confirm_no", "polite_choice", "self_correction", "operator", "repeat",
     "cancel", "digits", "number", "out_of_set", "unrelated",
@@ -54,8 +57,18 @@ def _voices(folder: Path) -> set[str]:
     return {e["voice"] for e in load_manifest(folder)[1]} - {"none"}
 
 
-@pytest.mark.parametrize(("folder", "conditions"), [(HELDOUT, CONDITIONS), (HELDOUT2, CONDITIONS2)])
-def test_heldout_manifest_is_well_formed(folder: Path, conditions: set[str]) -> None:
+@pytest.mark.parametrize(
+    ("folder", "conditions", "max_bytes"),
+    [
+        (HELDOUT, CONDITIONS, 17_000_000),
+        (HELDOUT2, CONDITIONS2, 17_000_000),
+        (HELDOUT3, CONDITIONS3, 22_000_000),
+        (HELDOUT4, CONDITIONS3, 22_000_000),
+    ],
+)
+def test_heldout_manifest_is_well_formed(
+    folder: Path, conditions: set[str], max_bytes: int
+) -> None:
     audio_dir, entries = load_manifest(folder)
     check_fixtures(audio_dir, entries)  # every spec parses, every file is readable audio
     ids = {e["id"] for e in entries}
@@ -78,7 +91,7 @@ def test_heldout_manifest_is_well_formed(folder: Path, conditions: set[str]) -> 
         ("AskUserQuestion", "digits"),
     }
     assert {e["expected"]["type"] for e in entries} == {"answer", "meta", "no_match"}
-    assert _folder_bytes(folder) < 17_000_000
+    assert _folder_bytes(folder) < max_bytes
 
 
 def test_the_second_sets_share_nothing_with_the_first() -> None:
@@ -98,7 +111,27 @@ def test_the_second_sets_share_nothing_with_the_first() -> None:
     assert set(takes.values()) == {2} and len(takes) >= 60
 
 
-@pytest.mark.parametrize("folder", [HELDOUT, HELDOUT2])
+def test_each_later_set_brings_new_voices_and_texts() -> None:
+    """heldout3 and heldout4 (and their confirmations): voices no earlier set speaks with,
+    phrasings no earlier answer set says; each was written before the one before it was read.
+    (heldout4 asks two questions the adversarial sets say as non-answers: "no, I don't want
+    that" and "how long will this take".)"""
+    earlier = [HELDOUT, ADVERSARIAL, ROOT / "confirmations", HELDOUT2, ADVERSARIAL2]
+    answer_sets = [ROOT, HELDOUT, HELDOUT2]
+    for folder in (HELDOUT3, HELDOUT4):
+        voices = _voices(folder) | _voices(folder.with_name(folder.name + "_confirmations"))
+        assert voices == _voices(folder), folder
+        assert not voices & (set().union(*map(_voices, earlier)) | TUNING_VOICES), folder
+        texts = {e["text"].lower() for f in answer_sets for e in load_manifest(f)[1]}
+        assert not {e["text"].lower() for e in load_manifest(folder)[1]} & texts, folder
+        audio_dir, takes = load_manifest(folder.with_name(folder.name + "_confirmations"))
+        check_fixtures(audio_dir, takes)
+        assert set(Counter((e["id"], e["voice"], e["condition"]) for e in takes).values()) == {2}
+        earlier.append(folder)
+        answer_sets.append(folder)
+
+
+@pytest.mark.parametrize("folder", [HELDOUT, HELDOUT2, HELDOUT3, HELDOUT4])
 def test_heldout_files_load_at_their_rates(folder: Path) -> None:
     from voice_hitl.speech.asr import is_narrowband
 
@@ -112,7 +145,7 @@ def test_heldout_files_load_at_their_rates(folder: Path) -> None:
         assert rate == want, e["file"]
         if e["condition"] == "telephone_16k":
             assert is_narrowband(pcm, rate), e["file"]  # upsampled telephone audio
-        elif e["condition"] in ("clean", "noisy", "babble"):
+        elif e["condition"] in ("clean", "noisy", "babble", "white10"):
             assert not is_narrowband(pcm, rate), e["file"]
 
 

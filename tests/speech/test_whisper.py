@@ -77,10 +77,20 @@ def test_yes_is_never_inferred_or_taken_from_a_negation(rec: WhisperRecognizer) 
     assert rec.map_transcript("Yap.", CONFIRM) is None
     # a yes heard with low confidence is rejected
     assert rec.map_transcript("Go ahead.", CONFIRM, logprob=-1.5) is None
-    # a no-like near miss may map to no
-    mapped = rec.map_transcript("Nop.", CONFIRM)
-    assert mapped is not None
-    assert getattr(understand(mapped, CONFIRM), "value", None) is False
+    # nor a no: a yes or a no must be heard as such (a wrong no refuses what was wanted);
+    # only requests are repaired by similarity ("Cancell." above)
+    assert rec.map_transcript("Nop.", CONFIRM) is None
+    assert rec.map_transcript("thank you for doing it.", CONFIRM) is None  # was "deny"
+    assert rec.map_transcript("Nope.", CONFIRM) == "Nope."  # heard as a no: kept
+
+
+def test_a_verdict_of_understand_is_never_snapped(rec: WhisperRecognizer) -> None:
+    # "yes, don't" both affirms and negates; the nearest phrase ("do not") is not what was said
+    assert rec.map_transcript("Yes, don't.", CONFIRM) is None
+    assert rec.map_transcript("sure, do not,", CONFIRM) is None
+    assert rec.map_transcript("Red or blue.", COLOURS) is None  # ambiguous, not snapped
+    # a verdict may still be snapped onto a request or a refusal of every choice
+    assert rec.map_transcript("Neither of them.", COLOURS) == "none of them"
 
 
 def test_free_text_and_open_dictation_return_raw_text(rec: WhisperRecognizer) -> None:
@@ -227,6 +237,17 @@ def test_a_no_the_unprompted_pass_heard_as_yes_asks_again(rec: WhisperRecognizer
     assert _scripted_confirm(rec, "do not", "Yes, please do it.", "") == []
     assert _scripted_confirm(rec, "no thanks", "No thanks.", "") == ["no thanks"]
     assert _scripted_confirm(rec, "no", "", "") == ["no"]
+
+
+def test_a_no_with_a_yes_in_either_reading_asks_again(rec: WhisperRecognizer) -> None:
+    # "yeah, that's right" heard as "yea, not right" by one pass and "Not right." by the other
+    assert _scripted_confirm(rec, "yea, not right", "Not right.", "") == []
+    assert _scripted_confirm(rec, "Not right.", "Yeah, not right.", "") == []
+    # an affirmative that is itself negated is no yes: the no stands
+    assert _scripted_confirm(rec, "absolutely not", "Absolutely not.", "") == ["absolutely not"]
+    assert _scripted_confirm(rec, "no, don't go ahead", "No, don't.", "") == [
+        "no, don't go ahead"
+    ]
 
 
 def test_a_spoken_oh_written_as_or_or_all_is_a_zero(rec: WhisperRecognizer) -> None:

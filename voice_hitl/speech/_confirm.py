@@ -27,7 +27,7 @@ from ._vocab import (
     UNCERTAIN_PHRASES,
 )
 
-__all__ = ["CONFIRM_MARKERS", "understand_confirm"]
+__all__ = ["CONFIRM_MARKERS", "holds_yes", "understand_confirm"]
 
 CONFIRM_MARKERS = tuple(m for m in CORRECTION_MARKERS if m not in (("no",), ("no", "wait")))
 """Correction markers for yes/no questions (a bare "no" is an answer there, not a marker)."""
@@ -56,6 +56,12 @@ def _negated(toks: Sequence[str], span: tuple[int, int]) -> bool:
     return end < len(toks) and toks[end] == "not" and (
         toks[end - 1] in INTENSIFIERS or toks[end - 1] == "do"
     )
+
+
+def holds_yes(toks: Sequence[str]) -> bool:
+    """Whether ``toks`` hold an affirmative that is not itself negated: "yeah, not right"
+    does (whatever else it says), "absolutely not" does not."""
+    return any(not _negated(toks, s) for s in _spans(toks, AFFIRMATIVE_PHRASES))
 
 
 def _polarity(toks: Sequence[str]) -> str:
