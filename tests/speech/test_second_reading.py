@@ -102,6 +102,9 @@ def test_a_no_needs_whisper_to_have_heard_no_yes() -> None:
     # so "no head" for "go ahead" can never become a no
     rec = _recognizer("you go ahead and then the rest", "Go ahead.", "No head.")
     assert _heard(rec, CONFIRM) == [] and _reads(rec) == 0
+    # nor when a pass holds a yes beside a no ("yeah, that's right" heard "yea, not right")
+    rec = _recognizer("yea, not right", "Not right.", "Not right.")
+    assert _heard(rec, CONFIRM) == [] and _reads(rec) == 0
     # a "not" inside another sentence is no answer to a yes/no question
     for said in ("He's not going to rain to me.", "Still, I don't have to do this."):
         assert _heard(_recognizer("", "", said), CONFIRM) == [], said

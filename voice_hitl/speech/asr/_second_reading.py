@@ -7,8 +7,9 @@ noise: development held-out set). The second reading (`MoonshineReader`) runs on
 rejections, and is taken only when it cannot cost what the first reading's rules protect:
 
 * never a yes: a yes is only ever Whisper's own, verified reading;
-* for a yes/no question, a no only when neither Whisper pass read the audio as a yes (a
-  Whisper yes that failed its checks is a doubtful yes, not a no), and only a plain one
+* for a yes/no question, a no only when neither Whisper pass holds a yes (`affirms`: a
+  Whisper yes that failed its checks, or a "yea, not right", is a doubtful yes, not a no,
+  by the same rule Whisper's own no follows), and only a plain one
   (`plain_no`: "I'd rather not", not "he's not going to rain");
 * for numbers and digits, only a *strict* reading (every word a number word, as
   `WhisperRecognizer.value_reading` maps it) that no Whisper reading contradicts: a Whisper
@@ -48,8 +49,8 @@ from ._whisper import (
     VALUE_KINDS,
     WhisperHearing,
     WhisperRecognizer,
+    affirms,
     loops,
-    reads_as_yes,
     value_of,
     verbatim,
     zeros_dropped,
@@ -124,11 +125,11 @@ class SecondReadingRecognizer:
 
     def _worth_reading(self, heard: WhisperHearing, spec: AnswerSpec | None) -> bool:
         """Whether a rejected utterance may be read again: a question with answers, and for
-        a yes/no question, no Whisper pass that read a yes."""
+        a yes/no question, no Whisper pass that holds a yes."""
         if spec is None or answer_phrases(spec) is None:
             return False
         if spec.kind is AnswerKind.CONFIRM:
-            return not any(reads_as_yes(said, spec) for said, _ in heard.readings)
+            return not any(affirms(said) for said, _ in heard.readings)
         return True
 
     def _second(

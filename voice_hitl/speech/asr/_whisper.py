@@ -54,7 +54,8 @@ checked the other way: when either pass holds an affirmative that is not itself 
 (`affirms`: "yea, not right" for "yeah, that's right", or the unprompted pass reading a yes),
 the person is asked again rather than refused. On the development sets (``heldout3``, whose
 failures were read, ``heldout``, tuning) these two rules for a no took affirmatives read as no
-from 10 to 0 for 6 more true no's asked again.
+from 10 to 0 for 6 more true no's asked again; on ``heldout4``, never tuned on, from 6 to 5
+of 80 for one (the rest are both passes hearing a negation: "not fine, do not").
 
 One exception, for the high-risk challenge words ("confirm", "approve"), which tiny.en spells
 as sounds when unprompted ("can't earn", "I can turn"): a third pass prompted with only the
