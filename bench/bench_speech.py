@@ -61,7 +61,7 @@ def _companions(args: argparse.Namespace) -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     if args.heldout:
         heldout = importlib.import_module("bench_heldout")
-        sets = "tuning,heldout,heldout2,adversarial,adversarial2"
+        sets = "tuning,heldout,heldout3,heldout2,heldout4,adversarial,adversarial2"
         ns = argparse.Namespace(
             recognizer=args.recognizer, verify=args.verify, sample=args.sample, sets=sets,
             report=None, whisper_model=None, no_denoise=False,
