@@ -114,8 +114,8 @@ def test_the_second_sets_share_nothing_with_the_first() -> None:
 def test_each_later_set_brings_new_voices_and_texts() -> None:
     """heldout3 and heldout4 (and their confirmations): voices no earlier set speaks with,
     phrasings no earlier answer set says; each was written before the one before it was read.
-    (heldout4 asks two questions the adversarial sets say as non-answers: "no, I don't want
-    that" and "how long will this take".)"""
+    (heldout4 shares two sentences with the adversarial sets, a development set of
+    non-answers: "no, I don't want that" and "how long will this take".)"""
     earlier = [HELDOUT, ADVERSARIAL, ROOT / "confirmations", HELDOUT2, ADVERSARIAL2]
     answer_sets = [ROOT, HELDOUT, HELDOUT2]
     for folder in (HELDOUT3, HELDOUT4):
