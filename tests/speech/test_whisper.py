@@ -243,6 +243,8 @@ def test_a_no_with_a_yes_in_either_reading_asks_again(rec: WhisperRecognizer) ->
     # "yeah, that's right" heard as "yea, not right" by one pass and "Not right." by the other
     assert _scripted_confirm(rec, "yea, not right", "Not right.", "") == []
     assert _scripted_confirm(rec, "Not right.", "Yeah, not right.", "") == []
+    # the words are read as understand reads them: "mm hmm" is an affirmative
+    assert _scripted_confirm(rec, "not now", "Mm hmm, not now.", "") == []
     # an affirmative that is itself negated is no yes: the no stands
     assert _scripted_confirm(rec, "absolutely not", "Absolutely not.", "") == ["absolutely not"]
     assert _scripted_confirm(rec, "no, don't go ahead", "No, don't.", "") == [

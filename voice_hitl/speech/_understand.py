@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from ._answer import Answer, MetaAnswer, MetaIntent, NoMatch, NoMatchReason, Understood, Via
 from ._choices import label_spans, understand_choices
-from ._confirm import CONFIRM_MARKERS, understand_confirm
+from ._confirm import CONFIRM_MARKERS, holds_yes, understand_confirm
 from ._numbers import parse_digits, parse_numbers
 from ._spec import AnswerKind, AnswerSpec
 from ._text import CORRECTION_MARKERS, find_phrase, split_corrections, strip_fillers, tokens
 from ._vocab import META_PHRASES, NEGATION_WORDS, STOPWORDS
 
-__all__ = ["understand"]
+__all__ = ["affirms", "understand"]
 
 _BACKCHANNELS = {("uh", "huh"): "uhhuh", ("mm", "hmm"): "mmhmm", ("mhm",): "mmhmm"}
 
@@ -29,6 +29,12 @@ def _prepare(transcript: str) -> list[str]:
             toks[i : i + len(phrase)] = [word]
             i = find_phrase(toks, phrase)
     return strip_fillers(toks)
+
+
+def affirms(transcript: str) -> bool:
+    """Whether ``transcript`` holds a yes, alone or beside a no ("yea, not right"), with its
+    words prepared as `understand` prepares them ("mm hmm" is one affirmative)."""
+    return holds_yes(_prepare(transcript))
 
 
 def _meta(toks: list[str], spec: AnswerSpec) -> tuple[MetaIntent, list[str]] | None:

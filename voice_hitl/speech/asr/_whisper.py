@@ -88,11 +88,10 @@ import numpy as np
 import numpy.typing as npt
 
 from .._answer import Answer, MetaAnswer, NoMatchReason
-from .._confirm import holds_yes
 from .._numbers import DIGIT_WORDS, NUMBER_WORDS
 from .._spec import AnswerKind, AnswerSpec
 from .._text import FILLERS, edit_distance, tokens
-from .._understand import understand
+from .._understand import affirms, understand
 from .._vocab import (
     AFFIRMATIVE_PHRASES,
     CHALLENGE_WORDS,
@@ -301,11 +300,6 @@ def reads_as_yes(text: str, spec: AnswerSpec) -> bool:
     """Whether `understand` reads ``text`` as a yes to ``spec``."""
     result = understand(text, spec)
     return isinstance(result, Answer) and result.value is True
-
-
-def affirms(text: str) -> bool:
-    """Whether ``text`` holds a yes, alone or beside a no ("yea, not right")."""
-    return holds_yes(tokens(text))
 
 
 class WhisperRecognizer:
