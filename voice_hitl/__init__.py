@@ -7,6 +7,8 @@ the answer, a refusal or a timeout the model can read.
 from __future__ import annotations
 
 from ._answer_json import answer_json
+from ._approval_policy import ApprovalPolicy, ApprovalRule, canonical_arguments
+from ._approvals import AlwaysGrant, ApprovalDecision, ToolApprovals, read_decision
 from ._call_line import CallLine, Heard, Inbox, SpeechSynthesizer
 from ._caller_transport import CallerTurn, ScriptedCallerTransport
 from ._deadline import DeadlinePolicy, Escalation
@@ -67,6 +69,13 @@ from ._voice_channel import RealtimeVoiceChannel, VoiceSession
 from ._voice_line import VoiceLine
 
 __all__ = [
+    "AlwaysGrant",
+    "ApprovalDecision",
+    "ApprovalPolicy",
+    "ApprovalRule",
+    "ToolApprovals",
+    "canonical_arguments",
+    "read_decision",
     "SpeechSynthesizer",
     "ASK_USER_QUESTION",
     "CONFIRM_ACTION",

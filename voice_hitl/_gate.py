@@ -1,9 +1,10 @@
 """``ToolGate``: the one code path every tool call takes, whatever door it came through.
 
 In order: the tool must be in the turn's toolset; its arguments must match the schema;
-``BEFORE_TOOL_USE`` hooks may block or rewrite; human-input tools are served first, under the
-human-input handler's own timeout, anything else by the host handler under the channel's
-per-call bound; ``ON_TOOL_CALL`` observers get one report per call.
+``BEFORE_TOOL_USE`` hooks may block or rewrite; a regular tool that needs approval waits for a
+person's yes to exactly these arguments (``voice_hitl._approvals``); human-input tools are
+served first, under the human-input handler's own timeout, anything else by the host handler
+under the channel's per-call bound; ``ON_TOOL_CALL`` observers get one report per call.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from ._tools import AITool, ToolCallContext, ToolHandler, tool_context
 from ._types import ChannelType
 
 if TYPE_CHECKING:
+    from ._approvals import ToolApprovals
     from ._kit import VoiceKit
 
 __all__ = ["Door", "ToolCall", "ToolCallReport", "ToolGate", "ToolResult", "ToolUseEvent"]
@@ -171,6 +173,8 @@ class ToolGate:
         self.human_input = human_input
         self.tool_timeout_seconds = positive_seconds("tool_timeout_seconds", tool_timeout_seconds)
         self.kit: VoiceKit | None = None
+        self.approvals: ToolApprovals | None = None
+        """Tools that need a person's yes on this gate; None: the kit's (``kit.approvals``)."""
         toolset: dict[str, AITool] = {}
         for tool in tools:
             if human_input is not None and human_input.serves(tool.name):
@@ -364,7 +368,37 @@ class ToolGate:
             details,
         )
         with tool_context(context):
-            return await self._dispatch(name, dict(seen[-1]), asked)
+            arguments = dict(seen[-1])
+            approvals = self.approvals if self.approvals is not None else self._kit_approvals()
+            if approvals is not None and not approvals.empty:
+                held = await self._approve(approvals, call, arguments, asked)
+                if isinstance(held, ToolResult):
+                    return held
+                arguments = held
+            return await self._dispatch(name, arguments, asked)
+
+    def _kit_approvals(self) -> ToolApprovals | None:
+        return None if self.kit is None else self.kit.approvals
+
+    async def _approve(
+        self,
+        approvals: ToolApprovals,
+        call: ToolCall,
+        arguments: dict[str, Any],
+        asked: list[PendingInput],
+    ) -> dict[str, Any] | ToolResult:
+        """The approval step (``voice_hitl._approvals``): the arguments to serve, exactly as
+        approved, or the refusal the model reads. Human-input tools are never held."""
+        human = self.human_input
+        if human is not None and human.serves(call.name):
+            return arguments
+        policy = approvals.policy_for(call.name, arguments)
+        if policy is None:
+            return arguments
+        try:
+            return await approvals.hold(self, call, policy, arguments, asked)
+        except ToolRefusedError as exc:
+            return ToolResult.error("refused", str(exc), str(exc))
 
     def _rewrite(self, event: ToolUseEvent, result: HookResult) -> ToolUseEvent:
         risk = result.metadata.get("risk", event.risk)

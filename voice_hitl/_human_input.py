@@ -188,6 +188,12 @@ class HumanInputHandler:
             self._emit(RequestNoted(pending_id, utc_now(), note, dict(data or {})))
         return True
 
+    def tell(self, pending_id: str, note: str, data: Mapping[str, Any] | None = None) -> None:
+        """Tell observers about a request whatever its state, settled ones included (e.g. an
+        approval given for the rest of a call, and its later revocation)."""
+        if self._observers:
+            self._emit(RequestNoted(pending_id, utc_now(), note, dict(data or {})))
+
     def record_delivery(
         self, pending_id: str, tool_call_id: str, outcome: str, text: str, detail: str = ""
     ) -> None:

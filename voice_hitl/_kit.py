@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from types import TracebackType
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
+from ._approval_policy import ApprovalPolicy
+from ._approvals import ToolApprovals
 from ._hooks import (
     Hook,
     HookContext,
@@ -47,7 +49,21 @@ class VoiceKit:
 
     def __init__(self, *, hook_timeout: float = 30.0) -> None:
         self.hooks = HookEngine(hook_timeout=hook_timeout)
+        self.approvals = ToolApprovals()
+        """Regular tools that need a person's yes on every channel of the kit."""
         self._channels: dict[str, KitChannel] = {}
+
+    def require_approval(
+        self, tool: str | None = None, policy: ApprovalPolicy | None = None, **options: Any
+    ) -> ApprovalPolicy:
+        """Declare that ``tool`` (or any call a ``when=`` rule picks) needs a person's yes
+        before its handler runs, on every channel of the kit (see
+        :meth:`ToolApprovals.require <voice_hitl.ToolApprovals.require>`).
+
+        Raises:
+            ValueError: An inconsistent policy, or a tool declared twice.
+        """
+        return self.approvals.require(tool, policy, **options)
 
     def hook(
         self,

@@ -1,0 +1,393 @@
+"""Approval-gated tools: a regular tool that cannot run without a person's yes, on every door.
+
+The scripted model calls the gated tool without asking first; the gate holds the call, asks a
+``ConfirmAction`` through the channel's human-input handler, and runs the tool only after the
+yes, with exactly the approved arguments.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from doors import DOORS, LOOKUP, DoorDriver, Observed, QueueBackend, human_tools
+
+from providers.mock import MockRealtimeProvider
+from voice_hitl import (
+    AITool,
+    ApprovalPolicy,
+    HookContext,
+    HookResult,
+    HookTrigger,
+    PendingInputEvent,
+    RealtimeVoiceChannel,
+    RequestEvent,
+    ToolApprovals,
+    ToolUseEvent,
+    VoiceKit,
+    VoiceSession,
+    canonical_arguments,
+    read_decision,
+)
+
+TRANSFER = AITool(
+    name="transfer",
+    description="Move money between the caller's accounts.",
+    parameters={
+        "type": "object",
+        "properties": {"amount": {"type": "number"}, "to": {"type": "string"}},
+        "required": ["amount", "to"],
+    },
+)
+
+
+class RecordingHost:
+    """A host tool handler that records each call's arguments as it starts."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.started: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue()
+
+    async def __call__(self, name: str, arguments: dict[str, Any]) -> str:
+        self.calls.append((name, arguments))
+        self.started.put_nowait((name, arguments))
+        return json.dumps({"done": name, "arguments": arguments})
+
+
+@dataclass
+class ApprovalRig:
+    kit: VoiceKit
+    voice: RealtimeVoiceChannel
+    provider: MockRealtimeProvider
+    driver: DoorDriver
+    observed: Observed
+    host: RecordingHost
+    events: list[RequestEvent]
+
+    async def start(self) -> VoiceSession:
+        return await self.voice.start_session("room-1", participant_id="caller")
+
+    def answer(self, event: PendingInputEvent, body: dict[str, Any]) -> None:
+        human = self.voice.human_input_handler
+        assert human is not None
+        assert human.handler.resolve(event.pending_id, json.dumps(body), by="caller", via="api")
+
+    def notes(self, name: str) -> list[RequestEvent]:
+        return [e for e in self.events if e.type == "noted" and e.note == name]
+
+
+def approval_rig(door: str = "provider") -> ApprovalRig:
+    kit = VoiceKit()
+    observed = Observed.on(kit)
+    provider = MockRealtimeProvider()
+    backend = QueueBackend() if door == "reasoning" else None
+    host = RecordingHost()
+    human = human_tools()
+    voice = RealtimeVoiceChannel(
+        "voice",
+        provider=provider,
+        tools=[TRANSFER, LOOKUP],
+        tool_handler=host,
+        human_input_handler=human,
+        reasoning_backend=backend,
+    )
+    kit.register_channel(voice)
+    events: list[RequestEvent] = []
+    human.handler.add_observer(events.append)
+    driver = DoorDriver(door, provider, backend)
+    return ApprovalRig(kit, voice, provider, driver, observed, host, events)
+
+
+@pytest.mark.parametrize("door", DOORS)
+async def test_gated_tool_runs_only_after_the_yes_with_the_exact_arguments(door: str) -> None:
+    rig = approval_rig(door)
+    rig.kit.require_approval("transfer")
+    session = await rig.start()
+    reading = rig.driver.call(session, "transfer", {"amount": 250, "to": "savings"})
+    event = await rig.observed.requests.get()
+    assert event.tool_name == "ConfirmAction"
+    assert event.arguments["action"].startswith(
+        "Move money between the caller's accounts: amount 250"
+    )
+    assert "to savings" in event.arguments["action"]
+    assert event.context["risk"] == "high" and event.actor_id == "caller"
+    approved = event.context["approval"]
+    assert approved["tool"] == "transfer" and approved["arguments"]["to"] == "savings"
+    assert rig.host.calls == [] and not reading.done()
+    rig.answer(event, {"answer": True})
+    read = await reading
+    assert not read.is_error, read.text
+    assert rig.host.calls == [("transfer", approved["arguments"])]
+    assert rig.host.calls[0][1]["amount"] == 250
+    report = await rig.observed.reports.get()
+    assert (report.tool_name, report.outcome) == ("transfer", "ok")
+    delivered = [e for e in rig.events if e.type == "delivered"]
+    assert [e.pending_id for e in delivered] == [event.pending_id]
+    await rig.kit.aclose()
+
+
+async def test_other_arguments_ask_again_and_an_approval_is_used_once() -> None:
+    rig = approval_rig()
+    rig.kit.require_approval("transfer", allow_always=False)
+    session = await rig.start()
+    for arguments in ({"amount": 10, "to": "savings"}, {"amount": 9000, "to": "savings"}) * 2:
+        reading = rig.driver.call(session, "transfer", arguments)
+        event = await rig.observed.requests.get()
+        assert event.context["approval"]["arguments"] == arguments
+        assert "always" not in event.arguments["action"]
+        rig.answer(event, {"answer": True})
+        assert not (await reading).is_error
+    assert [a for _, a in rig.host.calls] == [
+        {"amount": 10, "to": "savings"},
+        {"amount": 9000, "to": "savings"},
+    ] * 2
+    await rig.kit.aclose()
+
+
+async def test_a_no_reaches_the_model_as_a_refusal_and_the_tool_never_runs() -> None:
+    rig = approval_rig()
+    rig.kit.require_approval("transfer")
+    session = await rig.start()
+    reading = rig.driver.call(session, "transfer", {"amount": 250, "to": "savings"})
+    rig.answer(await rig.observed.requests.get(), {"answer": False})
+    read = await reading
+    assert read.is_error
+    assert read.json() == {"error": "Tool 'transfer' was not approved: the answer was no"}
+    report = await rig.observed.reports.get()
+    assert report.outcome == "refused" and rig.host.calls == []
+    # A rejection (cancel, a console's reject) reads the same way, with its reason.
+    reading = rig.driver.call(session, "transfer", {"amount": 1, "to": "savings"})
+    event = await rig.observed.requests.get()
+    human = rig.voice.human_input_handler
+    assert human is not None and human.handler.reject(event.pending_id, "not on this call")
+    assert (await reading).json() == {
+        "error": "Tool 'transfer' was not approved: Human input rejected: not on this call"
+    }
+    assert rig.host.calls == []
+    await rig.kit.aclose()
+
+
+async def test_always_is_remembered_journaled_and_revocable() -> None:
+    rig = approval_rig()
+    rig.kit.require_approval("transfer", risk="low")
+    session = await rig.start()
+    reading = rig.driver.call(session, "transfer", {"amount": 5, "to": "savings"})
+    event = await rig.observed.requests.get()
+    assert event.arguments["action"].endswith(
+        "(say confirm always to allow it for the rest of the call)"
+    )
+    rig.answer(event, {"answer": True, "transcript": "confirm, always", "actor_id": "caller"})
+    assert not (await reading).is_error
+    [grant] = rig.kit.approvals.grants("room-1")
+    assert (grant.tool, grant.by, grant.request_id) == ("transfer", "caller", event.pending_id)
+    [granted] = rig.notes("always_granted")
+    assert granted.pending_id == event.pending_id
+    # Remembered: other arguments run without asking.
+    assert not (await rig.driver.call(session, "transfer", {"amount": 7, "to": "x"})).is_error
+    assert rig.observed.requests.empty()
+    assert [a["amount"] for _, a in rig.host.calls] == [5, 7]
+    assert rig.kit.approvals.revoke("transfer", room_id="room-1", by="caller")
+    assert rig.kit.approvals.revoke("transfer", room_id="room-1") is False
+    [revoked] = rig.notes("always_revoked")
+    assert revoked.pending_id == event.pending_id and revoked.data["by"] == "caller"
+    # Revoked: the next call asks again.
+    reading = rig.driver.call(session, "transfer", {"amount": 8, "to": "x"})
+    rig.answer(await rig.observed.requests.get(), {"answer": True})
+    assert not (await reading).is_error
+    assert rig.kit.approvals.grants() == []
+    await rig.kit.aclose()
+
+
+async def test_always_is_not_granted_when_the_policy_forbids_it() -> None:
+    rig = approval_rig()
+    rig.kit.require_approval("transfer", allow_always=False)
+    session = await rig.start()
+    reading = rig.driver.call(session, "transfer", {"amount": 5, "to": "savings"})
+    rig.answer(await rig.observed.requests.get(), {"answer": True, "always": True})
+    assert not (await reading).is_error
+    assert rig.kit.approvals.grants() == [] and rig.notes("always_granted") == []
+    await rig.kit.aclose()
+
+
+async def test_a_rule_on_the_call_asks_only_when_it_applies() -> None:
+    rig = approval_rig()
+    rig.kit.require_approval(when=lambda name, args: name == "transfer" and args["amount"] > 100)
+    session = await rig.start()
+    assert not (await rig.driver.call(session, "transfer", {"amount": 50, "to": "a"})).is_error
+    assert not (await rig.driver.call(session, "lookup", {"key": "k"})).is_error
+    assert rig.observed.requests.empty()
+    reading = rig.driver.call(session, "transfer", {"amount": 150, "to": "a"})
+    event = await rig.observed.requests.get()
+    assert event.context["approval"]["arguments"] == {"amount": 150, "to": "a"}
+    rig.answer(event, {"answer": True})
+    assert not (await reading).is_error
+    assert [a["amount"] for n, a in rig.host.calls if n == "transfer"] == [50, 150]
+    await rig.kit.aclose()
+
+
+async def test_a_rule_that_raises_asks() -> None:
+    def broken(name: str, arguments: Any) -> bool:
+        raise KeyError("amount")
+
+    rig = approval_rig()
+    rig.kit.require_approval("transfer", when=broken)
+    session = await rig.start()
+    reading = rig.driver.call(session, "transfer", {"amount": 50, "to": "a"})
+    rig.answer(await rig.observed.requests.get(), {"answer": False})
+    assert (await reading).is_error and rig.host.calls == []
+    await rig.kit.aclose()
+
+
+async def test_a_hook_runs_first_and_a_rewrite_is_approved_as_rewritten() -> None:
+    rig = approval_rig()
+    rig.kit.require_approval("transfer", phrasing="move {amount} pounds to {to}")
+
+    @rig.kit.hook(HookTrigger.BEFORE_TOOL_USE)
+    async def cap(event: ToolUseEvent, ctx: HookContext) -> HookResult | None:
+        if event.tool_name == "transfer" and event.arguments["amount"] > 100:
+            return HookResult.modify(arguments={**event.arguments, "amount": 100})
+        return None
+
+    session = await rig.start()
+    reading = rig.driver.call(session, "transfer", {"amount": 900, "to": "savings"})
+    event = await rig.observed.requests.get()
+    assert event.arguments["action"].startswith("move 100 pounds to savings")
+    rig.answer(event, {"answer": True})
+    assert not (await reading).is_error
+    assert rig.host.calls == [("transfer", {"amount": 100, "to": "savings"})]
+    await rig.kit.aclose()
+
+
+async def test_a_blocking_hook_stops_the_call_before_anyone_is_asked() -> None:
+    rig = approval_rig()
+    rig.kit.require_approval("transfer")
+
+    @rig.kit.hook(HookTrigger.BEFORE_TOOL_USE)
+    async def block(event: ToolUseEvent, ctx: HookContext) -> HookResult:
+        return HookResult.block("transfers are closed")
+
+    session = await rig.start()
+    read = await rig.driver.call(session, "transfer", {"amount": 1, "to": "a"})
+    assert read.json() == {"error": "transfers are closed"}
+    assert rig.observed.requests.empty() and rig.host.calls == []
+    await rig.kit.aclose()
+
+
+@pytest.mark.looptime
+async def test_the_deadline_denies_by_default_and_proceeds_when_declared() -> None:
+    rig = approval_rig()
+    rig.kit.require_approval("transfer", timeout=30)
+    rig.kit.require_approval("lookup", timeout=30, on_deadline="proceed", risk="low")
+    session = await rig.start()
+    read = await rig.driver.call(session, "transfer", {"amount": 1, "to": "a"})
+    assert read.json() == {
+        "error": "Tool 'transfer' was not approved: Human input timed out after 30s "
+        "for tool 'ConfirmAction'"
+    }
+    event = await rig.observed.requests.get()
+    assert event.deadline is not None and rig.host.calls == []
+    read = await rig.driver.call(session, "lookup", {"key": "k"})
+    assert not read.is_error
+    proceeded = await rig.observed.requests.get()
+    assert proceeded.context["deadline_policy"]["on_deadline"] == "proceed unless vetoed"
+    assert rig.host.calls == [("lookup", {"key": "k"})]
+    await rig.kit.aclose()
+
+
+async def test_a_channel_without_human_input_refuses_a_gated_tool() -> None:
+    kit = VoiceKit()
+    provider = MockRealtimeProvider()
+    host = RecordingHost()
+    voice = RealtimeVoiceChannel("bare", provider=provider, tools=[TRANSFER], tool_handler=host)
+    kit.register_channel(voice)
+    kit.require_approval("transfer")
+    session = await voice.start_session("r")
+    read = await DoorDriver("provider", provider, None).call(
+        session, "transfer", {"amount": 1, "to": "a"}
+    )
+    assert read.json() == {
+        "error": "Tool 'transfer' was not approved: it needs a person's yes and channel "
+        "'bare' has no human-input handler to ask"
+    }
+    assert host.calls == []
+    await kit.aclose()
+
+
+async def test_a_gate_of_its_own_wins_over_the_kit() -> None:
+    rig = approval_rig()
+    rig.kit.require_approval("transfer")
+    rig.voice.gate.approvals = ToolApprovals()  # this channel: nothing needs approval
+    session = await rig.start()
+    assert not (await rig.driver.call(session, "transfer", {"amount": 1, "to": "a"})).is_error
+    assert rig.observed.requests.empty()
+    await rig.kit.aclose()
+
+
+async def test_closing_the_channel_withdraws_the_approval_and_the_tool_never_runs() -> None:
+    rig = approval_rig()
+    rig.kit.require_approval("transfer")
+    session = await rig.start()
+    reading = rig.driver.call(session, "transfer", {"amount": 1, "to": "a"})
+    await rig.observed.requests.get()
+    await rig.kit.aclose()
+    report = await rig.observed.reports.get()
+    assert report.outcome == "cancelled" and rig.host.calls == []
+    reading.cancel()
+    await asyncio.gather(reading, return_exceptions=True)
+
+
+def test_policies_are_checked_when_declared() -> None:
+    approvals = ToolApprovals()
+    for options, message in (
+        ({"quorum": 2}, "quorum needs approvers"),
+        ({"approvers": ["a"], "quorum": 2}, "between 1 and 1"),
+        ({"approvers": ["a"], "operator": "ops"}, "cannot both"),
+        ({"on_deadline": "maybe"}, "'deny' or 'proceed'"),
+        ({"timeout": 0}, "timeout"),
+        ({"risk": "medium"}, "'low' or 'high'"),
+        ({"timeout": 10, "escalate_to": "boss"}, None),
+    ):
+        if message is None:
+            approvals.require(f"t{len(options)}", **options)
+            continue
+        with pytest.raises(ValueError, match=message):
+            approvals.require("t", **options)
+    with pytest.raises(ValueError, match="needs when="):
+        approvals.require()
+    approvals.require("x")
+    with pytest.raises(ValueError, match="declare it once"):
+        approvals.require("x")
+    with pytest.raises(ValueError, match="not both"):
+        approvals.require("y", ApprovalPolicy(), risk="low")
+
+
+@pytest.mark.parametrize(
+    ("text", "approved", "always"),
+    [
+        ('{"answer": true}', True, False),
+        ('{"answer": false, "always": true}', False, False),
+        ('{"approved": true, "approvers": ["Alice"]}', True, False),
+        ('{"answer": true, "transcript": "confirm always"}', True, True),
+        ('{"answer": true, "always": true}', True, True),
+        ('{"answer": "yes"}', True, False),
+        ("yes", True, False),
+        ("approve, always", True, True),
+        ("no", False, False),
+        ("I don't approve", False, False),
+        ('{"error": "x"}', False, False),
+        ("[1, 2]", False, False),
+    ],
+)
+def test_answers_are_read_as_decisions(text: str, approved: bool, always: bool) -> None:
+    decision = read_decision(text)
+    assert (decision.approved, decision.always) == (approved, always)
+
+
+def test_canonical_arguments_ignore_key_order() -> None:
+    assert canonical_arguments({"b": 1, "a": [1, {"y": 2, "x": 1}]}) == canonical_arguments(
+        {"a": [1, {"x": 1, "y": 2}], "b": 1}
+    )
+    assert canonical_arguments({"a": 1}) != canonical_arguments({"a": 2})
