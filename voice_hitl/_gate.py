@@ -371,34 +371,18 @@ class ToolGate:
             arguments = dict(seen[-1])
             approvals = self.approvals if self.approvals is not None else self._kit_approvals()
             if approvals is not None and not approvals.empty:
-                held = await self._approve(approvals, call, arguments, asked)
-                if isinstance(held, ToolResult):
-                    return held
-                arguments = held
+                policy = approvals.policy_for(name, arguments)
+                human = self.human_input
+                if policy is not None and (human is None or not human.serves(name)):
+                    try:
+                        arguments = await approvals.hold(self, call, policy, arguments, asked)
+                    except ToolRefusedError as exc:
+                        return ToolResult.error("refused", str(exc), str(exc))
             return await self._dispatch(name, arguments, asked)
 
     def _kit_approvals(self) -> ToolApprovals | None:
+        """The kit's approvals (``voice_hitl._approvals``); human-input tools are never held."""
         return None if self.kit is None else self.kit.approvals
-
-    async def _approve(
-        self,
-        approvals: ToolApprovals,
-        call: ToolCall,
-        arguments: dict[str, Any],
-        asked: list[PendingInput],
-    ) -> dict[str, Any] | ToolResult:
-        """The approval step (``voice_hitl._approvals``): the arguments to serve, exactly as
-        approved, or the refusal the model reads. Human-input tools are never held."""
-        human = self.human_input
-        if human is not None and human.serves(call.name):
-            return arguments
-        policy = approvals.policy_for(call.name, arguments)
-        if policy is None:
-            return arguments
-        try:
-            return await approvals.hold(self, call, policy, arguments, asked)
-        except ToolRefusedError as exc:
-            return ToolResult.error("refused", str(exc), str(exc))
 
     def _rewrite(self, event: ToolUseEvent, result: HookResult) -> ToolUseEvent:
         risk = result.metadata.get("risk", event.risk)
