@@ -30,6 +30,8 @@ from typing import Any
 
 from voice_hitl import (
     ASK_USER_QUESTION as ASK,
+)
+from voice_hitl import (
     AITool,
     ChannelType,
     Door,
