@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,6 +33,7 @@ from voice_hitl import (
     canonical_arguments,
     read_decision,
 )
+from voice_hitl.journal import Journal, verify_chain
 
 TRANSFER = AITool(
     name="transfer",
@@ -391,3 +393,56 @@ def test_canonical_arguments_ignore_key_order() -> None:
         {"a": [1, {"x": 1, "y": 2}], "b": 1}
     )
     assert canonical_arguments({"a": 1}) != canonical_arguments({"a": 2})
+
+
+async def test_the_journal_keeps_the_approval_and_its_always_grant_and_revocation(
+    tmp_path: Path,
+) -> None:
+    rig = approval_rig()
+    human = rig.voice.human_input_handler
+    assert human is not None
+    journal = Journal.open(tmp_path / "j.sqlite3", b"journal-key")
+    journal.attach(human.handler)
+    rig.kit.require_approval("transfer")
+    session = await rig.start()
+    reading = rig.driver.call(session, "transfer", {"amount": 5, "to": "savings"})
+    event = await rig.observed.requests.get()
+    rig.answer(event, {"answer": True, "always": True, "actor_id": "caller"})
+    assert not (await reading).is_error
+    assert rig.kit.approvals.revoke("transfer", room_id="room-1", by="supervisor")
+    assert await asyncio.to_thread(journal.flush)
+    story = journal.store.read(event.pending_id)
+    assert verify_chain(journal.store.read(), b"journal-key") == []
+    kinds = [(e.kind, e.data.get("note")) for e in story]
+    assert kinds == [
+        ("opened", None),
+        ("notified", None),
+        ("settled", None),
+        ("noted", "always_granted"),
+        ("delivered", None),
+        ("noted", "always_revoked"),
+    ]
+    opened = story[0].data
+    assert opened["tool"] == "ConfirmAction"
+    assert opened["context"]["approval"] == {
+        "tool": "transfer",
+        "arguments": {"amount": 5, "to": "savings"},
+    }
+    granted = {"note": "always_granted", "tool": "transfer", "room": "room-1", "by": "caller"}
+    assert story[3].data == granted
+    assert story[5].data == {"note": "always_revoked", "tool": "transfer", "by": "supervisor"}
+    await rig.kit.aclose()
+    await asyncio.to_thread(journal.close)
+
+
+async def test_human_input_tools_are_never_held_even_by_a_rule_over_every_tool() -> None:
+    rig = approval_rig()
+    rig.kit.require_approval(when=lambda name, arguments: True)
+    session = await rig.start()
+    reading = rig.driver.call(session, "AskUserQuestion", {"question": "Which account?"})
+    event = await rig.observed.requests.get()
+    assert event.tool_name == "AskUserQuestion"  # asked once, as itself
+    rig.answer(event, {"answer": "savings"})
+    assert (await reading).json() == {"answer": "savings"}
+    assert rig.observed.requests.empty()
+    await rig.kit.aclose()

@@ -175,3 +175,17 @@ async def test_human_input_tools_are_sdk_function_tools_settled_on_close(rig: Ag
     await rig.bridge.aclose()
     output = json.loads(await rig.conn.expect_function_call_output(second))
     assert output == {"error": "Tool 'AskUserQuestion' failed (RuntimeError)"}
+
+
+async def test_confirm_always_answers_the_next_approvals_at_once(rig: AgentsRig) -> None:
+    first = await rig.conn.function_call("transfer", {"amount": 5, "to": "a"})
+    await rig.question()
+    await rig.conn.transcribe_user("confirm always")
+    assert await rig.conn.expect_function_call_output(first) == "moved 5 to a"
+    second = await rig.conn.function_call("transfer", {"amount": 6, "to": "b"})
+    assert await rig.conn.expect_function_call_output(second) == "moved 6 to b"
+    assert rig.requests.qsize() == 1  # the second call asked nobody
+    [grant] = rig.bridge.approvals.grants("call-1")
+    assert grant.tool == "transfer"
+    await rig.bridge.aclose()
+    assert rig.bridge.approvals.grants() == []

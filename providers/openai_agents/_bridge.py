@@ -250,13 +250,15 @@ class AgentsRealtimeBridge:
 
     async def close(self) -> None:
         """Settle what is open: approvals and human-input requests are withdrawn (the SDK's
-        paused calls are rejected as withdrawn). Idempotent.
+        paused calls are rejected as withdrawn), and the session's "always" grants end.
+        Idempotent.
 
         Cancellation: the requests are withdrawn before the first await.
         """
         if self._closed:
             return
         self._closed = True
+        self.approvals.forget_room(self.room_id)
         handler = self.human_input_handler.handler
         handler.set_notifier(self.channel_id, None)
         await handler.close(channel_id=self.channel_id)
