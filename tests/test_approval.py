@@ -20,6 +20,7 @@ from providers.mock import MockRealtimeProvider
 from voice_hitl import (
     AITool,
     ApprovalPolicy,
+    Escalation,
     HookContext,
     HookResult,
     HookTrigger,
@@ -281,7 +282,7 @@ async def test_a_blocking_hook_stops_the_call_before_anyone_is_asked() -> None:
 @pytest.mark.looptime
 async def test_the_deadline_denies_by_default_and_proceeds_when_declared() -> None:
     rig = approval_rig()
-    rig.kit.require_approval("transfer", timeout=30)
+    rig.kit.require_approval("transfer", timeout=30, escalate_to=Escalation("boss", after=10))
     rig.kit.require_approval("lookup", timeout=30, on_deadline="proceed", risk="low")
     session = await rig.start()
     read = await rig.driver.call(session, "transfer", {"amount": 1, "to": "a"})
@@ -291,6 +292,8 @@ async def test_the_deadline_denies_by_default_and_proceeds_when_declared() -> No
     }
     event = await rig.observed.requests.get()
     assert event.deadline is not None and rig.host.calls == []
+    [escalated] = rig.notes("escalated")
+    assert escalated.pending_id == event.pending_id and escalated.data["to"] == ["boss"]
     read = await rig.driver.call(session, "lookup", {"key": "k"})
     assert not read.is_error
     proceeded = await rig.observed.requests.get()
@@ -445,4 +448,22 @@ async def test_human_input_tools_are_never_held_even_by_a_rule_over_every_tool()
     rig.answer(event, {"answer": "savings"})
     assert (await reading).json() == {"answer": "savings"}
     assert rig.observed.requests.empty()
+    await rig.kit.aclose()
+
+
+async def test_a_hooks_risk_for_the_call_wins_over_the_policys() -> None:
+    rig = approval_rig()
+    rig.kit.require_approval("transfer", risk="low")
+
+    @rig.kit.hook(HookTrigger.BEFORE_TOOL_USE)
+    async def large(event: ToolUseEvent, ctx: HookContext) -> HookResult | None:
+        return HookResult.modify(risk="high") if event.arguments["amount"] > 1000 else None
+
+    session = await rig.start()
+    for amount, risk in ((5, "low"), (5000, "high")):
+        reading = rig.driver.call(session, "transfer", {"amount": amount, "to": "a"})
+        event = await rig.observed.requests.get()
+        assert event.context["risk"] == risk
+        rig.answer(event, {"answer": True})
+        assert not (await reading).is_error
     await rig.kit.aclose()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import string
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -35,7 +35,8 @@ class ApprovalPolicy:
     """How a tool call is approved before its handler runs.
 
     Args:
-        risk: The tier of the spoken yes (``"high"``: the challenge word or keypad 1).
+        risk: The tier of the spoken yes (``"high"``: the challenge word or keypad 1); a
+            ``BEFORE_TOOL_USE`` hook's ``HookResult.modify(risk=...)`` sets one call's tier.
         approvers: Named participants who approve (a conference); empty: the caller.
         quorum: How many distinct ``approvers`` must say yes (1 .. len(approvers)).
         operator: An operator role (a board queue) that approves instead of the caller: the
@@ -59,7 +60,7 @@ class ApprovalPolicy:
     """
 
     risk: Risk = "high"
-    approvers: tuple[str, ...] = ()
+    approvers: Sequence[str] = ()
     quorum: int | None = None
     operator: str | None = None
     when: ApprovalRule | None = None

@@ -244,7 +244,7 @@ class ToolApprovals:
         context = current_tool_context()
         details: dict[str, Any] = {
             **context.details,
-            "risk": policy.risk,
+            "risk": context.details.get("risk") or policy.risk,  # a hook's per-call tier wins
             "approval": {"tool": name, "arguments": json.loads(canonical)},
         }
         channel_type = context.channel_type
