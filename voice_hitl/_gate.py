@@ -369,6 +369,7 @@ class ToolGate:
         )
         with tool_context(context):
             arguments = dict(seen[-1])
+            # The approval step: human-input tools are never held (they are the asking).
             approvals = self.approvals if self.approvals is not None else self._kit_approvals()
             if approvals is not None and not approvals.empty:
                 policy = approvals.policy_for(name, arguments)
@@ -381,7 +382,7 @@ class ToolGate:
             return await self._dispatch(name, arguments, asked)
 
     def _kit_approvals(self) -> ToolApprovals | None:
-        """The kit's approvals (``voice_hitl._approvals``); human-input tools are never held."""
+        """The kit's approvals (``voice_hitl._approvals``), used when the gate has none."""
         return None if self.kit is None else self.kit.approvals
 
     def _rewrite(self, event: ToolUseEvent, result: HookResult) -> ToolUseEvent:
