@@ -26,12 +26,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from browser_rig import ARGS, CHROMIUM  # noqa: E402
+from browser_rig import ARGS, CHROMIUM
 
-from voice_hitl import HumanInputHandler  # noqa: E402
-from voice_hitl.board import BoardBridge, MemoryBoard  # noqa: E402
-from voice_hitl.service import Operator, Operators, create_app  # noqa: E402
-from voice_hitl.service._serve import running_service  # noqa: E402
+from voice_hitl import HumanInputHandler
+from voice_hitl.board import BoardBridge, MemoryBoard
+from voice_hitl.service import Operator, Operators, create_app
+from voice_hitl.service._serve import running_service
 
 TOKEN = "bench-console-token"
 

@@ -257,7 +257,7 @@ async def test_a_new_request_alerts_with_and_without_notification_permission() -
         assert await page.locator("#alerts").inner_text() == "Turn on alerts"
         await context.grant_permissions(["notifications"], origin=url)
         await page.click("#alerts")
-        await page.wait_for_function("document.querySelector('#alerts').textContent === 'Alerts on'")
+        await page.wait_for_function("document.querySelector('#alerts').textContent == 'Alerts on'")
 
 
 async def test_five_hundred_open_requests_stay_sorted_and_filterable() -> None:
