@@ -93,3 +93,14 @@ class OperatorClient:
             "POST", f"/v1/requests/{request_id}/reject", json=body
         )["request"]
         return settled
+
+    def dead_letters(self) -> list[dict[str, Any]]:
+        """Webhook events that were not delivered, in your rooms and channels."""
+        letters: list[dict[str, Any]] = self._call("GET", "/v1/webhooks/dead")["dead_letters"]
+        return letters
+
+    def retry_dead(self, dead_id: str | None = None) -> list[str]:
+        """Send one dead letter again (or all of them, without ``dead_id``); returns their ids."""
+        path = "/v1/webhooks/dead/" + ("retry" if dead_id is None else f"{dead_id}/retry")
+        retried: list[str] = self._call("POST", path)["retried"]
+        return retried
