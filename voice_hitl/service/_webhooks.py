@@ -48,6 +48,7 @@ LinkMaker = Callable[[BoardRequest, str], Mapping[str, str]]
 """``(request, holder) -> {"yes": url, ...}``: the answer links an event carries."""
 
 _RETRYABLE = frozenset({408, 425, 429})
+_FULL = "the delivery queue was full"
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +137,7 @@ class Webhooks:
             asyncio.Queue(queue_size)
         )
         self._slots = asyncio.Semaphore(max_in_flight)
+        self._max_in_flight = max_in_flight
         self._dead: OrderedDict[str, DeadLetter] = OrderedDict()
         self._dead_limit = dead_letter_limit
         self._transport = transport
@@ -147,6 +149,8 @@ class Webhooks:
         self._idle.set()
         self._state = _State.UNOPENED
         self._recent: OrderedDict[str, PendingInput] = OrderedDict()
+        self._full_logged_at = float("-inf")
+        self._full_since_log = 0
         self.delivered = 0
         """Events delivered (a 2xx)."""
         self.retries = 0
@@ -166,7 +170,13 @@ class Webhooks:
             raise RuntimeError(f"webhooks cannot start: they are {self._state.value}")
         self._state = _State.OPEN
         self._client = httpx.AsyncClient(
-            transport=self._transport, timeout=self._timeout, follow_redirects=False
+            transport=self._transport,
+            timeout=self._timeout,
+            follow_redirects=False,
+            # Keep a connection per concurrent delivery alive (httpx keeps 20 by default).
+            limits=httpx.Limits(
+                max_connections=self._max_in_flight, max_keepalive_connections=self._max_in_flight
+            ),
         )
         self._runner = asyncio.create_task(self._run(), name="operator-webhooks")
 
@@ -255,7 +265,7 @@ class Webhooks:
         try:
             self._queue.put_nowait((subscription, event, tried))
         except asyncio.QueueFull:
-            self._bury(subscription, event, tried, "the delivery queue was full")
+            self._bury(subscription, event, tried, _FULL)
             return False
         self._busy += 1
         self._idle.clear()
@@ -290,6 +300,15 @@ class Webhooks:
         self._dead[letter.id] = letter
         while len(self._dead) > self._dead_limit:
             self._dead.popitem(last=False)
+        if error == _FULL:
+            # A burst fills the queue for many subscribers at once: one line a second.
+            self._full_since_log += 1
+            if letter.at - self._full_logged_at < 1.0:
+                return
+            self._full_logged_at, count = letter.at, self._full_since_log
+            self._full_since_log = 0
+            logger.warning("webhooks: queue full, %d event(s) made dead letters at once", count)
+            return
         logger.warning(
             "webhook %s for %s: dead letter after %d attempt(s): %s",
             event["type"],
