@@ -276,7 +276,8 @@ def test_a_webhooks_file_is_checked_with_clear_errors() -> None:
     assert good[0].rooms == {"sales"} and good[0].events == {"request.opened"}
     for text, message in [
         ("nope", "hooks.json is not JSON"),
-        ('{"webhooks": [{"url": "https://x", "secret": "0123456789abcdef"}]}', "'name'"),
+        ('{"webhooks": [{"url": "https://x", "secret": "0123456789abcdef"}]}', "name"),
+        ('{"webhooks": [{"name": "a/b", "url": "http://x", "secret": "0123456789abcdef"}]}', "nam"),
         ('{"webhooks": [{"name": "a", "url": "ftp://x", "secret": "0123456789abcdef"}]}', "url"),
         ('{"webhooks": [{"name": "a", "url": "https://x", "secret": "short"}]}', "16 or more"),
         (

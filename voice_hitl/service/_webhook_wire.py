@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -49,6 +50,7 @@ EVENT_TYPES: frozenset[str] = frozenset({"request.opened", "request.settled", "r
 EVENT_HEADER = "X-Voice-Hitl-Event-Id"
 TIMESTAMP_HEADER = "X-Voice-Hitl-Timestamp"
 SIGNATURE_HEADER = "X-Voice-Hitl-Signature"
+_NAME = re.compile(r"[A-Za-z0-9._@+:-]{1,64}")
 
 
 class WebhookError(ValueError):
@@ -113,8 +115,11 @@ def parse_webhooks(text: str, source: str) -> list[WebhookSubscription]:
         if not isinstance(entry, dict):
             raise WebhookError(f"{where} must be an object")
         name, url, secret = entry.get("name"), entry.get("url"), entry.get("secret")
-        if not isinstance(name, str) or not name.strip():
-            raise WebhookError(f"{where} needs a non-empty 'name'")
+        if not isinstance(name, str) or not _NAME.fullmatch(name):
+            raise WebhookError(
+                f"{where} needs a 'name' of letters, digits and . _ - @ + : (it names the "
+                "links' holder and the dead letters)"
+            )
         if any(s.name == name for s in found):
             raise WebhookError(f"{where}: the name {name!r} is used twice")
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
@@ -129,7 +134,7 @@ def parse_webhooks(text: str, source: str) -> list[WebhookSubscription]:
             )
         found.append(
             WebhookSubscription(
-                name=name.strip(),
+                name=name,
                 url=url,
                 secret=secret,
                 rooms=_strings(entry, "rooms", where, frozenset({"*"})),
