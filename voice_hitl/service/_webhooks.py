@@ -181,13 +181,15 @@ class Webhooks:
         self._runner = asyncio.create_task(self._run(), name="operator-webhooks")
 
     async def aclose(self) -> None:
-        """Stop delivering; events not yet delivered are dropped (idempotent).
+        """Stop delivering; events not yet delivered are dropped, with a warning (idempotent).
 
         Cancellation: safe; the tasks are cancelled and the connections closed anyway.
         """
         if self._state is _State.CLOSED:
             return
         self._state = _State.CLOSED
+        if self._busy:
+            logger.warning("webhooks closed with %d event(s) not delivered", self._busy)
         tasks = [*self._deliveries, *([self._runner] if self._runner else [])]
         try:
             await stop_tasks(tasks)

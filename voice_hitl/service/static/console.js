@@ -426,20 +426,26 @@ function buildCard(request) {
   return [card, countdown];
 }
 
-function addCard(request, f, quiet) {
-  if (state.open.has(request.id)) return;
+function place(request, f, at) {
+  // Build the card and record it at position `at` of the order; returns the card.
   const [card, countdown] = buildCard(request);
   const entry = { request, card, countdown, key: sortKey(request), hay: haystack(request) };
-  const at = insertAt(entry.key);
-  const next = state.order[at];
   state.order.splice(at, 0, request.id);
   state.open.set(request.id, entry);
   const [text, level] = urgencyOf(request, Date.now());
   countdown.textContent = text;
   card.dataset.urgency = level;
   noteOptions(request);
-  card.hidden = !matches(entry, f || filters());
+  card.hidden = !matches(entry, f);
   if (!card.hidden) state.shown++;
+  return card;
+}
+
+function addCard(request, f, quiet) {
+  if (state.open.has(request.id)) return;
+  const at = insertAt(sortKey(request));
+  const next = state.order[at];
+  const card = place(request, f || filters(), at);
   $("#queue").insertBefore(card, next === undefined ? null : state.open.get(next).card);
   if (!quiet) {
     refreshCounts();
@@ -547,7 +553,18 @@ function snapshot(requests) {
     if (!open.has(id)) dropOpen(id).card.remove();
   }
   const f = filters();
-  for (const request of requests) addCard(request, f, true);
+  if (state.open.size === 0) {
+    // First load: sort once and insert every card in one go.
+    const entries = requests.map((request) => ({ request, key: sortKey(request) }));
+    entries.sort((a, b) => (before(a.key, b.key) ? -1 : before(b.key, a.key) ? 1 : 0));
+    const fragment = document.createDocumentFragment();
+    for (const { request } of entries) {
+      if (!state.open.has(request.id)) fragment.append(place(request, f, state.order.length));
+    }
+    $("#queue").append(fragment);
+  } else {
+    for (const request of requests) addCard(request, f, true);
+  }
   refreshCounts();
 }
 
