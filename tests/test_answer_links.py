@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from service_rig import ANN, TOKENS
+from service_rig import ANN, BOB, TOKENS
 
 from voice_hitl import HumanInputHandler, HumanInputRejectedError
 from voice_hitl.board import BoardBridge, BoardRequest, MemoryBoard
@@ -162,3 +162,28 @@ async def test_a_reject_link_rejects_with_its_holder_named(tmp_path: Path) -> No
         # Typed answers (free text) get no links: they need the console or the API.
         typed = await r.ask("AskUserQuestion", {"question": "What is the reference?"})
         assert r.links.for_request(typed, "chat-ops") == {}
+
+
+async def test_an_operator_makes_links_for_a_message_of_their_own(tmp_path: Path) -> None:
+    async with rig(tmp_path) as r:
+        request = await r.ask("ConfirmAction", {"action": "ship the order"})
+        ann = {"Authorization": f"Bearer {ANN}"}
+        made = await r.client.post(
+            f"/v1/requests/{request.id}/links", json={"to": "sms:+33600000000"}, headers=ann
+        )
+        assert made.status_code == 200, made.text
+        body = made.json()
+        assert body["holder"] == "ann/sms:+33600000000" and set(body["links"]) >= {"yes", "no"}
+        used = await r.client.post(r.path(body["links"]["yes"]))
+        assert used.status_code == 200
+        settled = await r.board.get(request.id)
+        assert settled is not None and settled.settled_via == "link:ann/sms:+33600000000"
+        # Out of scope, settled, or a bad 'to': refused with the API's errors.
+        bob = {"Authorization": f"Bearer {BOB}"}
+        foreign = await r.client.post(f"/v1/requests/{request.id}/links", headers=bob)
+        assert foreign.status_code == 403
+        again = await r.client.post(f"/v1/requests/{request.id}/links", headers=ann)
+        assert again.status_code == 409
+        other = await r.ask("ConfirmAction", {"action": "x"})
+        bad = await r.client.post(f"/v1/requests/{other.id}/links", json={"to": "a b"}, headers=ann)
+        assert bad.status_code == 422 and "'to'" in bad.text

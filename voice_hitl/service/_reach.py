@@ -3,6 +3,9 @@
 - ``GET /v1/links/{token}``: a page saying what the link will do, with a button;
   ``POST /v1/links/{token}``: does it (through :class:`OperatorDesk`, like the HTTP API), and
   a page says what happened (see :mod:`voice_hitl.service._links`).
+- ``POST /v1/requests/{id}/links`` ``{"to"?: "sms:+33..."}``: an operator makes the links for
+  a message of their own (an SMS, an e-mail); the holder is ``<operator>`` or
+  ``<operator>/<to>``, so the answer is recorded under the operator who sent the links.
 - ``GET /v1/webhooks/dead``: the dead letters in the operator's rooms and channels;
   ``POST /v1/webhooks/dead/{id}/retry`` one, ``POST /v1/webhooks/dead/retry`` all of them.
 """
@@ -10,6 +13,7 @@
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Awaitable, Callable
 
 from starlette.requests import Request
@@ -19,7 +23,8 @@ from starlette.routing import Route
 from ..board import BoardRequest, BoardUnavailableError
 from ..board._model import iso
 from ._auth import Operator
-from ._desk import DeskError, NotFoundError, OperatorDesk
+from ._desk import DeskError, InvalidError, NotFoundError, OperatorDesk, SettledError
+from ._http import read_json
 from ._links import AnswerLinks, LinkClaim, LinkError
 from ._webhooks import Webhooks
 
@@ -27,6 +32,8 @@ __all__ = ["reach_routes"]
 
 Handler = Callable[[Request], Awaitable[Response]]
 Guard = Callable[[Handler], Handler]
+
+_TO = re.compile(r"[A-Za-z0-9._@+:-]{1,64}")
 
 _PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>{title}</title>
@@ -116,6 +123,25 @@ def reach_routes(
         done = "Rejected" if claim.action == "reject" else f"Answered \u201c{claim.label}\u201d"
         return _page(done, "<p>Done: the call has it. This link cannot be used again.</p>")
 
+    async def make_links(request: Request) -> Response:
+        operator = desk.authenticate(request.headers.get("authorization"))
+        if links is None:
+            raise NotFoundError("this service makes no answer links")
+        found = await desk.get(operator, request.path_params["id"])
+        if not found.is_open:
+            raise SettledError(f"request {found.id} is already {found.status}", found)
+        empty = request.headers.get("content-length") == "0" or (
+            "content-length" not in request.headers
+            and "transfer-encoding" not in request.headers
+        )
+        body = {} if empty else await read_json(request)
+        to = body.get("to") if isinstance(body, dict) else None
+        if to is not None and (not isinstance(to, str) or not _TO.fullmatch(to)):
+            raise InvalidError("'to' must be 1-64 letters, digits or . _ @ + : -")
+        holder = operator.name if to is None else f"{operator.name}/{to}"
+        made = links.for_request(found, holder)
+        return JSONResponse({"holder": holder, "expires_in": links.ttl, "links": made})
+
     def hooks() -> Webhooks:
         if webhooks is None:
             raise NotFoundError("the service has no webhooks (voice-hitl serve --webhooks FILE)")
@@ -147,6 +173,7 @@ def reach_routes(
     return [
         Route("/v1/links/{token}", link_page, methods=["GET"]),
         Route("/v1/links/{token}", use_link, methods=["POST"]),
+        Route("/v1/requests/{id}/links", guard(make_links), methods=["POST"]),
         Route("/v1/webhooks/dead", guard(dead), methods=["GET"]),
         Route("/v1/webhooks/dead/retry", guard(retry_all), methods=["POST"]),
         Route("/v1/webhooks/dead/{id}/retry", guard(retry_one), methods=["POST"]),
