@@ -278,6 +278,7 @@ def test_a_webhooks_file_is_checked_with_clear_errors() -> None:
         ("nope", "hooks.json is not JSON"),
         ('{"webhooks": [{"url": "https://x", "secret": "0123456789abcdef"}]}', "name"),
         ('{"webhooks": [{"name": "a/b", "url": "http://x", "secret": "0123456789abcdef"}]}', "nam"),
+        ('{"webhooks": [{"name": "a", "url": "http://h:-1", "secret": "0123456789abcdef"}]}', "ur"),
         ('{"webhooks": [{"name": "a", "url": "ftp://x", "secret": "0123456789abcdef"}]}', "url"),
         ('{"webhooks": [{"name": "a", "url": "https://x", "secret": "short"}]}', "16 or more"),
         (
@@ -317,3 +318,24 @@ def test_serve_builds_webhooks_with_links_from_its_options(
     path.write_text('{"webhooks": [{"name": "x"}]}')
     with pytest.raises(ValueError, match="url"):
         _reach(args)
+
+
+async def test_a_url_httpx_cannot_use_ends_as_a_dead_letter_not_a_lost_event() -> None:
+    hooks = Webhooks(
+        [
+            WebhookSubscription("bad", "http://[::1/h", SECRET),
+            WebhookSubscription("port", "http://127.0.0.1:99999/h", SECRET),  # httpx: a group
+        ],
+        attempts=2,
+        backoff=0,
+    )
+    await hooks.start()
+    try:
+        request = BoardRequest("r1", "ConfirmAction", {"action": "x"}, "w", time.time())
+        assert hooks.offer("request.opened", request)
+        await hooks.drain()
+        bad, port = hooks.dead_letters()
+        assert bad.attempts == 2 and bad.error.startswith("InvalidURL")
+        assert port.attempts == 2 and port.subscription == "port"
+    finally:
+        await hooks.aclose()

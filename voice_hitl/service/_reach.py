@@ -86,7 +86,10 @@ def reach_routes(
             claim = links.check(request.path_params["token"])
         except LinkError as exc:
             return _page(exc.title, f"<p>{html.escape(str(exc))}. Nothing changed.</p>", exc.status)
-        found = await desk.board.get(claim.request_id)
+        try:
+            found = await desk.board.get(claim.request_id)
+        except BoardUnavailableError:
+            return _page("Try again", "<p>The service cannot reach its board right now.</p>", 503)
         if found is None:
             return _page("No such request", "<p>The request is gone. Nothing changed.</p>", 404)
         if not found.is_open:

@@ -27,6 +27,7 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from ..board import BoardRequest
 from ..board._model import iso
@@ -95,6 +96,15 @@ def _strings(entry: Mapping[str, Any], key: str, where: str, default: frozenset[
     return frozenset(value)
 
 
+def _usable(url: str) -> bool:
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  (raises for a port out of range)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
 def parse_webhooks(text: str, source: str) -> list[WebhookSubscription]:
     """Parse ``{"webhooks": [{"name", "url", "secret", "rooms"?, "channels"?, "events"?}]}``.
 
@@ -122,8 +132,8 @@ def parse_webhooks(text: str, source: str) -> list[WebhookSubscription]:
             )
         if any(s.name == name for s in found):
             raise WebhookError(f"{where}: the name {name!r} is used twice")
-        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-            raise WebhookError(f"{where} ({name}) needs an http:// or https:// 'url'")
+        if not isinstance(url, str) or not _usable(url):
+            raise WebhookError(f"{where} ({name}) needs an http:// or https:// 'url' with a host")
         if not isinstance(secret, str) or len(secret) < 16:
             raise WebhookError(f"{where} ({name}) needs a 'secret' of 16 or more characters")
         events = _strings(entry, "events", where, EVENT_TYPES)

@@ -357,7 +357,7 @@ class Webhooks:
             }
             try:
                 response = await self._client.post(subscription.url, content=body, headers=headers)
-            except httpx.HTTPError as exc:
+            except Exception as exc:  # a transport error, a bad URL: tried again, then buried
                 error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
                 continue
             if 200 <= response.status_code < 300:

@@ -225,7 +225,8 @@ async function askAlerts() {
     try { await Notification.requestPermission(); } catch (e) { /* treated as denied */ }
   }
   refreshAlerts();
-  announce(`Notifications ${Notification.permission === "granted" ? "on" : "off"}`);
+  const on = "Notification" in window && Notification.permission === "granted";
+  announce(`Notifications ${on ? "on" : "off"}`);
 }
 
 function alertNew(request) {
