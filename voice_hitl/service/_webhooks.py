@@ -29,15 +29,17 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from .._lifecycle import RequestEvent, RequestNoted, RequestOpened, RequestSettled
 from .._pending import PendingInput
 from ..board import BoardEvent, BoardOpened, BoardRequest, request_from_pending
 from ..board._bridge import stop_tasks
 from ..board._model import iso
+
+if TYPE_CHECKING:
+    import httpx
+
 from ._webhook_wire import EVENT_HEADER, EventType, WebhookSubscription, sign_webhook, webhook_event
 
 __all__ = ["DeadLetter", "LinkMaker", "Webhooks"]
@@ -168,6 +170,8 @@ class Webhooks:
         """
         if self._state is not _State.UNOPENED:
             raise RuntimeError(f"webhooks cannot start: they are {self._state.value}")
+        import httpx  # the HTTP client only where webhooks run (the `voice-hitl` CLI stays light)
+
         self._state = _State.OPEN
         self._client = httpx.AsyncClient(
             transport=self._transport,
