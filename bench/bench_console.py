@@ -7,6 +7,7 @@ What is measured (headless Debian Chromium driven by Playwright, the service on 
 * **snapshot**: the console's handling of the feed's first snapshot with ``--open`` requests
   (building, sorting and inserting every card; ms of script), and when the next frame after it
   was painted (ms after navigation start);
+* **tick**: the once-a-second refresh of every open card's countdown and urgency (script);
 * **per update**: ``--updates`` requests opened one at a time, then as many answered, each
   waited for in the page; the console's handling time of each feed message (script) and the
   time until the next animation frame after it (layout and paint included), p50 / p99 / max.
@@ -99,12 +100,14 @@ async def main(args: argparse.Namespace) -> None:
         await page.wait_for_function(
             "voiceHitlDesk.stats.frameMs.length >= voiceHitlDesk.stats.updateMs.length"
         )
+        await page.wait_for_function("voiceHitlDesk.stats.tickMs.length >= 5")
         stats = await page.evaluate("voiceHitlDesk.stats")
         half = args.updates
         print(f"per update, opened (script): {quantiles(stats['updateMs'][:half])}")
         print(f"per update, opened (to next frame): {quantiles(stats['frameMs'][:half])}")
         print(f"per update, settled (script): {quantiles(stats['updateMs'][half:])}")
         print(f"per update, settled (to next frame): {quantiles(stats['frameMs'][half:])}")
+        print(f"countdown tick each second, {args.open} open: {quantiles(stats['tickMs'])}")
         await browser.close()
         await handler.close()
 

@@ -14,7 +14,7 @@ const state = {
   settledCount: 0, shown: 0, audio: null,
 };
 const stats = { snapshotMs: null, snapshotAt: null, snapshotSize: 0, updateMs: [], frameMs: [],
-  chimes: 0, notified: 0 };
+  tickMs: [], chimes: 0, notified: 0 };
 window.voiceHitlDesk = { stats };
 const $ = (sel) => document.querySelector(sel);
 
@@ -171,12 +171,15 @@ function urgencyOf(request, now) {
 }
 
 function tick() {
+  const started = performance.now();
   const now = Date.now();
   for (const entry of state.open.values()) {
     const [text, level] = urgencyOf(entry.request, now);
     if (entry.countdown.textContent !== text) entry.countdown.textContent = text;
     if (entry.card.dataset.urgency !== level) entry.card.dataset.urgency = level;
   }
+  if (stats.tickMs.length >= 60) stats.tickMs.shift();
+  stats.tickMs.push(performance.now() - started);
 }
 
 // ---- alerts: sound and notifications --------------------------------------------------------
