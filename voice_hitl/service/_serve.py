@@ -106,7 +106,8 @@ def serve_forever(args: Any) -> int:
     base = f"http://{args.host}:{args.port}"
     print(
         f"voice-hitl operator service: {base}/  (API {base}/v1, board {url} {args.prefix!r}, "
-        f"{len(operators)} operator(s), journal {journal_named})",
+        f"{len(operators)} operator(s), journal {journal_named}, "
+        f"{len(webhooks.subscriptions) if webhooks else 'no'} webhook(s))",
         flush=True,
     )
     try:
