@@ -143,18 +143,22 @@ async def test_the_desk_orders_filters_counts_and_answers_from_the_keyboard() ->
         found = await page.evaluate(AXE_RUN)
         assert found == [], json.dumps(found, indent=1)
 
-        # Keyboard: j to the first card, 2 for its second choice.
+        # Keyboard: j/k move between cards, y answers a confirmation, 2 a second choice.
         await page.locator("body").click(position={"x": 5, "y": 5})
         await page.keyboard.press("j")
         assert await page.evaluate("document.activeElement.dataset.id") == colour
-        await page.keyboard.press("2")
-        assert json.loads(await handler.wait(colour))["choice_id"] == "dark_blue"
-        # The card folds away into "Settled" and focus moves to the next one.
-        await page.locator(f"#settled [data-id='{colour}']").wait_for(state="attached")
+        await page.keyboard.press("j")
         assert await page.evaluate("document.activeElement.dataset.id") == refund
         await page.keyboard.press("y")
         assert json.loads(await handler.wait(refund))["answer"] is True
+        # The card folds away into "Settled" and focus moves to the one after it.
         await page.locator(f"#settled [data-id='{refund}']").wait_for(state="attached")
+        assert await page.evaluate("document.activeElement.dataset.id") == ref
+        await page.keyboard.press("k")
+        assert await page.evaluate("document.activeElement.dataset.id") == colour
+        await page.keyboard.press("2")
+        assert json.loads(await handler.wait(colour))["choice_id"] == "dark_blue"
+        await page.locator(f"#settled [data-id='{colour}']").wait_for(state="attached")
         # a to type an answer, Enter to send it.
         assert await page.evaluate("document.activeElement.dataset.id") == ref
         await page.keyboard.press("a")

@@ -467,11 +467,12 @@ function dropOpen(id) {
 }
 
 function settle(id, settled) {
+  const open = state.open.get(id);
+  if (!open) return;
+  const hadFocus = open.card.contains(document.activeElement);
+  const nextId = hadFocus ? nearestVisible(id) : null; // before it leaves the order
   const entry = dropOpen(id);
-  if (!entry) return;
   const card = entry.card;
-  const hadFocus = card.contains(document.activeElement);
-  const nextId = hadFocus ? nearestVisible(id) : null;
   card.classList.add("settled");
   card.dataset.status = settled.status;
   card.hidden = false;
