@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from browser_rig import chromium_browser
 from service_rig import ANN, TOKENS
 
-from voice_hitl import HumanInputHandler
+from voice_hitl import HumanInputHandler, HumanInputRejectedError
 from voice_hitl.board import BoardBridge, MemoryBoard
 from voice_hitl.service import create_app
 from voice_hitl.service._serve import running_service
@@ -258,6 +259,14 @@ async def test_a_new_request_alerts_with_and_without_notification_permission() -
             assert "wire 5,000 euros" in await page.locator("#announce").inner_text()
         assert await granted.evaluate("window.__notes") == ["New request (r9)"]
         assert await denied.evaluate("window.__notes") == []
+        # A request the filters hide is counted, but does not ring.
+        await granted.select_option("#f-room", "r9")
+        await ask(bridge, "ConfirmAction", {"action": "elsewhere"}, timeout=60, room="r2")
+        await granted.wait_for_function("document.title === '(2) voice-hitl console'")
+        assert await granted.evaluate("[voiceHitlDesk.stats.chimes, window.__notes.length]") == [
+            1,
+            1,
+        ]
 
         # Asking for permission: the button asks the browser and shows its answer.
         context = await browser.new_context()
@@ -292,9 +301,18 @@ async def test_five_hundred_open_requests_stay_sorted_and_filterable() -> None:
         first = await ask(bridge, "ConfirmAction", {"action": "urgent"}, timeout=10)
         await page.wait_for_function("document.title === '(501) voice-hitl console'")
         assert (await shown_ids(page))[0] == first
+        # Reject from the keyboard: j to the first card, r to the reason, Enter.
+        await page.locator("body").click(position={"x": 5, "y": 5})
+        await page.keyboard.press("j")
+        await page.keyboard.press("r")
+        await page.keyboard.type("not while the account is frozen")
+        await page.keyboard.press("Enter")
+        with pytest.raises(HumanInputRejectedError, match="account is frozen"):
+            await bridge.handler.wait(first)
+        await page.wait_for_function("document.title === '(500) voice-hitl console'")
         await page.select_option("#f-room", "room-3")
         assert len(await shown_ids(page)) == 50
         await page.fill("#search", "step 413")
         assert await shown_ids(page) == [rid for _, rid in expected[413:414]]
         stats = await page.evaluate("voiceHitlDesk.stats")
-        assert stats["snapshotSize"] == 500 and len(stats["updateMs"]) == 1
+        assert stats["snapshotSize"] == 500 and len(stats["updateMs"]) == 2

@@ -453,7 +453,7 @@ function addCard(request, f, quiet) {
   $("#queue").insertBefore(card, next === undefined ? null : state.open.get(next).card);
   if (!quiet) {
     refreshCounts();
-    alertNew(request);
+    if (!card.hidden) alertNew(request); // filtered out (another room, say): counted, not rung
   }
 }
 
