@@ -2,7 +2,7 @@
 
 Needs the ``server`` extra, Playwright's Python package and Debian's chromium. Three calls ask
 an operator (a choice with the call's transcript, a conference approval, a bounded number);
-one request was already answered elsewhere.
+one request was already answered elsewhere (in the open "Settled" section).
 
     python scripts/console_screenshot.py [docs/console.png]
 """
@@ -97,7 +97,9 @@ async def main(out: Path) -> None:
         await page.wait_for_selector("#status.online")
         await page.locator("article.card").nth(3).wait_for()
         handler.resolve(gone.pending_id, '{"answer": 40}', by="tom", via="console")
-        await page.locator("article.card[data-status=answered]").wait_for()
+        await page.locator("#settled article.card[data-status=answered]").wait_for(state="attached")
+        await page.locator("#settled-box summary").click()  # show what settled, folded
+        await page.locator("#queue article.card").first.focus()
         await page.screenshot(path=str(out), full_page=True)
         await handler.close()
     print(f"wrote {out}")

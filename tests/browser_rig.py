@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-__all__ = ["CHROMIUM", "chromium_page"]
+__all__ = ["CHROMIUM", "chromium_browser", "chromium_page"]
 
 CHROMIUM = "/usr/bin/chromium"
 _HAVE_CHROMIUM = os.path.exists(CHROMIUM)
@@ -45,5 +45,23 @@ async def chromium_page(width: int = 1100, height: int = 900) -> AsyncIterator[A
         try:
             page = await browser.new_page(viewport={"width": width, "height": height})
             yield page
+        finally:
+            await browser.close()
+
+
+@contextlib.asynccontextmanager
+async def chromium_browser() -> AsyncIterator[Any]:
+    """Headless Chromium for tests that need several contexts (permissions, storage); skips
+    like :func:`chromium_page`."""
+    if not _HAVE_CHROMIUM:
+        _unavailable(f"{CHROMIUM} is missing (Debian package chromium)")
+    try:
+        from playwright.async_api import async_playwright
+    except ImportError:
+        _unavailable("the playwright Python package is not installed")
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield browser
         finally:
             await browser.close()

@@ -62,7 +62,9 @@ async def test_a_click_in_the_console_answers_the_models_question(tmp_path: Path
         result = json.loads(record.output)
         assert (result["answer"], result["choice_id"]) == ("savings", "savings")
         assert (result["actor_id"], result["via"]) == ("ann", "operator")
-        outcome = page.locator("article.card[data-status=answered] .outcome")
+        # The answered card folds into the "Settled" section.
+        await page.locator("#settled-box summary").click()
+        outcome = page.locator("#settled article.card[data-status=answered] .outcome")
         assert (await outcome.inner_text()).startswith("Answered by ann at")
 
         # The answered card links to the request's story in the journal.

@@ -24,3 +24,9 @@ def test_import_voice_hitl_imports_no_board_no_service() -> None:
 def test_the_board_package_needs_no_redis_until_redis_board_is_used() -> None:
     loaded = _loaded_after("import voice_hitl.board")
     assert "redis" not in loaded and "starlette" not in loaded
+
+
+def test_the_service_package_needs_no_http_client_until_webhooks_start() -> None:
+    # The `voice-hitl` command imports it for every sub-command, core installs included.
+    loaded = _loaded_after("import voice_hitl.service")
+    assert not {"httpx", "starlette", "uvicorn"} & loaded

@@ -5,6 +5,8 @@ JSON API, a live feed (WebSocket, JSON-RPC 2.0, see :mod:`voice_hitl.service._rp
 tokens per operator with room/channel scopes, and the web console at ``/``. The CLI client
 (``voice-hitl pending / answer / reject``) talks to it over HTTP. The typed
 operations live in :class:`OperatorDesk`, which the API, the feed and the CLI share.
+:class:`Webhooks` POSTs signed request events to subscribed receivers, and
+:class:`AnswerLinks` makes the one-time links that answer a request from a chat message.
 """
 
 from __future__ import annotations
@@ -29,16 +31,43 @@ from ._desk import (
     SettledError,
     UnauthorizedError,
 )
+from ._links import (
+    LINK_KEY_ENV,
+    AnswerLinks,
+    LinkClaim,
+    LinkError,
+    LinkExpiredError,
+    LinkInvalidError,
+    LinkUsedError,
+)
 from ._openapi import openapi_document
+from ._webhook_wire import (
+    WebhookError,
+    WebhookSignatureError,
+    WebhookSubscription,
+    parse_webhooks,
+    sign_webhook,
+    verify_webhook,
+    webhook_event,
+)
+from ._webhooks import DeadLetter, Webhooks
 
 if TYPE_CHECKING:
     from ._app import create_app
 
 __all__ = [
+    "LINK_KEY_ENV",
     "OPERATORS_ENV",
+    "AnswerLinks",
+    "DeadLetter",
     "DeskError",
     "ForbiddenError",
     "InvalidError",
+    "LinkClaim",
+    "LinkError",
+    "LinkExpiredError",
+    "LinkInvalidError",
+    "LinkUsedError",
     "NotFoundError",
     "Operator",
     "OperatorDesk",
@@ -46,10 +75,18 @@ __all__ = [
     "OperatorsError",
     "SettledError",
     "UnauthorizedError",
+    "WebhookError",
+    "WebhookSignatureError",
+    "WebhookSubscription",
+    "Webhooks",
     "create_app",
     "load_operators",
     "openapi_document",
     "parse_operators",
+    "parse_webhooks",
+    "sign_webhook",
+    "verify_webhook",
+    "webhook_event",
 ]
 
 

@@ -28,8 +28,11 @@ from ._desk import DeskError, ForbiddenError, InvalidError, NotFoundError, Opera
 from ._feed import serve_feed
 from ._http import read_json
 from ._hub import FeedHub
+from ._links import AnswerLinks
 from ._openapi import openapi_document
+from ._reach import reach_routes
 from ._story import journal_board, place_of, story_of
+from ._webhooks import Webhooks
 
 __all__ = ["CLIENT_HEADER", "create_app"]
 
@@ -68,18 +71,24 @@ def create_app(
     reap_interval: float = 1.0,
     close_board: bool = False,
     journal: Journal | None = None,
+    webhooks: Webhooks | None = None,
+    links: AnswerLinks | None = None,
 ) -> Starlette:
     """Build the service over ``board`` for ``operators``.
 
     The app's lifespan follows the board for the live feed and reaps abandoned requests every
     ``reap_interval`` seconds; with ``close_board`` it closes the board on shutdown. With a
     ``journal`` (started; the caller closes it) every board event is journaled and
-    ``GET /v1/requests/{id}/story`` serves a request's entries.
+    ``GET /v1/requests/{id}/story`` serves a request's entries. With ``webhooks`` (not started)
+    every board event is offered to them, and the lifespan starts and closes them; with
+    ``links`` answer links work at ``/v1/links/{token}`` (see :mod:`._reach`).
     """
     desk = OperatorDesk(board, operators)
     hub = FeedHub(board)
     if journal is not None:
         hub.add_listener(journal_board(journal))
+    if webhooks is not None:
+        hub.add_listener(webhooks.board_listener)
 
     def via_of(request: Request) -> str:
         # How the answer came: the CLI says so in a header; anything else is the API.
@@ -171,9 +180,13 @@ def create_app(
             asyncio.create_task(reap_forever(), name="operator-reaper"),
         ]
         try:
+            if webhooks is not None:
+                await webhooks.start()
             yield
         finally:
             await stop_tasks(tasks)
+            if webhooks is not None:
+                await webhooks.aclose()
             if close_board:
                 await board.aclose()
 
@@ -187,6 +200,7 @@ def create_app(
         Route("/v1/requests/{id}/answer", _guarded(answer), methods=["POST"]),
         Route("/v1/requests/{id}/reject", _guarded(reject), methods=["POST"]),
         WebSocketRoute("/v1/feed", feed),
+        *reach_routes(desk, _guarded, links=links, webhooks=webhooks),
         Mount("/console", StaticFiles(directory=str(STATIC)), name="console"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)

@@ -233,6 +233,23 @@ def add_operator_commands(subparsers: Any) -> None:
         ),
     )
     journal.add_argument("--no-journal", action="store_true", help="keep no journal")
+    serve.add_argument(
+        "--webhooks",
+        default=None,
+        metavar="FILE",
+        help='POST request events to the receivers in FILE ({"webhooks": [...]}, see README)',
+    )
+    serve.add_argument(
+        "--public-url",
+        default=None,
+        help="the service's URL as link readers reach it (default: http://HOST:PORT)",
+    )
+    serve.add_argument(
+        "--link-ttl",
+        type=float,
+        default=900.0,
+        help="seconds an answer link stays valid (key from $VOICE_HITL_LINK_KEY, else random)",
+    )
     serve.set_defaults(handler=_serve)
 
     pending = subparsers.add_parser(
@@ -265,3 +282,7 @@ def add_operator_commands(subparsers: Any) -> None:
     reject.add_argument("id", help="the request id")
     reject.add_argument("reason", help="why")
     reject.set_defaults(handler=_run_client(_reject))
+
+    from ._cli_webhooks import add_webhook_commands
+
+    add_webhook_commands(subparsers, _client_options, _run_client, _EPILOG)

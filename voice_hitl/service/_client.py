@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import httpx
@@ -93,3 +94,15 @@ class OperatorClient:
             "POST", f"/v1/requests/{request_id}/reject", json=body
         )["request"]
         return settled
+
+    def dead_letters(self) -> builtins.list[dict[str, Any]]:
+        """Webhook events that were not delivered, in your rooms and channels."""
+        body = self._call("GET", "/v1/webhooks/dead")
+        letters: builtins.list[dict[str, Any]] = body["dead_letters"]
+        return letters
+
+    def retry_dead(self, dead_id: str | None = None) -> builtins.list[str]:
+        """Send one dead letter again (or all of them, without ``dead_id``); returns their ids."""
+        path = "/v1/webhooks/dead/" + ("retry" if dead_id is None else f"{dead_id}/retry")
+        retried: builtins.list[str] = self._call("POST", path)["retried"]
+        return retried

@@ -88,14 +88,26 @@ def serve_forever(args: Any) -> int:
     except (ValueError, OSError) as exc:
         print(f"voice-hitl: {exc}", file=sys.stderr)
         return 2
+    try:
+        webhooks, links = _reach(args)
+    except (ValueError, OSError) as exc:
+        print(f"voice-hitl: {exc}", file=sys.stderr)
+        return 2
     board = RedisBoard(url, prefix=args.prefix)
     app = create_app(
-        board, operators, reap_interval=args.heartbeat / 2, close_board=True, journal=journal
+        board,
+        operators,
+        reap_interval=args.heartbeat / 2,
+        close_board=True,
+        journal=journal,
+        webhooks=webhooks,
+        links=links,
     )
     base = f"http://{args.host}:{args.port}"
     print(
         f"voice-hitl operator service: {base}/  (API {base}/v1, board {url} {args.prefix!r}, "
-        f"{len(operators)} operator(s), journal {journal_named})",
+        f"{len(operators)} operator(s), journal {journal_named}, "
+        f"{len(webhooks.subscriptions) if webhooks else 'no'} webhook(s))",
         flush=True,
     )
     try:
@@ -104,6 +116,31 @@ def serve_forever(args: Any) -> int:
         if journal is not None:
             journal.close()
     return 0
+
+
+def _reach(args: Any) -> tuple[Any, Any]:
+    """The webhooks (from ``--webhooks FILE``, or None) and the answer links they carry.
+
+    Raises:
+        ValueError: The webhooks file or the link settings are not valid.
+        OSError: The webhooks file cannot be read.
+    """
+    import os
+    import secrets
+    from pathlib import Path
+
+    from ._links import LINK_KEY_ENV, AnswerLinks
+    from ._webhook_wire import parse_webhooks
+    from ._webhooks import Webhooks
+
+    key = os.environ.get(LINK_KEY_ENV, "").encode() or secrets.token_bytes(32)
+    base = getattr(args, "public_url", None) or f"http://{args.host}:{args.port}"
+    links = AnswerLinks(key, base, ttl=getattr(args, "link_ttl", 900.0))
+    path = getattr(args, "webhooks", None)
+    if path is None:
+        return None, links
+    subscriptions = parse_webhooks(Path(path).read_text(encoding="utf-8"), str(path))
+    return Webhooks(subscriptions, links=links.for_request), links
 
 
 def _open_journal(args: Any, url: str) -> tuple[Journal | None, str]:

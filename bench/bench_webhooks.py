@@ -1,0 +1,175 @@
+"""Benchmark the operator service's webhooks and answer links (loopback, in one process).
+
+What is measured (the service under uvicorn over a ``MemoryBoard``; a worker's
+``HumanInputHandler`` bridged to it; receivers: one local Starlette app under uvicorn, one URL
+per subscriber, checking each signature):
+
+* **fan-out**: a request opened on the worker until all ``--subscribers`` receivers have its
+  signed ``request.opened`` event (each with its own answer links); p50 / p99 / max over
+  ``--events`` requests, one at a time. Also the service's cost of queuing one event for every
+  subscriber (``Webhooks.offer``: building, link minting), which runs on the service's loop.
+* **link answer**: ``POST /v1/links/{token}`` (a "Yes" link) until the worker's ``wait()``
+  returns the answer (what the model reads); p50 / p99 / max over ``--answers``; and the same
+  with ``POST /v1/requests/{id}/answer`` (the HTTP API) for scale.
+
+Run it from a checkout with the ``server`` extra::
+
+    nice -n 10 .venv/bin/python bench/bench_webhooks.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import time
+
+import httpx
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from voice_hitl import HumanInputHandler
+from voice_hitl.board import BoardBridge, MemoryBoard
+from voice_hitl.service import (
+    AnswerLinks,
+    Operator,
+    Operators,
+    Webhooks,
+    WebhookSubscription,
+    create_app,
+    verify_webhook,
+)
+from voice_hitl.service._serve import running_service
+
+TOKEN = "bench-webhooks-token"
+SECRET = "bench-webhook-secret-0123"
+
+
+def quantiles(values: list[float]) -> str:
+    ordered = sorted(values)
+    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+    return (
+        f"p50 {statistics.median(ordered):.2f} ms, p99 {p99:.2f} ms, "
+        f"max {ordered[-1]:.2f} ms (n={len(ordered)})"
+    )
+
+
+class Receivers:
+    def __init__(self) -> None:
+        self.waiting: dict[str, tuple[int, asyncio.Event]] = {}
+        self.bad = 0
+
+    async def endpoint(self, request: Request) -> Response:
+        body = await request.body()
+        try:
+            event = verify_webhook(SECRET, body, request.headers, time.time())
+        except ValueError:
+            self.bad += 1
+            return Response("bad signature", 400)
+        rid = event["request"]["id"]
+        if event["type"] == "request.opened" and rid in self.waiting:
+            left, done = self.waiting[rid]
+            self.waiting[rid] = (left - 1, done)
+            if left == 1:
+                done.set()
+        return Response("ok")
+
+
+async def main(args: argparse.Namespace) -> None:
+    receivers = Receivers()
+    receiver_app = Starlette(routes=[Route("/{n}", receivers.endpoint, methods=["POST"])])
+    board = MemoryBoard()
+    handler = HumanInputHandler()
+    async with running_service(receiver_app) as hook_url:
+        links = AnswerLinks(b"bench-link-key-0123456789", "http://placeholder")
+        subscriptions = [
+            WebhookSubscription(f"sub-{n}", f"{hook_url}/{n}", SECRET)
+            for n in range(args.subscribers)
+        ]
+        hooks = Webhooks(subscriptions, links=links.for_request)
+        app = create_app(
+            board, Operators.from_tokens({TOKEN: Operator("bench")}), webhooks=hooks, links=links
+        )
+        async with running_service(app) as url, BoardBridge(handler, board, worker_id="w-bench"):
+            links.base_url = url
+            fan_out: list[float] = []
+            for n in range(args.events):
+                done = asyncio.Event()
+                started = time.perf_counter()
+                pending = await handler.create(
+                    "ConfirmAction", {"action": f"step {n}"}, room_id="r", timeout=600
+                )
+                receivers.waiting[pending.pending_id] = (args.subscribers, done)
+                await done.wait()
+                fan_out.append((time.perf_counter() - started) * 1000)
+            await hooks.drain()
+            request = await board.get(pending.pending_id)
+            assert request is not None
+            offers = []
+            for _ in range(20):
+                started = time.perf_counter()
+                hooks.offer("request.escalated", request)
+                offers.append((time.perf_counter() - started) * 1000)
+                await hooks.drain()
+            print(
+                f"fan-out to {args.subscribers} subscribers: first event (opens the connections) "
+                f"{fan_out[0]:.1f} ms; then {quantiles(fan_out[1:])}"
+            )
+            print(f"queuing one event for all of them (offer): {quantiles(offers)}")
+            print(f"bad signatures seen by the receivers: {receivers.bad}")
+
+            await handler.close()
+    # The answers on a service without webhooks (with them, the fan-out of every event to
+    # every subscriber shares the service's loop; see the README's figures).
+    await answers(args)
+
+
+async def answers(args: argparse.Namespace) -> None:
+    board = MemoryBoard()
+    handler = HumanInputHandler()
+    links = AnswerLinks(b"bench-link-key-0123456789", "http://placeholder")
+    app = create_app(board, Operators.from_tokens({TOKEN: Operator("bench")}), links=links)
+    async with (
+        running_service(app) as url,
+        BoardBridge(handler, board, worker_id="w-bench") as bridge,
+        httpx.AsyncClient(base_url=url) as client,
+    ):
+        links.base_url = url
+
+        async def answer_with(use_link: bool) -> list[float]:
+            times = []
+            for n in range(args.answers):
+                pending = await handler.create(
+                    "ConfirmAction", {"action": f"answer {n}"}, room_id="r", timeout=600
+                )
+                await bridge.drain()
+                request = await board.get(pending.pending_id)
+                assert request is not None
+                yes = links.for_request(request, "bench-chat")["yes"].removeprefix(url)
+                started = time.perf_counter()
+                if use_link:
+                    response = await client.post(yes)
+                else:
+                    response = await client.post(
+                        f"/v1/requests/{request.id}/answer",
+                        json={"answer": True},
+                        headers={"Authorization": f"Bearer {TOKEN}"},
+                    )
+                await handler.wait(pending.pending_id)
+                times.append((time.perf_counter() - started) * 1000)
+                assert response.status_code == 200, response.text
+            return times
+
+        print(f"link answer -> tool result: {quantiles(await answer_with(True))}")
+        print(f"API answer -> tool result (same setup): {quantiles(await answer_with(False))}")
+        await handler.close()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--subscribers", type=int, default=100)
+    parser.add_argument("--events", type=int, default=30)
+    parser.add_argument("--answers", type=int, default=200)
+    asyncio.run(main(parser.parse_args()))
