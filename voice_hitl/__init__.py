@@ -6,6 +6,10 @@ the answer, a refusal or a timeout the model can read.
 
 from __future__ import annotations
 
+from ._ai_channel import AIChannel
+from ._ai_external import ExternalToolHandler, ToolDecision
+from ._ai_round import current_tool_actor_id
+from ._ai_types import AIContext, AIMessage, AIProvider, AIResponse, AIToolCall, ServedCall
 from ._answer_json import answer_json
 from ._call_line import CallLine, Heard, Inbox, SpeechSynthesizer
 from ._caller_transport import CallerTurn, ScriptedCallerTransport
@@ -67,6 +71,16 @@ from ._voice_channel import RealtimeVoiceChannel, VoiceSession
 from ._voice_line import VoiceLine
 
 __all__ = [
+    "AIChannel",
+    "AIContext",
+    "AIMessage",
+    "AIProvider",
+    "AIResponse",
+    "AIToolCall",
+    "ExternalToolHandler",
+    "ServedCall",
+    "ToolDecision",
+    "current_tool_actor_id",
     "SpeechSynthesizer",
     "ASK_USER_QUESTION",
     "CONFIRM_ACTION",

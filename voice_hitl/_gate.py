@@ -57,6 +57,8 @@ class Door(enum.StrEnum):
     """A conference's realtime provider session."""
     DIRECT = "direct"
     """Called by the application itself."""
+    AI = "ai"
+    """A text agent's tool loop (``AIChannel``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +133,8 @@ class ToolCallReport:
     delivery: str = ""
     """How the result reached the model when not the ordinary way (e.g. "delivered as context
     after reconnect"), or why it did not ("not delivered: ..."); empty otherwise."""
+    served: bool = False
+    """True when the provider ran the call itself and only reported it (never run here)."""
 
 
 Deliver = Callable[[ToolResult], Awaitable[str | None]]
