@@ -263,8 +263,12 @@ async def test_cancelled_turn_withdraws_its_question() -> None:
             await turn
         assert not human.handler.resolve(seen.requests[0].pending_id, "too late")
         await seen.until(lambda: seen.reports)
+        assert await ai.respond("next") == ""  # the script is over: an empty answer
     (report,) = seen.reports
     assert report.outcome == "cancelled"
+    cut = ai.conversation()[2]  # the cut call keeps a result: the next request stays valid
+    assert (cut.role, cut.tool_call_id, cut.is_error) == ("tool", report.tool_call_id, True)
+    assert "was cut" in cut.content
 
 
 async def test_close_settles_open_requests_and_refuses_new_turns() -> None:

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import json
 import logging
 from collections.abc import Iterable
 
 from ._ai_external import ExternalToolHandler
 from ._ai_round import CallServer
-from ._ai_types import AIContext, AIMessage, AIProvider, AIResponse
+from ._ai_types import AIContext, AIMessage, AIProvider, AIResponse, AIToolCall
 from ._exceptions import ChannelClosedError
 from ._gate import ToolGate
 from ._human_input_tools import HumanInputToolHandler
@@ -30,6 +31,11 @@ __all__ = ["AIChannel"]
 logger = logging.getLogger("voice_hitl.ai")
 
 CHANNEL_CLOSED = "the AI channel closed"
+
+
+def _cut(call: AIToolCall) -> AIMessage:
+    text = json.dumps({"error": f"Tool {call.name!r} was cut: its turn ended first"})
+    return AIMessage("tool", text, tool_call_id=call.id, tool_name=call.name, is_error=True)
 
 
 class _State(enum.Enum):
@@ -176,7 +182,14 @@ class AIChannel:
                 pending = [call for call in calls if call.served is None]
                 if not pending:
                     return response.text
-                conversation.extend(await self._calls.run(pending, room_id, author_id))
+                try:
+                    results = await self._calls.run(pending, room_id, author_id)
+                except BaseException:
+                    # Every call keeps its result in the history, so the next turn's request
+                    # stays valid (providers refuse a tool call without its result).
+                    conversation.extend(_cut(call) for call in pending)
+                    raise
+                conversation.extend(results)
                 self._check_open()
             logger.warning(
                 "channel %r: the turn in room %r still had tool calls after %d rounds; "
