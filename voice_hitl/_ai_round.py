@@ -63,13 +63,10 @@ class CallServer:
         room_id: str,
         actor_id: str | None,
         result: ToolResult,
-        *,
-        served: bool = False,
-        wait: bool = False,
-    ) -> asyncio.Future[None] | None:
+    ) -> None:
         kit = self.gate.kit
         if kit is None:
-            return None
+            return
         report = ToolCallReport(
             call.name,
             MappingProxyType(dict(arguments)),
@@ -82,13 +79,9 @@ class CallServer:
             result.text,
             result.error_detail,
             Door.AI,
-            served=served,
         )
         ctx = kit.context(room_id, self.gate.channel_id, ChannelType.AI)
-        if wait:
-            return asyncio.ensure_future(kit.hooks.observe(HookTrigger.ON_TOOL_CALL, report, ctx))
         kit.hooks.observe_nowait(HookTrigger.ON_TOOL_CALL, report, ctx)
-        return None
 
     async def report_served(self, call: AIToolCall, room_id: str, actor_id: str | None) -> None:
         """Report a call the provider ran itself; it is never run here.
@@ -97,15 +90,8 @@ class CallServer:
         """
         served = call.served
         assert served is not None
-        try:
-            arguments: Mapping[str, Any] = parse_arguments(call.name, call.arguments)
-        except ToolArgumentsError:
-            arguments = MappingProxyType({})
-        outcome: ToolOutcome = "failed" if served.is_error else "ok"
-        result = ToolResult(outcome, served.result, served.result if served.is_error else "")
-        pending = self._observe(call, arguments, room_id, actor_id, result, served=True, wait=True)
-        if pending is not None:
-            await pending
+        gate_call = self._gate_call(call, room_id, actor_id)
+        await self.gate.report_served(gate_call, served.result, served.is_error)
 
     # -- a round ---------------------------------------------------------------------------
 
@@ -138,7 +124,11 @@ class CallServer:
         finally:
             for task in tasks:
                 task.cancel(TURN_CANCELLED)
-            await asyncio.wait(tasks)
+            while not all(task.done() for task in tasks):
+                try:
+                    await asyncio.wait(tasks)
+                except asyncio.CancelledError:  # cancelled again: the calls are ending anyway
+                    continue
             self._tasks.difference_update(tasks)
             for call, task in zip(calls, tasks, strict=True):
                 if call.id not in started:  # cut before it started: report it all the same

@@ -9,6 +9,7 @@ per-call bound; ``ON_TOOL_CALL`` observers get one report per call.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import enum
 import json
 import logging
@@ -288,6 +289,22 @@ class ToolGate:
         arguments = call.arguments if isinstance(call.arguments, Mapping) else MappingProxyType({})
         report, ctx = self._report(call, arguments, ToolResult.error("cancelled", reason, reason))
         self.kit.hooks.observe_nowait(HookTrigger.ON_TOOL_CALL, report, ctx)
+
+    async def report_served(self, call: ToolCall, result: str, is_error: bool = False) -> None:
+        """Report a call the provider ran itself (never run here): ``served=True``, ``ok``
+        or ``failed`` with the provider's ``result``.
+
+        Cancellation: safe; observers not yet run do not run.
+        """
+        if self.kit is None:
+            return
+        arguments: Mapping[str, Any] = MappingProxyType({})
+        with contextlib.suppress(ToolArgumentsError):
+            arguments = parse_arguments(call.name, call.arguments)
+        served = ToolResult("failed", result, result) if is_error else ToolResult("ok", result)
+        report, ctx = self._report(call, arguments, served)
+        report = replace(report, served=True)
+        await self.kit.hooks.observe(HookTrigger.ON_TOOL_CALL, report, ctx)
 
     async def _serve_guarded(
         self, call: ToolCall, seen: list[Mapping[str, Any]], asked: list[PendingInput]
