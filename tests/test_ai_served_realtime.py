@@ -1,5 +1,5 @@
-"""On the realtime side too, a call the provider ran itself (an OpenAI Realtime MCP call) is
-reported as served and never run or answered."""
+"""On the realtime side too, a call the provider ran itself (an OpenAI Realtime MCP call, a
+Gemini Live server-side code execution) is reported as served and never run or answered."""
 
 from __future__ import annotations
 
@@ -68,3 +68,55 @@ async def test_realtime_mcp_call_is_reported_served_and_never_run() -> None:
     assert (second.served, second.outcome, second.error_detail) == (True, "failed", "CRM down")
     assert ran == []
     assert conn.count("conversation.item.create") == 0  # nothing answered for either call
+
+
+async def test_gemini_code_execution_is_reported_served_and_never_answered() -> None:
+    pytest.importorskip("google.genai")
+    from providers.gemini_live import GeminiLiveProvider
+    from providers.gemini_live_testing import LiveTestServer, validate_server_message
+
+    ran: list[str] = []
+
+    async def host(name: str, arguments: dict[str, Any]) -> str:
+        ran.append(name)
+        return "ran here"
+
+    async with LiveTestServer(api_key="g-test") as server:
+        kit = VoiceKit()
+        observed = Observed.on(kit)
+        provider = GeminiLiveProvider(api_key="g-test", url=server.url)
+        voice = RealtimeVoiceChannel("voice", provider=provider, tools=[LOOKUP], tool_handler=host)
+        kit.register_channel(voice)
+        await voice.start_session("room-1", participant_id="caller-7")
+        conn = await server.next_connection()
+        ok = [
+            {"executableCode": {"language": "PYTHON", "code": "print(6 * 7)"}},
+            {"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "42\n"}},
+        ]
+        failed = [
+            {"executableCode": {"language": "PYTHON", "code": "1/0"}},
+            {"codeExecutionResult": {"outcome": "OUTCOME_FAILED", "output": "ZeroDivisionError"}},
+        ]
+        messages = [
+            {"serverContent": {"modelTurn": {"parts": ok}}},
+            {"serverContent": {"modelTurn": {"parts": failed}, "turnComplete": True}},
+        ]
+        for message in messages:
+            validate_server_message(message, strict=True)
+            await conn.send(message)
+        first = await observed.reports.get()
+        second = await observed.reports.get()
+        await kit.aclose()
+    assert (first.served, first.tool_name, first.outcome, first.result) == (
+        True,
+        "code_execution",
+        "ok",
+        "42\n",
+    )
+    assert first.arguments == {"language": "PYTHON", "code": "print(6 * 7)"}
+    assert (second.served, second.outcome, second.error_detail) == (
+        True,
+        "failed",
+        "ZeroDivisionError",
+    )
+    assert ran == [] and conn.count("toolResponse") == 0
