@@ -293,3 +293,33 @@ async def test_create_detached_and_release() -> None:
     assert local.release(pending.pending_id)
     unanswered = await local.create_detached("AskUserQuestion", {"question": "Q?"}, room_id="r")
     assert local.release(unanswered.pending_id) and local.pending == {}
+
+
+class Twice(SandboxRuntime):
+    """An override that calls the default twice: the call is still reported once."""
+
+    async def on_tool_cancelled(
+        self, tool_name: str, tool_input: dict[str, Any], **kwargs: Any
+    ) -> None:
+        await super().on_tool_cancelled(tool_name, tool_input, **kwargs)
+        await ExternalToolHandler.on_tool_cancelled(self, tool_name, tool_input, **kwargs)
+
+
+async def test_the_default_report_is_made_once() -> None:
+    kit = VoiceKit()
+    reports = Reports(kit)
+    runtime = Twice("sandbox")
+    first, second = (tool_call("AskUserQuestion", {"question": q}) for q in ("A?", "B?"))
+    provider = MockAIProvider([AIResponse(tool_calls=[first, second])])
+    ai = AIChannel("sandbox", provider=provider, tool_handler=runtime)
+    kit.register_channel(ai)
+    async with kit:
+        turn = asyncio.create_task(ai.respond("go"))
+        await runtime.asked.wait()
+        turn.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await turn
+        await kit.hooks.drain()
+    expected = [("AskUserQuestion", first.id), ("AskUserQuestion", second.id)]
+    assert sorted(runtime.cancelled) == sorted(expected)  # each call told once
+    assert sorted(r.tool_call_id for r in reports.items) == sorted([first.id, second.id])
