@@ -9,7 +9,8 @@
    and OpenAI Responses providers (their SDK clients over HTTP on 127.0.0.1, every request and
    reply checked against the SDK's types in the server, as in the tests): the model asks
    ``AskUserQuestion``; the time runs from just before ``resolve()`` until the server has the
-   next request with the answer in it. Printed: p50, p99 and max over ``-n`` answers.
+   next request with the answer in it (each answer in a fresh room, so every request carries
+   the same three-message conversation). Printed: p50, p99 and max over ``-n`` answers.
 
 Run: ``nice -n 10 python bench/bench_ai_channel.py [--rounds 200] [--repeats 5] [-n 300]``.
 """
@@ -123,10 +124,11 @@ async def _latency(name: str, make: Callable[[], Any], answers: int) -> None:
             lambda event: opened.put_nowait(event.pending_id) if event.type == "opened" else None
         )
         ai = AIChannel("bench", provider=provider, human_input_handler=human)
-        for _ in range(answers):
+        for n in range(answers):
             queue_ask(server)
             queue_end(server)
-            turn = asyncio.create_task(ai.respond("go"))
+            # A room per answer: every request carries the same short conversation.
+            turn = asyncio.create_task(ai.respond("go", room_id=f"bench-{n}"))
             await server.next_request()
             pending_id = await opened.get()
             await asyncio.sleep(0.001)  # let the round settle into its wait

@@ -123,9 +123,12 @@ class LoopbackHTTPServer:
                     ("content-length", str(len(body))),
                     *(reply.headers or {}).items(),
                 ]
-                writer.write(conn.send(h11.Response(status_code=reply.status, headers=headers)))
-                writer.write(conn.send(h11.Data(data=body)))
-                writer.write(conn.send(h11.EndOfMessage()))
+                parts = (
+                    conn.send(h11.Response(status_code=reply.status, headers=headers)),
+                    conn.send(h11.Data(data=body)),
+                    conn.send(h11.EndOfMessage()),
+                )
+                writer.write(b"".join(p for p in parts if p))  # one write: one segment
                 await writer.drain()
                 if conn.our_state is h11.MUST_CLOSE:
                     return
