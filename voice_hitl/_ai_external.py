@@ -18,13 +18,13 @@ import contextvars
 import inspect
 import json
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from ._gate import ToolOutcome
 
-__all__ = ["ExternalToolHandler", "ToolDecision", "call_accepting", "external_report"]
+__all__ = ["ExternalToolHandler", "Reporter", "ToolDecision", "call_accepting", "external_report"]
 
 logger = logging.getLogger("voice_hitl.ai")
 
@@ -44,7 +44,7 @@ class ToolDecision:
     detail: str = ""
 
 
-Reporter = Callable[[ToolOutcome, str, str], None]
+Reporter = Callable[[ToolOutcome, str, str], Awaitable[None]]
 """Reports one call to ``ON_TOOL_CALL``, the first time only: ``(outcome, text the model
 reads, error_detail)``."""
 
@@ -63,12 +63,12 @@ def external_report(reporter: Reporter) -> Iterator[None]:
         _REPORTER.reset(token)
 
 
-def _report(outcome: ToolOutcome, text: str, detail: str) -> None:
+async def _report(outcome: ToolOutcome, text: str, detail: str) -> None:
     reporter = _REPORTER.get()
     if reporter is None:
         logger.debug("external tool call reported outside a channel's tool loop: ignored")
         return
-    reporter(outcome, text, detail)
+    await reporter(outcome, text, detail)
 
 
 def call_accepting(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -127,10 +127,10 @@ class ExternalToolHandler:
         It runs in the turn's teardown: keep it short (withdraw what the person was shown,
         then ``await super().on_tool_cancelled(...)`` to keep the report).
 
-        Cancellation: safe; the report is made before the first await.
+        Cancellation: safe; observers not yet run do not run.
         """
         reason = str(kwargs.get("reason", "the turn was cancelled"))
-        _report("cancelled", json.dumps({"error": reason}), reason)
+        await _report("cancelled", json.dumps({"error": reason}), reason)
 
     async def on_tool_refused(
         self,
@@ -146,6 +146,6 @@ class ExternalToolHandler:
         """A call :meth:`process_tool_call` refused. The default reports it ``refused`` to
         ``ON_TOOL_CALL`` observers, with ``detail`` as the report's ``error_detail``.
 
-        Cancellation: safe; the report is made before the first await.
+        Cancellation: safe; observers not yet run do not run.
         """
-        _report("refused", reason, detail)  # what the model reads: the reason itself
+        await _report("refused", reason, detail)  # what the model reads: the reason itself

@@ -20,7 +20,13 @@ from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from ._ai_external import ExternalToolHandler, ToolDecision, call_accepting, external_report
+from ._ai_external import (
+    ExternalToolHandler,
+    Reporter,
+    ToolDecision,
+    call_accepting,
+    external_report,
+)
 from ._ai_types import AIMessage, AIToolCall
 from ._exceptions import ChannelClosedError, ToolArgumentsError
 from ._gate import Door, ToolCall, ToolCallReport, ToolGate, ToolOutcome, ToolResult
@@ -56,7 +62,7 @@ class CallServer:
 
     # -- reports ---------------------------------------------------------------------------
 
-    def _observe(
+    async def _observe(
         self,
         call: AIToolCall,
         arguments: Mapping[str, Any],
@@ -81,7 +87,7 @@ class CallServer:
             Door.AI,
         )
         ctx = kit.context(room_id, self.gate.channel_id, ChannelType.AI)
-        kit.hooks.observe_nowait(HookTrigger.ON_TOOL_CALL, report, ctx)
+        await kit.hooks.observe(HookTrigger.ON_TOOL_CALL, report, ctx)
 
     async def report_served(self, call: AIToolCall, room_id: str, actor_id: str | None) -> None:
         """Report a call the provider ran itself; it is never run here.
@@ -111,12 +117,12 @@ class CallServer:
             for call in calls:
                 await self._withdraw_unstarted(call, room_id, actor_id, reason)
             raise
-        started: set[str] = set()
+        started: set[int] = set()  # by position: a model may repeat or omit call ids
         tasks = [
             asyncio.create_task(
-                self._serve(call, room_id, actor_id, started), name=f"ai-call-{call.id}"
+                self._serve(call, room_id, actor_id, started, index), name=f"ai-call-{call.id}"
             )
-            for call in calls
+            for index, call in enumerate(calls)
         ]
         self._tasks.update(tasks)
         try:
@@ -130,8 +136,8 @@ class CallServer:
                 except asyncio.CancelledError:  # cancelled again: the calls are ending anyway
                     continue
             self._tasks.difference_update(tasks)
-            for call, task in zip(calls, tasks, strict=True):
-                if call.id not in started:  # cut before it started: report it all the same
+            for index, (call, task) in enumerate(zip(calls, tasks, strict=True)):
+                if index not in started:  # cut before it started: report it all the same
                     await self._withdraw_unstarted(call, room_id, actor_id, _reason(task))
         messages: list[AIMessage] = []
         for task in tasks:
@@ -172,9 +178,9 @@ class CallServer:
         return ToolCall(call.name, call.arguments, call.id, room_id, actor_id, Door.AI)
 
     async def _serve(
-        self, call: AIToolCall, room_id: str, actor_id: str | None, started: set[str]
+        self, call: AIToolCall, room_id: str, actor_id: str | None, started: set[int], index: int
     ) -> AIMessage | None:
-        started.add(call.id)
+        started.add(index)
         if self._is_external(call):
             return await self._serve_external(call, room_id, actor_id)
         result = await self.gate.call(self._gate_call(call, room_id, actor_id))
@@ -186,15 +192,16 @@ class CallServer:
 
     def _reporter(
         self, call: AIToolCall, arguments: Mapping[str, Any], room_id: str, actor_id: str | None
-    ) -> Any:
+    ) -> Reporter:
         reported = False
 
-        def report(outcome: ToolOutcome, text: str, detail: str) -> None:
+        async def report(outcome: ToolOutcome, text: str, detail: str) -> None:
             nonlocal reported
             if reported:
                 return
             reported = True
-            self._observe(call, arguments, room_id, actor_id, ToolResult(outcome, text, detail))
+            result = ToolResult(outcome, text, detail)
+            await self._observe(call, arguments, room_id, actor_id, result)
 
         return report
 
@@ -230,7 +237,7 @@ class CallServer:
             arguments = parse_arguments(call.name, call.arguments)
         except ToolArgumentsError as exc:  # cut arguments: the channel refuses it itself
             result = ToolResult.error("refused", str(exc), str(exc))
-            self._observe(call, {}, room_id, actor_id, result)
+            await self._observe(call, {}, room_id, actor_id, result)
             return _tool_message(call, result.text, True)
         reporter = self._reporter(call, arguments, room_id, actor_id)
         context = ToolCallContext(room_id, call.id, self.gate.channel_id, ChannelType.AI, actor_id)
@@ -266,7 +273,7 @@ class CallServer:
                 )
                 message = f"Tool {call.name!r} failed ({type(failure).__name__})"
                 result = ToolResult.error("failed", message, repr(failure))
-                self._observe(call, arguments, room_id, actor_id, result)
+                await self._observe(call, arguments, room_id, actor_id, result)
                 return _tool_message(call, result.text, True)
             if decision.approved:
                 return AIMessage("tool", tool_call_id=call.id, tool_name=call.name, approved=True)
