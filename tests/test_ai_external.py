@@ -323,3 +323,21 @@ async def test_the_default_report_is_made_once() -> None:
     expected = [("AskUserQuestion", first.id), ("AskUserQuestion", second.id)]
     assert sorted(runtime.cancelled) == sorted(expected)  # each call told once
     assert sorted(r.tool_call_id for r in reports.items) == sorted([first.id, second.id])
+
+
+async def test_a_cut_calls_report_survives_the_kit_closing_at_once() -> None:
+    kit = VoiceKit()
+    reports = Reports(kit)
+    runtime = SandboxRuntime("sandbox")
+    ask = tool_call("AskUserQuestion", {"question": "Sure?"})
+    ai = AIChannel(
+        "sandbox", provider=MockAIProvider([AIResponse(tool_calls=[ask])]), tool_handler=runtime
+    )
+    kit.register_channel(ai)
+    async with kit:
+        turn = asyncio.create_task(ai.respond("go"))
+        await runtime.asked.wait()
+        turn.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await turn
+    assert [r.outcome for r in reports.items] == ["cancelled"]
