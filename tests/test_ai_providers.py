@@ -218,3 +218,38 @@ async def test_loopback_server_closes_idle_keepalive_connections() -> None:
         # The SDK keeps the connection open; leaving the server must end it, leaking no task.
     await provider.aclose()
     await asyncio.sleep(0)
+
+
+async def test_chat_completions_loop_and_what_the_types_reject() -> None:
+    import openai
+
+    from providers.openai_text import ChatTestServer, OpenAIChatProvider
+
+    human = HumanInputToolHandler({"AskUserQuestion"}, timeout=30, tool_definitions=[ASK])
+    kit, seen = answering_kit(human, "tuesday")
+    async with ChatTestServer() as server:
+        provider = OpenAIChatProvider(
+            "gpt-test", api_key="test", base_url=server.url, max_retries=0
+        )
+        ai = AIChannel(
+            "agent", provider=provider, system_prompt="Be brief.", human_input_handler=human
+        )
+        kit.register_channel(ai)
+        (call_id,) = server.reply_tool_calls(("AskUserQuestion", '{"question": "When?"}'))
+        server.reply_text("booked")
+        async with kit:
+            assert await ai.respond("book it", author_id="eve") == "booked"
+        client = openai.AsyncOpenAI(api_key="test", base_url=server.url, max_retries=0)
+        with pytest.raises(openai.BadRequestError) as rejected:
+            await client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "hi"}], extra_body={"bogus": 1}
+            )
+        assert rejected.value.param == "bogus"
+        await client.close()
+        await provider.aclose()
+    assert len(server.rejected) == 1
+    messages = server.requests[1].body["messages"]
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool"]
+    assert messages[2]["tool_calls"][0]["id"] == call_id
+    assert messages[3] == {"role": "tool", "tool_call_id": call_id, "content": "tuesday"}
+    assert seen[0].actor_id == "eve"

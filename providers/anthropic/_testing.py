@@ -2,38 +2,27 @@
 own types (``MessageCreateParamsNonStreaming`` and ``Message`` of ``anthropic.types``).
 
 A request the types reject gets the API's 400 ``invalid_request_error`` and is kept in
-:attr:`AnthropicTestServer.rejected`; a scripted reply the types reject is a bug in the test and
-answers 500 (kept there too). Replies are played in the order they were queued; a request that
-finds none waits until the test queues one.
+``rejected``; a scripted reply the types reject is a bug in the test and answers 500 (kept
+there too). Replies are played in the order they were queued; a request that finds none waits
+until the test queues one (see :mod:`providers._scripted_api`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import itertools
-import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
-from providers._http_loopback import HTTPReply, HTTPRequest, LoopbackHTTPServer
-from providers._sdk_check import PayloadError, check_model, check_params
+from pydantic import BaseModel
+
+from providers._http_loopback import HTTPReply, HTTPRequest
+from providers._scripted_api import RecordedRequest, ScriptedAPIServer
 
 __all__ = ["AnthropicTestServer", "RecordedRequest"]
 
-Reply = Mapping[str, Any] | Callable[[dict[str, Any]], Mapping[str, Any]]
-"""A Message body (``content`` and ``stop_reason`` suffice), or a function of the request."""
-
 _ids = itertools.count(1)
 
-
-@dataclass(frozen=True, slots=True)
-class RecordedRequest:
-    """A request the server accepted: its validated body and when it arrived
-    (``time.perf_counter()``)."""
-
-    body: dict[str, Any]
-    arrived: float
+_KINDS = {400: "invalid_request_error", 401: "authentication_error", 404: "not_found_error"}
 
 
 def _types() -> Any:
@@ -44,35 +33,23 @@ def _types() -> Any:
     return types
 
 
-def _error(status: int, kind: str, message: str) -> HTTPReply:
-    return HTTPReply(status, {"type": "error", "error": {"type": kind, "message": message}})
+class AnthropicTestServer(ScriptedAPIServer[Mapping[str, Any]]):
+    """``POST /v1/messages`` on 127.0.0.1, scripted by the test (``async with`` runs it).
 
+    A reply is a Message body's ``content`` and ``stop_reason`` (the rest is filled in), or a
+    function of the request body returning one.
+    """
 
-class AnthropicTestServer:
-    """``POST /v1/messages`` on 127.0.0.1, scripted by the test (``async with`` runs it)."""
+    route = "/v1/messages"
 
-    def __init__(self) -> None:
-        self._http = LoopbackHTTPServer(self._handle)
-        self._replies: asyncio.Queue[Reply] = asyncio.Queue()
-        self._arrivals: asyncio.Queue[RecordedRequest] = asyncio.Queue()
-        self.requests: list[RecordedRequest] = []
-        self.rejected: list[PayloadError] = []
+    async def __aenter__(self) -> AnthropicTestServer:
+        await super().__aenter__()
+        return self
 
     @property
     def url(self) -> str:
         """The base URL to give the SDK client (``base_url=``)."""
         return self._http.url
-
-    async def __aenter__(self) -> AnthropicTestServer:
-        await self._http.start()
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self._http.aclose()
-
-    def reply(self, reply: Reply) -> None:
-        """Queue a reply: a Message body, or a function of the request body returning one."""
-        self._replies.put_nowait(reply)
 
     def reply_text(self, text: str) -> None:
         """Queue a reply with text only (``stop_reason`` ``end_turn``)."""
@@ -89,33 +66,25 @@ class AnthropicTestServer:
         self.reply({"content": content, "stop_reason": "tool_use"})
         return ids
 
-    async def next_request(self) -> RecordedRequest:
-        """The next accepted request, in arrival order (waits for it).
+    def error(self, status: int, message: str, param: str = "") -> HTTPReply:
+        kind = _KINDS.get(status, "api_error")
+        return HTTPReply(status, {"type": "error", "error": {"type": kind, "message": message}})
 
-        Cancellation: safe.
-        """
-        return await self._arrivals.get()
-
-    async def _handle(self, request: HTTPRequest) -> HTTPReply:
-        types = _types()
-        if (request.method, request.path.split("?")[0]) != ("POST", "/v1/messages"):
-            return _error(404, "not_found_error", f"no route {request.method} {request.path}")
+    def unauthorised(self, request: HTTPRequest) -> str | None:
         key = request.headers.get("x-api-key") or request.headers.get("authorization")
         if not key or not request.headers.get("anthropic-version"):
-            return _error(401, "authentication_error", "an API key and anthropic-version needed")
-        try:
-            params = types.message_create_params.MessageCreateParamsNonStreaming
-            body = check_params(params, request.json())
-        except (PayloadError, ValueError) as exc:
-            error = exc if isinstance(exc, PayloadError) else PayloadError(f"not JSON: {exc}")
-            self.rejected.append(error)
-            return _error(400, "invalid_request_error", str(error))
-        recorded = RecordedRequest(body, time.perf_counter())
-        self.requests.append(recorded)
-        self._arrivals.put_nowait(recorded)
-        script = await self._replies.get()
-        reply = dict(script(body) if callable(script) else script)
-        message = {
+            return "an API key and anthropic-version are needed"
+        return None
+
+    def params_type(self) -> Any:
+        return _types().message_create_params.MessageCreateParamsNonStreaming
+
+    def response_model(self) -> type[BaseModel]:
+        model: type[BaseModel] = _types().Message
+        return model
+
+    def respond(self, body: dict[str, Any], reply: Mapping[str, Any]) -> dict[str, Any]:
+        return {
             "id": f"msg_{next(_ids):06d}",
             "type": "message",
             "role": "assistant",
@@ -124,9 +93,3 @@ class AnthropicTestServer:
             "usage": {"input_tokens": 1, "output_tokens": 1},
             **reply,
         }
-        try:
-            check_model(types.Message, message)
-        except PayloadError as exc:
-            self.rejected.append(exc)
-            return _error(500, "api_error", f"the test scripted an invalid reply: {exc}")
-        return HTTPReply(200, message)

@@ -15,10 +15,11 @@ from typing import Any
 
 from voice_hitl import AIContext, AIResponse, AIToolCall, ProviderError, ServedCall
 
-__all__ = ["from_response", "to_request"]
+__all__ = ["arguments_text", "from_response", "to_request"]
 
 
-def _arguments_text(call: AIToolCall) -> str:
+def arguments_text(call: AIToolCall) -> str:
+    """The call's arguments as the JSON text the API carries."""
     if isinstance(call.arguments, str):
         return call.arguments
     return json.dumps(dict(call.arguments))
@@ -39,7 +40,7 @@ def to_request(context: AIContext, *, model: str) -> dict[str, Any]:
                         "type": "function_call",
                         "call_id": call.id,
                         "name": call.name,
-                        "arguments": _arguments_text(call),
+                        "arguments": arguments_text(call),
                     }
                 )
                 if call.served is not None:

@@ -1,15 +1,17 @@
-"""``OpenAIResponsesProvider``: OpenAI's Responses API (function calling) through the ``openai``
-SDK."""
+"""OpenAI's text APIs through the ``openai`` SDK: ``OpenAIResponsesProvider`` (Responses API)
+and ``OpenAIChatProvider`` (Chat Completions), function calling on both."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from voice_hitl import AIContext, AIResponse, ProviderError
 
+from ._chat_mapping import from_chat_completion, to_chat_request
 from ._mapping import from_response, to_request
 
-__all__ = ["OpenAIResponsesProvider"]
+__all__ = ["OpenAIChatProvider", "OpenAIResponsesProvider"]
 
 
 def _sdk() -> Any:
@@ -17,21 +19,13 @@ def _sdk() -> Any:
         import openai
     except ImportError as exc:  # pragma: no cover - the extra is part of CI
         raise RuntimeError(
-            "OpenAIResponsesProvider needs the openai SDK: install voice-hitl[openai]"
+            "the OpenAI text providers need the openai SDK: install voice-hitl[openai]"
         ) from exc
     return openai
 
 
-class OpenAIResponsesProvider:
-    """A text provider on OpenAI's Responses API (stateless: nothing stored server-side).
-
-    Args:
-        model: The model name.
-        api_key: The API key (the SDK reads ``OPENAI_API_KEY`` when None).
-        base_url: Another endpoint (the loopback test server, a proxy); include ``/v1``.
-        max_retries: Retries the SDK makes on its own (connection errors, 429, 5xx).
-        client: An ``openai.AsyncOpenAI`` to use instead of building one.
-    """
+class _OpenAIText:
+    """The SDK client and the translation of its errors, shared by both APIs."""
 
     def __init__(
         self,
@@ -47,20 +41,10 @@ class OpenAIResponsesProvider:
             client = _sdk().AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=max_retries)
         self.client = client
 
-    async def generate(self, context: AIContext) -> AIResponse:
-        """One Responses API request for the round.
-
-        Raises:
-            ProviderError: The API answered an error (``code`` is its error code;
-                ``recoverable`` for rate limits and server errors), the response failed, or
-                the API could not be reached (``code="connection"``, recoverable).
-
-        Cancellation: safe; the HTTP request is abandoned.
-        """
+    async def _request(self, send: Callable[[], Awaitable[Any]]) -> dict[str, Any]:
         openai = _sdk()
-        body = to_request(context, model=self.model)
         try:
-            response = await self.client.responses.create(**body)
+            response = await send()
         except openai.APIStatusError as exc:
             error = exc.body if isinstance(exc.body, dict) else {}
             code = str(error.get("code") or error.get("type") or f"http_{exc.status_code}")
@@ -74,7 +58,8 @@ class OpenAIResponsesProvider:
             raise ProviderError(
                 f"OpenAI could not be reached: {exc}", code="connection", recoverable=True
             ) from exc
-        return from_response(response.model_dump(mode="json", exclude_none=True))
+        body: dict[str, Any] = response.model_dump(mode="json", exclude_none=True)
+        return body
 
     async def aclose(self) -> None:
         """Close the SDK client's connections. Idempotent.
@@ -84,4 +69,46 @@ class OpenAIResponsesProvider:
         await self.client.close()
 
     def __repr__(self) -> str:
-        return f"OpenAIResponsesProvider({self.model!r})"
+        return f"{type(self).__name__}({self.model!r})"
+
+
+class OpenAIResponsesProvider(_OpenAIText):
+    """A text provider on OpenAI's Responses API (stateless: nothing stored server-side).
+
+    Args:
+        model: The model name.
+        api_key: The API key (the SDK reads ``OPENAI_API_KEY`` when None).
+        base_url: Another endpoint (the loopback test server, a proxy); include ``/v1``.
+        max_retries: Retries the SDK makes on its own (connection errors, 429, 5xx).
+        client: An ``openai.AsyncOpenAI`` to use instead of building one.
+    """
+
+    async def generate(self, context: AIContext) -> AIResponse:
+        """One Responses API request for the round.
+
+        Raises:
+            ProviderError: The API answered an error (``code`` is its error code;
+                ``recoverable`` for rate limits and server errors), the response failed, or
+                the API could not be reached (``code="connection"``, recoverable).
+
+        Cancellation: safe; the HTTP request is abandoned.
+        """
+        body = to_request(context, model=self.model)
+        return from_response(await self._request(lambda: self.client.responses.create(**body)))
+
+
+class OpenAIChatProvider(_OpenAIText):
+    """A text provider on OpenAI's Chat Completions API (takes the same arguments as
+    :class:`OpenAIResponsesProvider`)."""
+
+    async def generate(self, context: AIContext) -> AIResponse:
+        """One Chat Completions request for the round.
+
+        Raises:
+            ProviderError: As :meth:`OpenAIResponsesProvider.generate`.
+
+        Cancellation: safe; the HTTP request is abandoned.
+        """
+        body = to_chat_request(context, model=self.model)
+        completion = await self._request(lambda: self.client.chat.completions.create(**body))
+        return from_chat_completion(completion)

@@ -2,29 +2,27 @@
 types (``ResponseCreateParamsNonStreaming`` and ``Response`` of ``openai.types.responses``).
 
 A request the types reject gets the API's 400 ``invalid_request_error`` (with the offending
-``param``) and is kept in :attr:`ResponsesTestServer.rejected`; a scripted reply the types
-reject is a bug in the test and answers 500 (kept there too). Replies are played in the order
-they were queued; a request that finds none waits until the test queues one.
+``param``) and is kept in ``rejected``; a scripted reply the types reject is a bug in the test
+and answers 500 (kept there too). Replies are played in the order they were queued; a request
+that finds none waits until the test queues one (see :mod:`providers._scripted_api`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import time
-from collections.abc import Callable
 from typing import Any
 
-from providers._http_loopback import HTTPReply, HTTPRequest, LoopbackHTTPServer
-from providers._sdk_check import PayloadError, check_model, check_params
-from providers.anthropic._testing import RecordedRequest
+from pydantic import BaseModel
 
-__all__ = ["ResponsesTestServer"]
+from providers._http_loopback import HTTPReply, HTTPRequest
+from providers._scripted_api import ScriptedAPIServer
 
-Reply = list[dict[str, Any]] | Callable[[dict[str, Any]], list[dict[str, Any]]]
-"""A response's ``output`` items, or a function of the request returning them."""
+__all__ = ["ResponsesTestServer", "openai_error", "openai_unauthorised"]
 
 _ids = itertools.count(1)
+
+_KINDS = {400: "invalid_request_error", 401: "invalid_request_error", 404: "invalid_request_error"}
 
 
 def _types() -> Any:
@@ -35,47 +33,42 @@ def _types() -> Any:
     return responses
 
 
-def _error(
-    status: int,
-    message: str,
-    param: str | None = None,
-    *,
-    kind: str = "invalid_request_error",
-    code: str | None = None,
-) -> HTTPReply:
-    error = {"message": message, "type": kind, "param": param, "code": code}
-    return HTTPReply(status, {"error": error})
-
-
 def _id(prefix: str) -> str:
     return f"{prefix}_{next(_ids):06d}"
 
 
-class ResponsesTestServer:
-    """``POST /v1/responses`` on 127.0.0.1, scripted by the test (``async with`` runs it)."""
+def openai_error(status: int, message: str, param: str = "") -> HTTPReply:
+    """OpenAI's error body (``invalid_request_error`` below 500, ``server_error`` above)."""
+    kind = _KINDS.get(status, "server_error")
+    code = "invalid_api_key" if status == 401 else None
+    error = {"message": message, "type": kind, "param": param or None, "code": code}
+    return HTTPReply(status, {"error": error})
 
-    def __init__(self) -> None:
-        self._http = LoopbackHTTPServer(self._handle)
-        self._replies: asyncio.Queue[Reply] = asyncio.Queue()
-        self._arrivals: asyncio.Queue[RecordedRequest] = asyncio.Queue()
-        self.requests: list[RecordedRequest] = []
-        self.rejected: list[PayloadError] = []
+
+def openai_unauthorised(request: HTTPRequest) -> str | None:
+    """Why OpenAI would refuse the request's credentials (no bearer key), or None."""
+    if not request.headers.get("authorization", "").startswith("Bearer "):
+        return "no API key"
+    return None
+
+
+class ResponsesTestServer(ScriptedAPIServer[list[dict[str, Any]]]):
+    """``POST /v1/responses`` on 127.0.0.1, scripted by the test (``async with`` runs it).
+
+    A reply is a response's ``output`` items (the rest is filled in), or a function of the
+    request body returning them.
+    """
+
+    route = "/v1/responses"
+
+    async def __aenter__(self) -> ResponsesTestServer:
+        await super().__aenter__()
+        return self
 
     @property
     def url(self) -> str:
         """The base URL to give the SDK client (``base_url=``), ``/v1`` included."""
         return f"{self._http.url}/v1"
-
-    async def __aenter__(self) -> ResponsesTestServer:
-        await self._http.start()
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self._http.aclose()
-
-    def reply(self, reply: Reply) -> None:
-        """Queue a reply: ``output`` items, or a function of the request body returning them."""
-        self._replies.put_nowait(reply)
 
     def reply_text(self, text: str) -> None:
         """Queue a reply with one assistant message."""
@@ -129,38 +122,27 @@ class ResponsesTestServer:
             item["output"] = output
         return item
 
-    async def next_request(self) -> RecordedRequest:
-        """The next accepted request, in arrival order (waits for it).
+    def error(self, status: int, message: str, param: str = "") -> HTTPReply:
+        return openai_error(status, message, param)
 
-        Cancellation: safe.
-        """
-        return await self._arrivals.get()
+    def unauthorised(self, request: HTTPRequest) -> str | None:
+        return openai_unauthorised(request)
 
-    async def _handle(self, request: HTTPRequest) -> HTTPReply:
-        types = _types()
-        if (request.method, request.path.split("?")[0]) != ("POST", "/v1/responses"):
-            return _error(404, f"no route {request.method} {request.path}")
-        if not request.headers.get("authorization", "").startswith("Bearer "):
-            return _error(401, "no API key", code="invalid_api_key")
-        try:
-            params = types.response_create_params.ResponseCreateParamsNonStreaming
-            body = check_params(params, request.json())
-        except (PayloadError, ValueError) as exc:
-            error = exc if isinstance(exc, PayloadError) else PayloadError(f"not JSON: {exc}")
-            self.rejected.append(error)
-            return _error(400, str(error), error.param or None)
-        recorded = RecordedRequest(body, time.perf_counter())
-        self.requests.append(recorded)
-        self._arrivals.put_nowait(recorded)
-        script = await self._replies.get()
-        output = script(body) if callable(script) else script
-        response = {
+    def params_type(self) -> Any:
+        return _types().response_create_params.ResponseCreateParamsNonStreaming
+
+    def response_model(self) -> type[BaseModel]:
+        model: type[BaseModel] = _types().Response
+        return model
+
+    def respond(self, body: dict[str, Any], reply: list[dict[str, Any]]) -> dict[str, Any]:
+        return {
             "id": _id("resp"),
             "object": "response",
             "created_at": time.time(),
             "model": body["model"],
             "status": "completed",
-            "output": output,
+            "output": reply,
             "parallel_tool_calls": True,
             "tool_choice": "auto",
             "tools": body.get("tools", []),
@@ -172,10 +154,3 @@ class ResponsesTestServer:
                 "total_tokens": 2,
             },
         }
-        try:
-            check_model(types.Response, response)
-        except PayloadError as exc:
-            self.rejected.append(exc)
-            message = f"the test scripted an invalid reply: {exc}"
-            return _error(500, message, kind="server_error")
-        return HTTPReply(200, response)
