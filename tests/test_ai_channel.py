@@ -370,3 +370,20 @@ async def test_human_ask_names_the_door() -> None:
 async def test_bad_max_rounds_is_named() -> None:
     with pytest.raises(ValueError, match="max_rounds"):
         AIChannel("x", provider=MockAIProvider(), max_rounds=0)
+
+
+async def test_a_provider_returning_the_wrong_type_is_named() -> None:
+    from voice_hitl import ProviderError
+
+    def wrong(context: AIContext) -> Any:
+        return {"text": "not a response"}
+
+    def wrong_call(context: AIContext) -> AIResponse:
+        return AIResponse(tool_calls=[("lookup", {})])  # type: ignore[list-item]
+
+    ai = AIChannel("x", provider=MockAIProvider([wrong, wrong_call]))
+    with pytest.raises(ProviderError, match="returned dict, not an AIResponse"):
+        await ai.respond("hi")
+    with pytest.raises(ProviderError, match="tool call of type tuple"):
+        await ai.respond("hi")
+    await ai.close()

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from ._ai_external import ExternalToolHandler
 from ._ai_round import CallServer
 from ._ai_types import AIContext, AIMessage, AIProvider, AIResponse, AIToolCall
-from ._exceptions import ChannelClosedError
+from ._exceptions import ChannelClosedError, ProviderError
 from ._gate import ToolGate
 from ._human_input_tools import HumanInputToolHandler
 from ._kit import VoiceKit
@@ -31,6 +31,24 @@ __all__ = ["AIChannel"]
 logger = logging.getLogger("voice_hitl.ai")
 
 CHANNEL_CLOSED = "the AI channel closed"
+
+
+def _checked(provider: AIProvider, response: object) -> tuple[AIToolCall, ...]:
+    """The response's calls, once it is known to be an AIResponse of AIToolCalls."""
+    if not isinstance(response, AIResponse):
+        raise ProviderError(
+            f"provider {provider!r} returned {type(response).__name__}, not an AIResponse",
+            code="bad_response",
+        )
+    calls = tuple(response.tool_calls)
+    for call in calls:
+        if not isinstance(call, AIToolCall):
+            raise ProviderError(
+                f"provider {provider!r} returned a tool call of type {type(call).__name__}, "
+                "not an AIToolCall",
+                code="bad_response",
+            )
+    return calls
 
 
 def _cut(call: AIToolCall) -> AIMessage:
@@ -157,7 +175,8 @@ class AIChannel:
 
         Raises:
             ChannelClosedError: The channel is closed, or closed during the turn.
-            ProviderError: The provider failed.
+            ProviderError: The provider failed, or returned something that is not an
+                ``AIResponse`` of ``AIToolCall`` values (``code="bad_response"``).
 
         Cancellation: the calls in flight are cancelled and awaited first: their requests are
         withdrawn (a late answer is not taken) and each is reported ``cancelled``.
@@ -174,7 +193,7 @@ class AIChannel:
                 context = AIContext(self.system_prompt, tuple(conversation), tools, room_id)
                 response = await self.provider.generate(context)
                 self._check_open()
-                calls = tuple(response.tool_calls)
+                calls = _checked(self.provider, response)
                 conversation.append(AIMessage("assistant", response.text, tool_calls=calls))
                 for call in calls:
                     if call.served is not None:
