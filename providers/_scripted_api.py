@@ -5,8 +5,9 @@ headers, the SDK type its requests must match and the SDK model its replies must
 wraps a scripted reply into a full response body. The shell does the rest the same way for
 every vendor: a request the SDK's types reject gets a 400 and is kept in ``rejected``; an
 accepted one is recorded (``requests``, :meth:`next_request`) and answered with the next
-queued reply (waiting for one if none is queued); a scripted reply the SDK's model rejects is a
-bug in the test and answers 500 (kept in ``rejected`` too).
+queued reply (waiting up to ``reply_timeout`` seconds for one if none is queued, then a 500
+naming the missing reply); a scripted reply the SDK's model rejects is a bug in the test and
+answers 500 (kept in ``rejected`` too).
 """
 
 from __future__ import annotations
@@ -37,12 +38,17 @@ class RecordedRequest:
 
 
 class ScriptedAPIServer(Generic[R]):
-    """One JSON endpoint on 127.0.0.1 answering queued replies (``async with`` runs it)."""
+    """One JSON endpoint on 127.0.0.1 answering queued replies (``async with`` runs it).
+
+    Args:
+        reply_timeout: How long a request waits for the test to queue its reply.
+    """
 
     route = "/"
     """The path requests must ``POST`` to."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, reply_timeout: float = 10.0) -> None:
+        self.reply_timeout = reply_timeout
         self._http = LoopbackHTTPServer(self._handle)
         self._replies: asyncio.Queue[R | Callable[[dict[str, Any]], R]] = asyncio.Queue()
         self._arrivals: asyncio.Queue[RecordedRequest] = asyncio.Queue()
@@ -106,7 +112,13 @@ class ScriptedAPIServer(Generic[R]):
         recorded = RecordedRequest(body, time.perf_counter())
         self.requests.append(recorded)
         self._arrivals.put_nowait(recorded)
-        script = await self._replies.get()
+        try:
+            async with asyncio.timeout(self.reply_timeout):
+                script = await self._replies.get()
+        except TimeoutError:
+            missing = PayloadError(f"no reply was queued within {self.reply_timeout:g}s")
+            self.rejected.append(missing)
+            return self.error(500, str(missing))
         reply: R = script(body) if callable(script) else script
         response = self.respond(body, reply)
         try:

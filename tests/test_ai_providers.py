@@ -253,3 +253,12 @@ async def test_chat_completions_loop_and_what_the_types_reject() -> None:
     assert messages[2]["tool_calls"][0]["id"] == call_id
     assert messages[3] == {"role": "tool", "tool_call_id": call_id, "content": "tuesday"}
     assert seen[0].actor_id == "eve"
+
+
+async def test_a_request_with_no_reply_queued_fails_instead_of_hanging() -> None:
+    async with AnthropicTestServer(reply_timeout=0.05) as server:
+        provider = AnthropicAIProvider("m", api_key="test", base_url=server.url, max_retries=0)
+        with pytest.raises(ProviderError, match=r"no reply was queued within 0\.05s"):
+            await provider.generate(AIContext("", (AIMessage("user", "hi"),), ()))
+        await provider.aclose()
+    assert len(server.rejected) == 1
