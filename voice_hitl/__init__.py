@@ -6,6 +6,10 @@ the answer, a refusal or a timeout the model can read.
 
 from __future__ import annotations
 
+from ._ai_channel import AIChannel
+from ._ai_external import ExternalToolHandler, ToolDecision
+from ._ai_round import current_tool_actor_id
+from ._ai_types import AIContext, AIMessage, AIProvider, AIResponse, AIToolCall, ServedCall
 from ._answer_json import answer_json
 from ._approval_policy import ApprovalPolicy, ApprovalRule, canonical_arguments
 from ._approvals import AlwaysGrant, ApprovalDecision, ToolApprovals, read_decision
@@ -76,6 +80,16 @@ __all__ = [
     "ToolApprovals",
     "canonical_arguments",
     "read_decision",
+    "AIChannel",
+    "AIContext",
+    "AIMessage",
+    "AIProvider",
+    "AIResponse",
+    "AIToolCall",
+    "ExternalToolHandler",
+    "ServedCall",
+    "ToolDecision",
+    "current_tool_actor_id",
     "SpeechSynthesizer",
     "ASK_USER_QUESTION",
     "CONFIRM_ACTION",

@@ -162,7 +162,10 @@ class SessionDriver:
             except Exception:
                 logger.exception("session %r: event listener failed", self.session_id)
         if isinstance(event, ToolCallEvent):
-            self._serve_provider_call(event)
+            if event.served is not None:
+                await self._report_served(event)
+            else:
+                self._serve_provider_call(event)
         elif isinstance(event, ToolCallCancelledEvent):
             task = self._calls.get(event.call_id)
             if task is None:
@@ -240,6 +243,14 @@ class SessionDriver:
         """Last resort: a call task that raised is logged here, never left unretrieved."""
         if not task.cancelled() and (exc := task.exception()) is not None:
             logger.error("session %r: %s raised", self.session_id, task.get_name(), exc_info=exc)
+
+    async def _report_served(self, event: ToolCallEvent) -> None:
+        """A call the provider ran itself: reported, never run or answered."""
+        assert event.served is not None
+        call = ToolCall(
+            event.name, event.arguments, event.call_id, self.room_id, self._actor(), self.door
+        )
+        await self.gate.report_served(call, event.served.result, event.served.is_error)
 
     def _serve_provider_call(self, event: ToolCallEvent) -> None:
         if event.call_id in self._calls:

@@ -10,6 +10,7 @@ under the channel's per-call bound; ``ON_TOOL_CALL`` observers get one report pe
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import enum
 import json
 import logging
@@ -59,6 +60,8 @@ class Door(enum.StrEnum):
     """A conference's realtime provider session."""
     DIRECT = "direct"
     """Called by the application itself."""
+    AI = "ai"
+    """A text agent's tool loop (``AIChannel``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +136,8 @@ class ToolCallReport:
     delivery: str = ""
     """How the result reached the model when not the ordinary way (e.g. "delivered as context
     after reconnect"), or why it did not ("not delivered: ..."); empty otherwise."""
+    served: bool = False
+    """True when the provider ran the call itself and only reported it (never run here)."""
 
 
 Deliver = Callable[[ToolResult], Awaitable[str | None]]
@@ -288,6 +293,22 @@ class ToolGate:
         arguments = call.arguments if isinstance(call.arguments, Mapping) else MappingProxyType({})
         report, ctx = self._report(call, arguments, ToolResult.error("cancelled", reason, reason))
         self.kit.hooks.observe_nowait(HookTrigger.ON_TOOL_CALL, report, ctx)
+
+    async def report_served(self, call: ToolCall, result: str, is_error: bool = False) -> None:
+        """Report a call the provider ran itself (never run here): ``served=True``, ``ok``
+        or ``failed`` with the provider's ``result``.
+
+        Cancellation: safe; observers not yet run do not run.
+        """
+        if self.kit is None:
+            return
+        arguments: Mapping[str, Any] = MappingProxyType({})
+        with contextlib.suppress(ToolArgumentsError):
+            arguments = parse_arguments(call.name, call.arguments)
+        served = ToolResult("failed", result, result) if is_error else ToolResult("ok", result)
+        report, ctx = self._report(call, arguments, served)
+        report = replace(report, served=True)
+        await self.kit.hooks.observe(HookTrigger.ON_TOOL_CALL, report, ctx)
 
     async def _serve_guarded(
         self, call: ToolCall, seen: list[Mapping[str, Any]], asked: list[PendingInput]

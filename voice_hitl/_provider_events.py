@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from .speech._audio_quality import AudioQuality
     from .speech.asr._protocol import Hypothesis
 
+from ._ai_types import ServedCall
 from ._exceptions import ProviderError
 
 __all__ = [
@@ -34,11 +35,16 @@ PCM16 = npt.NDArray[np.int16]
 
 @dataclass(frozen=True, slots=True)
 class ToolCallEvent:
-    """The model called a tool; ``arguments`` is the JSON text the model wrote."""
+    """The model called a tool; ``arguments`` is the JSON text the model wrote.
+
+    ``served`` is set when the provider ran the call itself (e.g. a remote MCP tool): the
+    channel reports it to ``ON_TOOL_CALL`` and never runs it or answers it.
+    """
 
     call_id: str
     name: str
     arguments: str
+    served: ServedCall | None = None
     type: Literal["tool_call"] = "tool_call"
 
 

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from voice_hitl._ai_types import ServedCall
 from voice_hitl._exceptions import ProviderError
 from voice_hitl._provider import SessionConfig
 from voice_hitl._provider_events import (
@@ -102,6 +103,8 @@ class LiveProtocol:
         self._written: dict[str, _Pending] = {}  # handed out, not yet passed by the server
         self._calls: dict[str, _Call] = {}
         self._seen: set[str] = set()
+        self._code: sm.ExecutableCode | None = None  # awaiting its server-side result
+        self._code_runs = 0
         self._withdrawn: dict[str, str] = {}
         self._user = ""
         self._assistant = ""
@@ -337,6 +340,23 @@ class LiveProtocol:
         self._calls[call.id] = _Call(call.id, call.name, arguments, self.connection)
         self._events.append(ToolCallEvent(call.id, call.name, arguments))
 
+    def _code_ran(self, result: sm.CodeExecutionResult) -> None:
+        """The server ran the model's code (its code-execution tool): a served call, reported
+        and never answered."""
+        code, self._code = self._code, None
+        self._code_runs += 1
+        call_id = result.id or (code.id if code else None) or f"code_execution_{self._code_runs}"
+        if call_id in self._seen:
+            return
+        self._seen.add(call_id)
+        arguments = json.dumps(
+            {"language": code.language, "code": code.code} if code is not None else {}
+        )
+        failed = result.outcome not in (None, "OUTCOME_OK")
+        output = result.output or (result.outcome or "" if failed else "")
+        served = ServedCall(output, failed)
+        self._events.append(ToolCallEvent(call_id, "code_execution", arguments, served))
+
     def _withdraw(self, call_id: str, why: str) -> None:
         if self._calls.pop(call_id, None) is None:
             logger.debug("toolCallCancellation for a call that is not open: %r", call_id)
@@ -351,7 +371,11 @@ class LiveProtocol:
         if heard is not None and heard.finished:
             self._final("user")
         for part in content.model_turn.parts if content.model_turn else []:
-            if part.inline_data is not None and (part.inline_data.mime_type or "").startswith(
+            if part.executable_code is not None:
+                self._code = part.executable_code
+            elif part.code_execution_result is not None:
+                self._code_ran(part.code_execution_result)
+            elif part.inline_data is not None and (part.inline_data.mime_type or "").startswith(
                 "audio/"
             ):
                 self._final("user")

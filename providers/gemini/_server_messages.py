@@ -16,7 +16,9 @@ from pydantic.alias_generators import to_camel
 __all__ = [
     "KNOWN_IGNORED",
     "Blob",
+    "CodeExecutionResult",
     "Content",
+    "ExecutableCode",
     "FunctionCall",
     "GoAway",
     "Part",
@@ -42,10 +44,28 @@ class Blob(_Wire):
     mime_type: str | None = None
 
 
+class ExecutableCode(_Wire):
+    """Code the model wrote for the server's code-execution tool (run server-side)."""
+
+    code: str = ""
+    language: str | None = None
+    id: str | None = None
+
+
+class CodeExecutionResult(_Wire):
+    """What the server's code-execution tool returned for the code before it."""
+
+    outcome: str | None = None
+    output: str | None = None
+    id: str | None = None
+
+
 class Part(_Wire):
     text: str | None = None
     inline_data: Blob | None = None
     thought: bool | None = None
+    executable_code: ExecutableCode | None = None
+    code_execution_result: CodeExecutionResult | None = None
 
 
 class Content(_Wire):

@@ -16,6 +16,7 @@ import json
 import logging
 from typing import Any
 
+from voice_hitl._ai_types import ServedCall
 from voice_hitl._exceptions import ProviderError
 from voice_hitl._provider import SessionConfig
 from voice_hitl._provider_events import (
@@ -339,6 +340,8 @@ class RealtimeProtocol:
                     self._function_call(
                         item.call_id, item.name, item.arguments or "", event.response_id
                     )
+            elif item.type == "mcp_call" and item.id and item.name:
+                self._served_call(item)
         elif isinstance(event, ev.OutputAudioDelta):
             try:
                 frame = decode_pcm16(event.delta, self.config.output_format.sample_rate)
@@ -389,6 +392,17 @@ class RealtimeProtocol:
         self._open_calls[call_id] = response
         self.deliveries.called(call_id, name, arguments)
         self._events.append(ToolCallEvent(call_id, name, arguments))
+
+    def _served_call(self, item: ev.OutputItem) -> None:
+        """A remote MCP tool the server ran itself: reported, never answered."""
+        assert item.id is not None and item.name is not None
+        if item.id in self._seen_calls:
+            return
+        self._seen_calls.add(item.id)
+        failed = item.error is not None
+        result = str((item.error or {}).get("message", "")) if failed else item.output or ""
+        served = ServedCall(result, failed)
+        self._events.append(ToolCallEvent(item.id, item.name, item.arguments or "", served))
 
     def _delta(self, role: Any, item_id: str, delta: str) -> None:
         text = self._partial.get(item_id, "") + delta

@@ -131,7 +131,7 @@ class ResponseDone(_Event):
 
 
 class OutputItem(_Wire):
-    """An item of a response's output (only function calls are read)."""
+    """An item of a response's output (function calls, and MCP calls the server ran)."""
 
     type: str
     id: str | None = None
@@ -139,6 +139,8 @@ class OutputItem(_Wire):
     call_id: str | None = None
     name: str | None = None
     arguments: str | None = None
+    output: str | None = None
+    error: dict[str, Any] | None = None
 
 
 class OutputItemDone(_Event):

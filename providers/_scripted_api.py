@@ -1,0 +1,129 @@
+"""The shared shell of the text providers' loopback servers: one JSON endpoint, scripted replies.
+
+A vendor's server (:class:`ScriptedAPIServer` subclass) names its route, checks its auth
+headers, the SDK type its requests must match and the SDK model its replies must match, and
+wraps a scripted reply into a full response body. The shell does the rest the same way for
+every vendor: a request the SDK's types reject gets a 400 and is kept in ``rejected``; an
+accepted one is recorded (``requests``, :meth:`next_request`) and answered with the next
+queued reply (waiting up to ``reply_timeout`` seconds for one if none is queued, then a 500
+naming the missing reply); a scripted reply the SDK's model rejects is a bug in the test and
+answers 500 (kept in ``rejected`` too).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from providers._http_loopback import HTTPReply, HTTPRequest, LoopbackHTTPServer
+from providers._sdk_check import PayloadError, check_model, check_params
+
+__all__ = ["RecordedRequest", "ScriptedAPIServer"]
+
+R = TypeVar("R")
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedRequest:
+    """A request the server accepted: its validated body and when it arrived
+    (``time.perf_counter()``)."""
+
+    body: dict[str, Any]
+    arrived: float
+
+
+class ScriptedAPIServer(Generic[R]):
+    """One JSON endpoint on 127.0.0.1 answering queued replies (``async with`` runs it).
+
+    Args:
+        reply_timeout: How long a request waits for the test to queue its reply.
+    """
+
+    route = "/"
+    """The path requests must ``POST`` to."""
+
+    def __init__(self, *, reply_timeout: float = 10.0) -> None:
+        self.reply_timeout = reply_timeout
+        self._http = LoopbackHTTPServer(self._handle)
+        self._replies: asyncio.Queue[R | Callable[[dict[str, Any]], R]] = asyncio.Queue()
+        self._arrivals: asyncio.Queue[RecordedRequest] = asyncio.Queue()
+        self.requests: list[RecordedRequest] = []
+        self.rejected: list[PayloadError] = []
+
+    async def __aenter__(self) -> Any:
+        await self._http.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self._http.aclose()
+
+    def reply(self, reply: R | Callable[[dict[str, Any]], R]) -> None:
+        """Queue a reply, or a function of the request body returning one."""
+        self._replies.put_nowait(reply)
+
+    async def next_request(self) -> RecordedRequest:
+        """The next accepted request, in arrival order (waits for it).
+
+        Cancellation: safe.
+        """
+        return await self._arrivals.get()
+
+    # -- what a vendor's server says -------------------------------------------------------
+
+    def error(self, status: int, message: str, param: str = "") -> HTTPReply:
+        """The vendor's error body."""
+        raise NotImplementedError
+
+    def unauthorised(self, request: HTTPRequest) -> str | None:
+        """Why the request's credentials are refused, or None."""
+        raise NotImplementedError
+
+    def params_type(self) -> Any:
+        """The SDK's ``*Params`` type requests must match."""
+        raise NotImplementedError
+
+    def response_model(self) -> type[BaseModel]:
+        """The SDK's model replies must match."""
+        raise NotImplementedError
+
+    def respond(self, body: dict[str, Any], reply: R) -> dict[str, Any]:
+        """The full response body for a scripted reply to ``body``."""
+        raise NotImplementedError
+
+    # -- the shell -------------------------------------------------------------------------
+
+    async def _handle(self, request: HTTPRequest) -> HTTPReply:
+        if (request.method, request.path.split("?")[0]) != ("POST", self.route):
+            return self.error(404, f"no route {request.method} {request.path}")
+        refused = self.unauthorised(request)
+        if refused is not None:
+            return self.error(401, refused)
+        try:
+            body = check_params(self.params_type(), request.json())
+        except (PayloadError, ValueError) as exc:
+            error = exc if isinstance(exc, PayloadError) else PayloadError(f"not JSON: {exc}")
+            self.rejected.append(error)
+            return self.error(400, str(error), error.param)
+        recorded = RecordedRequest(body, time.perf_counter())
+        self.requests.append(recorded)
+        self._arrivals.put_nowait(recorded)
+        try:
+            async with asyncio.timeout(self.reply_timeout):
+                script = await self._replies.get()
+        except TimeoutError:
+            missing = PayloadError(f"no reply was queued within {self.reply_timeout:g}s")
+            self.rejected.append(missing)
+            return self.error(500, str(missing))
+        reply: R = script(body) if callable(script) else script
+        response = self.respond(body, reply)
+        try:
+            check_model(self.response_model(), response)
+        except PayloadError as exc:
+            self.rejected.append(exc)
+            return self.error(500, f"the test scripted an invalid reply: {exc}")
+        return HTTPReply(200, response)
