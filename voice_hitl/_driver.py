@@ -13,12 +13,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ._exceptions import ChannelClosedError, ProviderError
 from ._gate import Door, ToolCall, ToolGate, ToolResult
+from ._loop_slices import all_done, cancel_in_slices
 from ._provider import ProviderSession
 from ._provider_events import (
     AudioOutEvent,
@@ -43,11 +43,6 @@ _RECOVERED_LABEL = {"ok": "completed", "refused": "denied", "failed": "failed"}
 
 CONTEXT_LINES = 6
 """How many of the call's last transcript lines a tool call carries as its ``transcript``."""
-
-CANCEL_SLICE = 128
-"""How many open calls :meth:`SessionDriver.settle` cancels per loop turn: each cancelled call
-withdraws its request and reports it, so cancelling thousands at once would hold the loop for
-a second or more."""
 
 
 class SessionDriver:
@@ -367,12 +362,12 @@ class SessionDriver:
 
     def _cancel_calls(self, reason: str) -> list[asyncio.Task[Any]]:
         """Cancel the reasoning loop and the open calls with ``reason``: one slice now, the
-        next ones on later loop turns (see :data:`CANCEL_SLICE`). Returns every task
+        next ones on later loop turns (``_loop_slices.CANCEL_SLICE``). Returns every task
         cancelled or to be cancelled."""
         tasks = list(self._calls.values())
         if self._reasoning_task is not None:
             tasks.insert(0, self._reasoning_task)
-        _cancel_in_slices(asyncio.get_running_loop(), deque(tasks), reason)
+        cancel_in_slices(tasks, reason)
         return tasks
 
     async def withdraw(self, call_id: str, reason: str) -> bool:
@@ -396,14 +391,14 @@ class SessionDriver:
         """Withdraw every open call (reported ``cancelled`` with ``reason``); nothing is sent
         to the provider for them. Idempotent.
 
-        The calls are cancelled :data:`CANCEL_SLICE` per loop turn, so closing thousands never
-        holds the loop; a call answered before its turn came is delivered and reported as
-        such (an answer that was taken is never dropped).
+        The calls are cancelled a slice per loop turn (``_loop_slices.CANCEL_SLICE``), so
+        closing thousands never holds the loop; a call answered before its turn came is
+        delivered and reported as such (an answer that was taken is never dropped).
 
         Cancellation: the calls are cancelled first; cancelling stops only the wait for them.
         """
         self._settled = True
-        await _all_done(self._cancel_calls(reason))
+        await all_done(self._cancel_calls(reason))
 
     async def stop_reading(self) -> None:
         """Stop reading events (cancel and await the reader). Idempotent.
@@ -427,35 +422,3 @@ class SessionDriver:
         await self.stop_reading()
         await self.provider_session.aclose()
 
-
-
-def _cancel_in_slices(
-    loop: asyncio.AbstractEventLoop, tasks: deque[asyncio.Task[Any]], reason: str
-) -> None:
-    """Cancel the next :data:`CANCEL_SLICE` of ``tasks``, then the rest on later loop turns,
-    so each turn runs at most one slice of withdrawals."""
-    for _ in range(min(CANCEL_SLICE, len(tasks))):
-        tasks.popleft().cancel(reason)
-    if tasks:
-        loop.call_soon(_cancel_in_slices, loop, tasks, reason)
-
-
-async def _all_done(tasks: list[asyncio.Task[Any]]) -> None:
-    """Wait until every task in ``tasks`` is done, holding none of them meanwhile (so a
-    finished call, its frames and its exception are freed at once, not when the last one
-    ends). Cancellation: safe; the tasks go on."""
-    left = len(tasks)
-    if not left:
-        return
-    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-    def count(_: asyncio.Task[Any]) -> None:
-        nonlocal left
-        left -= 1
-        if not left and not done.done():
-            done.set_result(None)
-
-    for task in tasks:
-        task.add_done_callback(count)
-    del tasks[:]
-    await done

@@ -291,7 +291,10 @@ class HookEngine:
             run = 0
             while self._queued:
                 trigger, event, ctx = self._queued.popleft()
-                await self.observe(trigger, event, ctx)
+                try:
+                    await self.observe(trigger, event, ctx)
+                except Exception:  # observe() logs hook failures itself: this is a bug
+                    logger.exception("observing %s failed", trigger.value)
                 run += 1
                 if run % OBSERVE_SLICE == 0:
                     await asyncio.sleep(0)  # observers that never wait still share the loop
