@@ -33,6 +33,7 @@ from voice_hitl import (
     ToolResult,
     VoiceKit,
 )
+from voice_hitl._loop_slices import all_done, cancel_in_slices
 
 if TYPE_CHECKING:
     from ._line import PipecatLine
@@ -184,10 +185,8 @@ class PipecatHumanInput:
         Cancellation: the calls are cancelled first; cancelling stops only the wait for them.
         """
         tasks = list(self._serving.values())
-        for task in tasks:
-            task.cancel(reason)
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
+        cancel_in_slices(tasks, reason)  # thousands open must not hold the loop
+        await all_done(tasks)
 
 
 class _WholeSchema(FunctionSchema):
