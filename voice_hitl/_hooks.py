@@ -43,7 +43,7 @@ E = TypeVar("E")
 OBSERVER_TASKS = 8
 """How many tasks at most run the observations queued by :meth:`HookEngine.observe_nowait`."""
 
-OBSERVE_SLICE = 16
+OBSERVE_SLICE = 8
 """How many queued observations one of those tasks runs before it yields to the loop."""
 
 

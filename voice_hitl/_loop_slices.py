@@ -14,7 +14,7 @@ from typing import Any
 
 __all__ = ["CANCEL_SLICE", "all_done", "cancel_in_slices"]
 
-CANCEL_SLICE = 128
+CANCEL_SLICE = 64
 """How many tasks :func:`cancel_in_slices` cancels per loop turn."""
 
 
