@@ -20,6 +20,7 @@ __all__ = ["ServiceStartError", "running_service"]
 class ServiceStartError(RuntimeError):
     """The service could not start listening (the port is taken, or not a port)."""
 
+
 # The sans-I/O websockets protocol where uvicorn has it (the legacy one warns on websockets 14+).
 _WS = "websockets-sansio" if "websockets-sansio" in uvicorn.config.WS_PROTOCOLS else "auto"
 
