@@ -80,12 +80,17 @@ class Sink(FrameProcessor):
 
 
 class Running:
-    """A pipeline ``[*first, FakeLLM, Sink]`` running in a task of its own."""
+    """A pipeline ``[*first, FakeLLM, *after, Sink]`` running in a task of its own."""
 
-    def __init__(self, llm: FakeLLM, first: tuple[FrameProcessor, ...] = ()) -> None:
+    def __init__(
+        self,
+        llm: FakeLLM,
+        first: tuple[FrameProcessor, ...] = (),
+        after: tuple[FrameProcessor, ...] = (),
+    ) -> None:
         self.llm = llm
         self.sink = Sink()
-        pipeline = Pipeline([*first, llm, self.sink])
+        pipeline = Pipeline([*first, llm, *after, self.sink])
         self.worker = PipelineWorker(pipeline, cancel_on_idle_timeout=False)
         self.started = asyncio.Event()
         self._run: asyncio.Task[None] | None = None

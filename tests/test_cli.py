@@ -81,6 +81,11 @@ CASES = [
     ("replay {tmp}", [_entry(file="manifest.json")], "not a PCM WAV"),
     ("replay {tmp}", [{"file": "ok.wav"}], "lacks"),
     ("replay {tmp}/manifest.json --baseline {tmp}/manifest.json", [GOOD_ENTRY], "baseline"),
+    ("replay {fixtures} --voice nobody", None, "no fixture matches --voice nobody (the"),
+    ("replay {tmp} --condition storm", [GOOD_ENTRY], "no fixture matches --condition storm"),
+    ("answer r1 NaN --json --token t --url http://127.0.0.1:9", None, "NaN is not a JSON number"),
+    ("answer r1 [-Infinity] --json --token t --url http://127.0.0.1:9", None, "-Infinity is not"),
+    ("answer r1 1e999 --json --token t --url http://127.0.0.1:9", None, "out of range: 1e999"),
 ]
 
 
@@ -169,3 +174,22 @@ def test_operator_commands_name_the_missing_extra(
     assert main(argv) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert missing in line and "voice-hitl[server,redis]" in line
+
+
+def test_demo_operator_on_a_taken_port_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    pytest.importorskip("uvicorn")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code = main(["demo", "--operator", "--speed", "0", "--port", str(port)])
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert code == 2, captured
+    assert lines == [
+        f"voice-hitl demo: error: --port {port}: the operator service cannot listen on "
+        f"127.0.0.1:{port}: Address already in use"
+    ]
+    assert "Traceback" not in captured.err + captured.out

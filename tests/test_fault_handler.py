@@ -129,7 +129,7 @@ async def test_a_closed_channel_is_collectable_though_its_handler_lives_on(make:
 
 # -- item 8: every duration and bound is checked -----------------------------------------------
 
-BAD_SECONDS = [0, -1, -0.5, math.nan, math.inf, -math.inf]
+BAD_SECONDS = [0, -1, -0.5, math.nan, math.inf, -math.inf, 1e12]  # 1e12: overflowed every call
 
 
 @pytest.mark.parametrize("value", BAD_SECONDS)
@@ -173,6 +173,16 @@ async def test_wait_refuses_a_bad_timeout_and_the_request_stays_answerable(value
         await handler.wait(pending.pending_id, timeout=value)
     assert handler.resolve(pending.pending_id, "ok")
     assert await handler.wait(pending.pending_id) == "ok"
+
+
+@pytest.mark.parametrize("value", BAD_SECONDS)
+async def test_create_refuses_a_bad_timeout_by_name(value: float) -> None:
+    handler = HumanInputHandler()
+    with pytest.raises(ValueError, match="timeout"):
+        await handler.create("Ask", {}, timeout=value)
+    with pytest.raises(ValueError, match="timeout"):
+        await handler.create_detached("Ask", {}, timeout=value)
+    assert handler.pending == {}
 
 
 @pytest.mark.parametrize("value", [-1, math.nan, math.inf, 2.5])

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import ssl
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 import numpy as np
 import pytest
@@ -20,6 +23,7 @@ import pytest
 pytest.importorskip("google.genai", reason="the gemini extra (google-genai) is not installed")
 
 from doors import LOOKUP, Observed, human_tools
+from tls_front import self_signed, tls_front
 
 from providers.base import (
     AudioFormat,
@@ -295,13 +299,24 @@ async def test_error_closes_and_malformed_frames(server: LiveTestServer) -> None
     await rig.kit.aclose()
 
 
-async def test_the_sdk_client_against_the_test_server() -> None:
+async def test_the_sdk_client_against_the_test_server(tmp_path: Path) -> None:
     """google-genai's own Live client (a peer nobody here wrote) runs a tool round trip and a
     spoken turn. The SDK writes some keys in snake_case (``tool_response``,
     ``parameters_json_schema``), which the real server accepts and so does the test server;
-    only the strict camelCase check is left out here."""
-    async with LiveTestServer(api_key="g-test") as server:
-        await _sdk_session(server)
+    only the strict camelCase check is left out here.
+
+    The SDK always dials ``wss://`` with an API key, so it reaches the plain test server
+    through a TLS loopback front, configured by its public options alone (``base_url`` and
+    ``async_client_args={"ssl": ...}``): no private attribute is touched, so an SDK upgrade
+    that changed how it connects would fail here rather than bypass the check."""
+    pytest.importorskip("cryptography", reason="google-auth's dependency, for the TLS front")
+    server_tls, client_tls = self_signed(tmp_path)
+    async with (
+        LiveTestServer(api_key="g-test") as server,
+        tls_front(urlparse(server.url).port or 0, server_tls) as front,
+    ):
+        await _sdk_session(server, front.port, client_tls)
+    assert front.connections == 1 and len(server.connections) == 1
     assert server.invalid == []
     for message in server.connections[0].sent:
         validate_server_message(message, strict=True)
@@ -309,17 +324,12 @@ async def test_the_sdk_client_against_the_test_server() -> None:
     assert kinds == ["setup", "toolResponse"]
 
 
-async def _sdk_session(server: LiveTestServer) -> None:
+async def _sdk_session(server: LiveTestServer, port: int, tls: ssl.SSLContext) -> None:
     from google import genai
     from google.genai import types
 
-    base = server.url.split("/ws/")[0]
-    client = genai.Client(api_key="g-test", http_options={"base_url": "https://unused.test"})
-    # The SDK always dials wss:// with an API key: point only its URL and TLS settings at the
-    # plain-ws server (everything it writes and parses stays the SDK's own code).
-    api = client._api_client
-    api._websocket_base_url = lambda http_options=None: base  # type: ignore[method-assign]
-    api._websocket_ssl_ctx = {}
+    options = {"base_url": f"https://127.0.0.1:{port}", "async_client_args": {"ssl": tls}}
+    client = genai.Client(api_key="g-test", http_options=options)
     declaration = {"name": "lookup", "parameters_json_schema": LOOKUP.parameters}
     config = {"response_modalities": ["AUDIO"], "tools": [{"function_declarations": [declaration]}]}
     async with client.aio.live.connect(model="gemini-live-test", config=config) as live:

@@ -10,8 +10,8 @@ import pytest
 pytest.importorskip("pipecat")
 
 from doors import Observed, human_tools
-from pipecat.frames.frames import EndFrame, InterruptionFrame
-from pipecat_rig import FakeLLM, Running
+from pipecat.frames.frames import EndFrame, InterruptionFrame, LLMContextFrame
+from pipecat_rig import FakeLLM, Running, Sink
 
 from providers.pipecat import (
     CALL_INTERRUPTED,
@@ -19,6 +19,7 @@ from providers.pipecat import (
     PIPELINE_ENDED,
     human_input_functions,
 )
+from providers.pipecat._functions import _as_json_value
 from voice_hitl import VoiceKit
 
 
@@ -35,7 +36,7 @@ async def test_answered_question_reaches_the_model_and_is_reported() -> None:
         assert (request.room_id, request.actor_id, request.tool_call_id) == ("CA1", "+1555", "c1")
         assert human.handler.resolve(request.pending_id, '{"answer": true}')
         result = await pipeline.sink.result("c1")
-        assert json.loads(result.result) == {"answer": True}
+        assert result.result == {"answer": True}  # the object, not a string holding JSON
         report = await observed.reports.get()
         assert (report.outcome, report.door, report.delivered) == ("ok", "provider", True)
     await kit.aclose()
@@ -121,7 +122,7 @@ async def test_bad_arguments_fail_at_the_gate() -> None:
     async with Running(llm) as pipeline:
         await pipeline.call("ConfirmAction", "c1", wrong="field")
         result = await pipeline.sink.result("c1")
-        assert "error" in json.loads(result.result)
+        assert "error" in result.result
         report = await observed.reports.get()
         assert report.outcome == "failed" and observed.requests.empty()
     await kit.aclose()
@@ -135,7 +136,7 @@ async def test_handler_timeout_not_pipecats() -> None:
     async with Running(llm) as pipeline:
         await pipeline.call("AskUserQuestion", "c1", question="Which account?")
         result = await pipeline.sink.result("c1")
-        assert json.loads(result.result) == {
+        assert result.result == {
             "error": "Human input timed out after 0.3s for tool 'AskUserQuestion'"
         }
         assert (await observed.reports.get()).outcome == "failed"
@@ -160,3 +161,40 @@ async def test_aclose_withdraws_open_calls() -> None:
         report = await observed.reports.get()
         assert report.error_detail == "the call moved to an operator"
     await kit.aclose()
+
+
+async def test_the_model_reads_the_answer_object_in_pipecats_own_context() -> None:
+    from pipecat.processors.aggregators.llm_context import LLMContext
+    from pipecat.processors.aggregators.llm_response_universal import LLMAssistantAggregator
+
+    kit = VoiceKit()
+    observed = Observed.on(kit)
+    human = human_tools()
+    llm = FakeLLM()
+    human_input_functions(llm, human, kit=kit)
+    context = LLMContext()
+    upstream = Sink()  # sees what the aggregator sends back to the LLM service
+    aggregator = LLMAssistantAggregator(context)
+    async with Running(llm, first=(upstream,), after=(aggregator,)) as pipeline:
+        await pipeline.call("ConfirmAction", "c1", action="refund")
+        request = await observed.requests.get()
+        assert human.handler.resolve(request.pending_id, '{"answer": true}')
+        await observed.reports.get()
+        await upstream.first(LLMContextFrame)  # the result is in: the model runs again
+    (tool,) = [m for m in context.get_messages() if m.get("role") == "tool"]
+    assert (tool["tool_call_id"], json.loads(tool["content"])) == ("c1", {"answer": True})
+    for free_text in ("0", "savings"):  # plain answers stay text (never "COMPLETED")
+        assert _as_json_value(free_text) == free_text
+    await kit.aclose()
+
+
+def test_the_schema_offered_keeps_additional_properties_false() -> None:
+    from pipecat.adapters.llm.services.open_ai_adapter import OpenAILLMAdapter
+
+    bridge = human_input_functions(FakeLLM(), human_tools())
+    offered = OpenAILLMAdapter().to_provider_tools_format(bridge.tools)
+    for tool, definition in zip(offered, human_tools().tool_definitions, strict=True):
+        function = tool["function"]
+        assert function["name"] == definition.name
+        assert function["parameters"] == definition.parameters
+        assert function["parameters"]["additionalProperties"] is False

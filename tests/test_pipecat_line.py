@@ -3,8 +3,6 @@ the answer heard from its transcriptions or keypad frames (and kept from the LLM
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 pytest.importorskip("pipecat")
@@ -31,7 +29,7 @@ async def test_question_spoken_and_answer_heard_on_the_pipeline() -> None:
         assert "refund 20 dollars" in spoken.text and spoken.append_to_context is False
         said = TranscriptionFrame("yes please, I confirm", "caller", "t1", finalized=True)
         await pipeline.worker.queue_frame(said)
-        answer = json.loads((await pipeline.sink.result("c1")).result)
+        answer = (await pipeline.sink.result("c1")).result  # the object itself
         assert (answer["answer"], answer["via"]) == (True, "speech")
         assert not any(isinstance(f, TranscriptionFrame) for f in pipeline.sink.frames)
         assert not line.listening
@@ -55,7 +53,7 @@ async def test_keypad_answer_from_the_pipeline() -> None:
         await pipeline.call("ConfirmAction", "c1", action="close the account")
         await pipeline.sink.first(TTSSpeakFrame)
         await pipeline.worker.queue_frame(InputDTMFFrame(KeypadEntry.TWO))
-        answer = json.loads((await pipeline.sink.result("c1")).result)
+        answer = (await pipeline.sink.result("c1")).result  # the object itself
         assert (answer["answer"], answer["via"]) == (False, "dtmf")
     await responder.aclose()
     await kit.aclose()

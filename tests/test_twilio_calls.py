@@ -259,3 +259,38 @@ async def test_provider_that_cannot_connect_closes_the_call_with_the_reason(
     assert call.close_code == 1011 and "model unreachable" in call.close_reason
     assert "could not start" in caplog.text
     await channel.close()
+
+
+async def test_a_binary_frame_mid_call_is_dropped_and_named(
+    phone: Phone, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with FakeTwilioCall(phone.server.url) as call:
+        session = await phone.session()
+        call_id = await ask(phone, session)
+        assert call._ws is not None
+        with caplog.at_level(logging.WARNING, "voice_hitl.providers.twilio"):
+            await call._ws.send(b"\x00\x00\xfe\xff")
+            await call.press("1")
+            record = await phone.provider.wait_for_tool_result(call_id)
+        assert json.loads(record.output)["answer"] is True
+        assert "binary frame not allowed" in caplog.text and "utf-32" not in caplog.text
+        await call.hang_up()
+
+
+async def test_an_oversized_message_ends_the_call_logged_and_named(
+    phone: Phone, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with FakeTwilioCall(phone.server.url) as call:
+        session = await phone.session()
+        call_id = await ask(phone, session)
+        with caplog.at_level(logging.ERROR, "voice_hitl.providers.twilio"):
+            payload = "A" * (2_100_000 // 4 * 4)  # 2.1 MB of base64
+            media = {"event": "media", "streamSid": call.stream_sid, "media": {"payload": payload}}
+            await call.send_json(media)
+            await call.closed.wait()
+            report = await phone.report(call_id)
+        assert call.close_code == 1009
+        assert "1009 (message too big" in caplog.text
+    await session.wait_closed()
+    assert session.end_reason.startswith("the call's media stream dropped: a message over the")
+    assert report.error_detail.startswith(session.end_reason)

@@ -189,3 +189,28 @@ async def test_pipecat_writes_the_messages_we_write() -> None:
     stream.clear()
     (clear,) = [json.loads(m) for m in stream.outgoing()]
     assert clear == json.loads(await serializer.serialize(InterruptionFrame()))
+
+
+def test_clear_is_sent_only_while_something_may_be_playing() -> None:
+    stream = started_stream()
+    stream.clear()  # nothing sent yet: nothing to clear
+    assert stream.outgoing() == []
+    stream.send_audio(np.ones(320, dtype=np.int16))
+    (mark,) = [json.loads(m)["mark"]["name"] for m in stream.outgoing() if '"mark"' in m]
+    stream.receive(_mark(stream, mark))  # played out
+    stream.clear()  # the caller speaks after the agent finished: nothing to clear
+    stream.clear()
+    assert stream.outgoing() == []
+    stream.send_audio(np.ones(320, dtype=np.int16))
+    stream.outgoing()
+    stream.clear()  # talking over the agent: one clear
+    stream.clear()  # already cleared, its mark still on the way back: no second one
+    assert [json.loads(m)["event"] for m in stream.outgoing()] == ["clear"]
+
+
+def test_a_binary_frame_is_refused_as_such() -> None:
+    stream = started_stream()
+    with pytest.raises(StreamProtocolError, match=r"^binary frame not allowed"):
+        stream.receive(b'{"event": "media"}')
+    with pytest.raises(StreamProtocolError, match=r"^binary frame not allowed"):
+        stream.receive(b"\x00\x00\xfe\xff")  # once read as a "utf-32-be" decode error

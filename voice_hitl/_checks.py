@@ -12,6 +12,7 @@ import math
 import numbers
 
 __all__ = [
+    "MAX_SECONDS",
     "non_negative_int",
     "non_negative_seconds",
     "optional_seconds",
@@ -20,12 +21,21 @@ __all__ = [
 ]
 
 
+MAX_SECONDS = 10 * 365 * 86_400
+"""The longest duration taken (ten years): a longer one is accepted by nothing downstream (a
+request's deadline is a ``datetime``, which ``timeout=1e12`` overflows on every call)."""
+
+
 def _number(name: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number of seconds, got {type(value).__name__}")
     seconds = float(value)
     if not math.isfinite(seconds):
         raise ValueError(f"{name} must be a finite number of seconds, got {value!r}")
+    if seconds > MAX_SECONDS:
+        raise ValueError(
+            f"{name} must be at most {MAX_SECONDS:,} seconds (ten years), got {value!r}"
+        )
     return seconds
 
 
@@ -33,7 +43,8 @@ def positive_seconds(name: str, value: object) -> float:
     """``value`` as a float if it is a finite number above zero.
 
     Raises:
-        ValueError: NaN, infinite, zero or negative (the message names ``name``).
+        ValueError: NaN, infinite, zero, negative, or above :data:`MAX_SECONDS` (the
+            message names ``name``).
         TypeError: Not a real number.
     """
     seconds = _number(name, value)
@@ -51,7 +62,7 @@ def non_negative_seconds(name: str, value: object) -> float:
     """``value`` as a float if it is a finite number at or above zero.
 
     Raises:
-        ValueError: NaN, infinite or negative.
+        ValueError: NaN, infinite, negative, or above :data:`MAX_SECONDS`.
         TypeError: Not a real number.
     """
     seconds = _number(name, value)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
 import time
@@ -50,6 +51,7 @@ __all__ = [
     "PHONE_CALL",
     "DemoResult",
     "add_demo_command",
+    "clear_outputs",
     "load_turns",
     "run_demo",
 ]
@@ -201,11 +203,31 @@ DEMO_JOURNAL_KEY = b"voice-hitl-demo"
 """The demo journal's chain key (an application keeps its own secret)."""
 
 
+_JOURNAL_SIDECARS = ("-wal", "-shm", ".anchor", ".anchor.lock")
+"""Files SQLite and the journal keep beside the journal file."""
+OUTPUT_FILES = ("caller.wav", "agent.wav", "call.wav", "transcript.json", "call.json")
+"""What a demo run may write to its output folder, besides the journal and ``turns/``."""
+
+
+def clear_outputs(out_dir: Path) -> None:
+    """Remove what an earlier demo run wrote to ``out_dir`` (the demo's own file names only),
+    so the folder holds this run's files alone: a phone call writes no ``call.wav`` or
+    ``call.json``, and a stale one would describe another call."""
+    journal = (JOURNAL_FILE, *(f"{JOURNAL_FILE}{end}" for end in _JOURNAL_SIDECARS))
+    for name in (*OUTPUT_FILES, *journal):
+        (out_dir / name).unlink(missing_ok=True)
+    turns = out_dir / "turns"
+    if turns.is_dir():
+        for old in turns.glob("[0-9][0-9]_*.wav"):
+            old.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # left in place if it holds anything else
+            turns.rmdir()
+
+
 def _open_journal(out_dir: Path) -> Journal:
-    """A fresh journal of the demo's requests in its output folder."""
-    (out_dir / JOURNAL_FILE).unlink(missing_ok=True)
-    for suffix in ("-wal", "-shm"):
-        (out_dir / f"{JOURNAL_FILE}{suffix}").unlink(missing_ok=True)
+    """A fresh journal of the demo's requests in its output folder (which is cleared of an
+    earlier run's files first, see :func:`clear_outputs`)."""
+    clear_outputs(out_dir)
     return Journal.open(out_dir / JOURNAL_FILE, DEMO_JOURNAL_KEY)
 
 

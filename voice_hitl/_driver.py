@@ -18,6 +18,7 @@ from typing import Any
 
 from ._exceptions import ChannelClosedError, ProviderError
 from ._gate import Door, ToolCall, ToolGate, ToolResult
+from ._loop_slices import all_done, cancel_in_slices
 from ._provider import ProviderSession
 from ._provider_events import (
     AudioOutEvent,
@@ -371,11 +372,13 @@ class SessionDriver:
     # -- settling ----------------------------------------------------------------------------
 
     def _cancel_calls(self, reason: str) -> list[asyncio.Task[Any]]:
+        """Cancel the reasoning loop and the open calls with ``reason``: one slice now, the
+        next ones on later loop turns (``_loop_slices.CANCEL_SLICE``). Returns every task
+        cancelled or to be cancelled."""
         tasks = list(self._calls.values())
         if self._reasoning_task is not None:
-            tasks.append(self._reasoning_task)
-        for task in tasks:
-            task.cancel(reason)
+            tasks.insert(0, self._reasoning_task)
+        cancel_in_slices(tasks, reason)
         return tasks
 
     async def withdraw(self, call_id: str, reason: str) -> bool:
@@ -399,12 +402,14 @@ class SessionDriver:
         """Withdraw every open call (reported ``cancelled`` with ``reason``); nothing is sent
         to the provider for them. Idempotent.
 
+        The calls are cancelled a slice per loop turn (``_loop_slices.CANCEL_SLICE``), so
+        closing thousands never holds the loop; a call answered before its turn came is
+        delivered and reported as such (an answer that was taken is never dropped).
+
         Cancellation: the calls are cancelled first; cancelling stops only the wait for them.
         """
         self._settled = True
-        tasks = self._cancel_calls(reason)
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
+        await all_done(self._cancel_calls(reason))
 
     async def stop_reading(self) -> None:
         """Stop reading events (cancel and await the reader). Idempotent.
@@ -427,3 +432,4 @@ class SessionDriver:
         await self.settle(reason)
         await self.stop_reading()
         await self.provider_session.aclose()
+

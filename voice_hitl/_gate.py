@@ -239,8 +239,9 @@ class ToolGate:
             ends in a ``failed`` result naming the exception type, logged with its traceback.
 
         Cancellation: the call is withdrawn (a human-input request with it) and reported
-        ``cancelled``, with the cancel message as ``error_detail``. Cancelled while
-        ``deliver`` runs, it is reported with its outcome and ``delivered=False``.
+        ``cancelled``, ``delivered=False``, with the cancel message as ``error_detail``.
+        Cancelled while ``deliver`` runs, it is reported with its outcome and
+        ``delivered=False``.
         """
         seen: list[Mapping[str, Any]] = [
             call.arguments if isinstance(call.arguments, Mapping) else MappingProxyType({})
@@ -252,8 +253,9 @@ class ToolGate:
             hint = str(cancelled.args[0]) if cancelled.args else "the call was cancelled"
             cancelled_result = ToolResult.error("cancelled", hint, hint)
             self._record_delivery(call, asked, cancelled_result)
-            if self.kit is not None:
-                report, ctx = self._report(call, seen[-1], cancelled_result)
+            if self.kit is not None:  # a withdrawn call's result goes nowhere
+                note = f"not delivered: {hint}"
+                report, ctx = self._report(call, seen[-1], cancelled_result, False, note)
                 self.kit.hooks.observe_nowait(HookTrigger.ON_TOOL_CALL, report, ctx)
             raise
         delivered, note = True, ""
@@ -291,7 +293,8 @@ class ToolGate:
         if self.kit is None:
             return
         arguments = call.arguments if isinstance(call.arguments, Mapping) else MappingProxyType({})
-        report, ctx = self._report(call, arguments, ToolResult.error("cancelled", reason, reason))
+        result = ToolResult.error("cancelled", reason, reason)
+        report, ctx = self._report(call, arguments, result, False, f"not delivered: {reason}")
         self.kit.hooks.observe_nowait(HookTrigger.ON_TOOL_CALL, report, ctx)
 
     async def report_served(self, call: ToolCall, result: str, is_error: bool = False) -> None:

@@ -14,6 +14,7 @@ import asyncio
 import enum
 import inspect
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -38,6 +39,12 @@ __all__ = [
 logger = logging.getLogger("voice_hitl.hooks")
 
 E = TypeVar("E")
+
+OBSERVER_TASKS = 8
+"""How many tasks at most run the observations queued by :meth:`HookEngine.observe_nowait`."""
+
+OBSERVE_SLICE = 8
+"""How many queued observations one of those tasks runs before it yields to the loop."""
 
 
 class HookTrigger(enum.StrEnum):
@@ -157,6 +164,8 @@ class HookEngine:
         self.hook_timeout = positive_seconds("hook_timeout", hook_timeout)
         self._hooks: dict[HookTrigger, list[HookRegistration]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._queued: deque[tuple[HookTrigger, object, HookContext]] = deque()
+        self._observers: set[asyncio.Task[None]] = set()
 
     def register(self, registration: HookRegistration) -> None:
         """Add a hook; hooks of one trigger keep priority order (stable for ties)."""
@@ -260,8 +269,39 @@ class HookEngine:
                 logger.error("observer %s", failure, exc_info=exc)
 
     def observe_nowait(self, trigger: HookTrigger, event: object, ctx: HookContext) -> None:
-        """Run :meth:`observe` in a task the engine owns (for teardown paths)."""
-        self._spawn(self.observe(trigger, event, ctx), f"observe-{trigger.value}")
+        """Queue :meth:`observe` for a few worker tasks the engine owns (for teardown paths).
+
+        Queued observations run in order, at most :data:`OBSERVER_TASKS` at a time, each
+        worker yielding to the loop every :data:`OBSERVE_SLICE`, so withdrawing thousands of
+        calls at once neither spawns a task per report nor holds the loop while their
+        observers run.
+        """
+        self._queued.append((trigger, event, ctx))
+        if len(self._observers) < OBSERVER_TASKS:
+            task: asyncio.Task[None] = asyncio.ensure_future(self._observe_queued())
+            task.set_name(f"observe-{trigger.value}")
+            self._observers.add(task)
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+            task.add_done_callback(self._observers.discard)
+
+    async def _observe_queued(self) -> None:
+        task = asyncio.current_task()
+        try:
+            run = 0
+            while self._queued:
+                trigger, event, ctx = self._queued.popleft()
+                try:
+                    await self.observe(trigger, event, ctx)
+                except Exception:  # observe() logs hook failures itself: this is a bug
+                    logger.exception("observing %s failed", trigger.value)
+                run += 1
+                if run % OBSERVE_SLICE == 0:
+                    await asyncio.sleep(0)  # observers that never wait still share the loop
+        finally:
+            # Leave the pool before returning, so a report queued from now on gets a worker.
+            if task is not None:
+                self._observers.discard(task)
 
     def fire_async(self, trigger: HookTrigger, event: object, ctx: HookContext) -> None:
         """Start the async hooks of ``trigger`` in tasks the engine owns."""
@@ -300,11 +340,20 @@ class HookEngine:
     async def aclose(self) -> None:
         """Cancel and await the hook tasks still running. Idempotent.
 
-        Cancellation: the tasks are cancelled first; cancelling stops only the wait.
+        Observations already queued by :meth:`observe_nowait` are run first (each observer
+        within its budget), so every report queued before the close reaches its observers.
+
+        Cancellation: queued observations not yet run are dropped and the tasks cancelled;
+        cancelling stops only the wait for them.
         """
         current = asyncio.current_task()  # a hook closing the kit is left to finish
-        tasks = [task for task in self._tasks if task is not current]
-        for task in tasks:
-            task.cancel()
+        try:
+            while current not in self._observers and self._observers:
+                await asyncio.wait(list(self._observers))
+        finally:
+            self._queued.clear()
+            tasks = [task for task in self._tasks if task is not current]
+            for task in tasks:
+                task.cancel()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)

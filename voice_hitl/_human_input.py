@@ -28,7 +28,7 @@ from datetime import timedelta
 from functools import partial
 from typing import Any, TypeVar
 
-from ._checks import non_negative_int, optional_seconds
+from ._checks import MAX_SECONDS, non_negative_int, optional_seconds
 from ._lifecycle import (
     RequestDelivered,
     RequestEvent,
@@ -75,7 +75,6 @@ _OUTCOME_NAME: dict[OutcomeKind, SettledOutcome] = {
     OutcomeKind.GIVEN_UP: "withdrawn",
 }
 
-_INF = float("inf")
 _ANSWERED = OutcomeKind.ANSWERED
 _PENDING = PendingInputStatus.PENDING
 _RESOLVED = PendingInputStatus.RESOLVED
@@ -233,9 +232,13 @@ class HumanInputHandler:
 
         Raises:
             RuntimeError: The handler, or this channel's scope, is closed.
+            ValueError: ``timeout`` is not None and not a finite number of seconds above
+                zero (at most ten years).
 
         Cancellation: safe; nothing is registered unless this returns.
         """
+        if timeout is not None:
+            optional_seconds("timeout", timeout)
         return self._create(
             tool_name,
             arguments,
@@ -264,8 +267,14 @@ class HumanInputHandler:
     ) -> PendingInput:
         """Register a request nobody will :meth:`wait` on; the caller must :meth:`release` it.
 
+        Raises:
+            RuntimeError: The handler, or this channel's scope, is closed.
+            ValueError: A ``timeout`` that is not a finite number of seconds above zero.
+
         Cancellation: safe; nothing is registered unless this returns.
         """
+        if timeout is not None:
+            optional_seconds("timeout", timeout)
         return self._create(
             tool_name,
             arguments,
@@ -371,7 +380,7 @@ class HumanInputHandler:
         Cancellation: withdraws the request: it is given up and a later ``resolve()``
         returns False.
         """
-        if timeout is not None and not (0 < timeout < _INF):  # NaN fails too
+        if timeout is not None and not (0 < timeout <= MAX_SECONDS):  # NaN fails too
             optional_seconds("timeout", timeout)  # raises, naming what is wrong
         slot = self._active.get(pending_id)
         if slot is None:

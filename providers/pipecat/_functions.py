@@ -12,6 +12,7 @@ is withdrawn with the reason (interrupted, pipeline ended) and reported ``cancel
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -32,6 +33,7 @@ from voice_hitl import (
     ToolResult,
     VoiceKit,
 )
+from voice_hitl._loop_slices import all_done, cancel_in_slices
 
 if TYPE_CHECKING:
     from ._line import PipecatLine
@@ -101,15 +103,16 @@ class PipecatHumanInput:
         """The human-input tools as Pipecat schemas, for the ``LLMContext`` (``tools=``)."""
         human = self.gate.human_input
         assert human is not None
-        schemas = []
+        schemas: list[FunctionSchema] = []
         for tool in human.tool_definitions:
-            parameters = tool.parameters or {}
+            parameters = dict(tool.parameters or {})
             schemas.append(
-                FunctionSchema(
+                _WholeSchema(
                     name=tool.name,
                     description=tool.description,
                     properties=dict(parameters.get("properties", {})),
                     required=list(parameters.get("required", [])),
+                    parameters=parameters,
                 )
             )
         return ToolsSchema(standard_tools=schemas)
@@ -135,7 +138,9 @@ class PipecatHumanInput:
         )
 
         async def deliver(result: ToolResult) -> None:
-            await params.result_callback(result.text)
+            # Pipecat JSON-encodes the result for the model: hand it the object, or the
+            # model reads a string holding JSON ("{\"answer\": true}").
+            await params.result_callback(_as_json_value(result.text))
 
         serving = asyncio.ensure_future(self.gate.call(call, deliver))
         serving.set_name(f"pipecat-ask-{call.call_id}")
@@ -180,10 +185,47 @@ class PipecatHumanInput:
         Cancellation: the calls are cancelled first; cancelling stops only the wait for them.
         """
         tasks = list(self._serving.values())
-        for task in tasks:
-            task.cancel(reason)
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
+        cancel_in_slices(tasks, reason)  # thousands open must not hold the loop
+        await all_done(tasks)
+
+
+class _WholeSchema(FunctionSchema):
+    """A Pipecat function schema that keeps the tool's whole parameters schema.
+
+    Pipecat's ``FunctionSchema`` rebuilds ``parameters`` from ``properties`` and ``required``
+    alone, so ``additionalProperties: false`` (and any other top-level keyword) was never
+    offered to the model. Adapters that send ``to_default_dict()`` (OpenAI chat and
+    responses, Gemini) now send it whole; adapters that rebuild the schema from
+    ``properties``/``required`` themselves still drop it, and the gate refuses undeclared
+    arguments whatever the model was told.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        description: str,
+        properties: dict[str, Any],
+        required: list[str],
+        parameters: dict[str, Any],
+    ) -> None:
+        super().__init__(name, description, properties, required)
+        self._parameters = {**parameters, "type": "object"}
+
+    def to_default_dict(self) -> dict[str, Any]:
+        return {**super().to_default_dict(), "parameters": self._parameters}
+
+
+def _as_json_value(text: str) -> Any:
+    """The tool result as Pipecat should encode it: the object a JSON object text holds (a
+    typed answer, ``{"error": ...}``), else the text itself. Only a non-empty object is
+    unwrapped: Pipecat tells the model "COMPLETED" for a falsy result, so a free-text answer
+    "0" must stay the string it is."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    return value if isinstance(value, dict) and value else text
 
 
 def human_input_functions(

@@ -115,7 +115,7 @@ async def run_phone_demo(
         call = FakeTwilioCall(server.url, caller="+15550100")
         bound = 30.0 + (len(turns) + 1) * timeout
         async with asyncio.timeout(bound):
-            await _place_call(call, sessions, turns, timeline, speed)
+            await _place_call(call, sessions, turns, timeline, speed, server)
     finally:
         if call is not None:
             await call.aclose()
@@ -144,10 +144,23 @@ async def _place_call(
     turns: Sequence[CallerTurn],
     timeline: Timeline,
     speed: float,
+    server: PhoneServer,
 ) -> None:
-    """Dial in, speak each turn once the agent has finished its turn, hang up at the end."""
+    """Dial in, speak each turn once the agent has finished its turn and its voice has played
+    out on the line, hang up at the end."""
     agent_turns = 0
     changed = asyncio.Event()
+    heard_before = 0  # agent audio heard when the caller last stopped speaking
+
+    async def let_agent_finish() -> None:
+        """Keep the line open (silence, at the caller's pace) while the agent's voice plays:
+        a caller does not talk over the agent."""
+        phone = server.calls.get(call.call_sid)
+        if phone is not None:  # every sample the agent said has reached the caller
+            await call.wait_for(lambda: len(call.heard) >= phone.stream.sent_samples)
+        playing = (len(call.heard) - heard_before) / PHONE_RATE
+        if playing > 0:
+            await call.send_silence(playing, speed=speed)
 
     def observe(event: ProviderEvent) -> None:
         nonlocal agent_turns
@@ -169,10 +182,13 @@ async def _place_call(
     for turn in turns:
         if turn.after == "agent":
             await agent_finished(seen)
+            await let_agent_finish()
         seen = agent_turns
         await call.send_audio(turn.audio, CHANNEL_RATE, speed=speed)
         await call.send_silence(TRAILING_SILENCE, speed=speed)
+        heard_before = len(call.heard)
     await agent_finished(seen)
+    await let_agent_finish()
     timeline.add("call", "caller hung up")
     await call.hang_up()
     await session.wait_closed()

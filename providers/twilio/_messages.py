@@ -153,9 +153,13 @@ def parse_message(text: str | bytes) -> InboundMessage | None:
         StreamProtocolError: Not a JSON object, no ``event``, or a known event whose fields are
             missing or of the wrong type (the message names which).
     """
+    if not isinstance(text, str):
+        raise StreamProtocolError(
+            "binary frame not allowed: Media Streams messages are JSON text frames"
+        )
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except json.JSONDecodeError as exc:
         raise StreamProtocolError(f"Media Streams message is not JSON: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("event"), str):
         raise StreamProtocolError(

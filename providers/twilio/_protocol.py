@@ -268,10 +268,13 @@ class MediaStream:
 
     def clear(self) -> None:
         """Drop the audio the caller has not heard yet (``clear``); marks still in flight
-        will come back as cleared, not played."""
+        will come back as cleared, not played. Nothing is sent when nothing may be playing
+        (every mark played back or already cleared)."""
         if self._state is not _State.STREAMING:
             return
         self._pending.clear()
+        if self._marks.keys() <= self._cleared:
+            return
         self._cleared.update(self._marks)
         self._send(clear_message(self.stream_sid))
 

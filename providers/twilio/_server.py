@@ -18,6 +18,7 @@ from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import CloseCode
 
 from voice_hitl import RealtimeVoiceChannel, RequestOpened, RequestSettled, VoiceSession
 from voice_hitl._checks import positive_seconds
@@ -38,6 +39,9 @@ STREAM_DROPPED = "the call's media stream dropped"
 """Why it ends when the socket closes without ``stop``."""
 SERVER_CLOSED = "the phone server closed"
 """Why it ends when :meth:`PhoneServer.aclose` closes the socket."""
+MAX_MESSAGE_BYTES = 2**20
+"""The largest Media Streams message taken (Twilio's are well under 1 KB): a larger one closes
+the socket with 1009 (message too big), logged, and the call ends saying so."""
 
 
 def withdrawal_reason(why: str, question: Question) -> str:
@@ -119,7 +123,9 @@ class PhoneServer:
         human = self.channel.human_input_handler
         if human is not None:
             self._unobserve = human.handler.add_observer(self._on_request)
-        self._server = await serve(self._handle, self.host, self.port, compression=None)
+        self._server = await serve(
+            self._handle, self.host, self.port, compression=None, max_size=MAX_MESSAGE_BYTES
+        )
 
     async def serve_forever(self) -> None:
         """Serve until cancelled or closed.
@@ -240,8 +246,10 @@ class PhoneServer:
             reason = str(exc)
         except TimeoutError:
             reason = f"no 'start' message within {self.start_timeout:g}s"
-        except ConnectionClosed:
+        except ConnectionClosed as exc:
             self.rejected += 1
+            if _too_big(exc):
+                logger.error("rejected a Media Streams socket: %s", _too_big(exc))
             return False
         self.rejected += 1
         logger.warning("rejected a Media Streams socket: %s", reason)
@@ -260,8 +268,10 @@ class PhoneServer:
                     logger.warning("call %s: dropped a Media Streams message: %s", sid, exc)
                 if call.stream.stopped:
                     return CALLER_HUNG_UP
-        except ConnectionClosed:
-            pass
+        except ConnectionClosed as exc:
+            if too_big := _too_big(exc):
+                logger.error("call %s: %s", sid, too_big)
+                return f"{STREAM_DROPPED}: {too_big}"
         return SERVER_CLOSED if self._closing else STREAM_DROPPED
 
     async def _end(self, session: VoiceSession, call: PhoneCall, why: str) -> None:
@@ -270,6 +280,17 @@ class PhoneServer:
         for question in call.open_questions:
             await session.withdraw_call(question.tool_call_id, withdrawal_reason(why, question))
         await self.channel.end_session(session, reason=why)
+
+
+def _too_big(closed: ConnectionClosed) -> str:
+    """Why the socket closed when we closed it over a message too big ("" otherwise)."""
+    sent = closed.sent
+    if sent is None or sent.code != CloseCode.MESSAGE_TOO_BIG:
+        return ""
+    return (
+        f"a message over the {MAX_MESSAGE_BYTES:,}-byte limit arrived, so the socket was "
+        f"closed with 1009 (message too big: {sent.reason})"
+    )
 
 
 def _turn_end(call: PhoneCall, event: ProviderEvent) -> None:

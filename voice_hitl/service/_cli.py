@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -170,13 +171,29 @@ def _watch(client: Any, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+class _NotANumber(ValueError):
+    """A JSON value Python reads as a float but JSON has no number for (NaN, Infinity)."""
+
+
+def _no_constant(name: str) -> Any:
+    raise _NotANumber(f"not JSON: {name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise _NotANumber(f"out of range: {text} does not fit a JSON number")
+    return number
+
+
 def _answer(client: Any, args: argparse.Namespace) -> int:
     value: Any = args.value
     if args.json:
         try:
-            value = json.loads(args.value)
-        except ValueError:
-            return _fail(f"--json: {args.value!r} is not JSON", EXIT_USAGE)
+            value = json.loads(args.value, parse_constant=_no_constant, parse_float=_finite)
+        except ValueError as exc:
+            why = str(exc) if isinstance(exc, _NotANumber) else "not JSON"
+            return _fail(f"--json: {args.value!r} is {why}", EXIT_USAGE)
     settled = client.answer(args.id, value)
     print(f"{settled['id']}: answered by {settled['settled']['by']}")
     return EXIT_OK

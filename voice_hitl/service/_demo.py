@@ -28,11 +28,12 @@ from .._responder import VoiceResponder
 from .._standard_tools import ASK_USER_QUESTION, CONFIRM_ACTION
 from .._timeline import Timeline
 from .._tools import AITool
+from .._usage import UsageError
 from .._voice_channel import RealtimeVoiceChannel
 from ..board import BoardBridge, BoardOpened, MemoryBoard
 from ._app import create_app
 from ._auth import Operator, Operators
-from ._serve import running_service
+from ._serve import ServiceStartError, running_service
 
 __all__ = [
     "ASK_SUPERVISOR",
@@ -128,26 +129,26 @@ async def run_operator_demo(
         kit, call_clock=lambda: transport.clock / transport.sample_rate, out=sys.stdout
     )
     responder = VoiceResponder(kit, reprompts=2)
-    provider = await _provider("whisper")
     agent = SupervisedTransferAgent()
     human = HumanInputToolHandler(
         {"AskUserQuestion", "ConfirmAction", "AskSupervisor"},
         timeout=timeout,
         tool_definitions=[ASK_USER_QUESTION, CONFIRM_ACTION, ASK_SUPERVISOR],
     )
-    voice = RealtimeVoiceChannel(
-        "phone",
-        provider=provider,
-        transport=transport,
-        human_input_handler=human,
-        reasoning_backend=agent,
-    )
-    voice.input_format = voice.output_format = AudioFormat(transport.sample_rate)
     operators = Operators.from_tokens({token: Operator("supervisor")})
     app = create_app(board, operators)
     supervisor: asyncio.Task[None] | None = None
     try:
+        # The service listens first: a taken port is reported before the model loads.
         async with running_service(app, port=port) as url, BoardBridge(human.handler, board):
+            voice = RealtimeVoiceChannel(
+                "phone",
+                provider=await _provider("whisper"),
+                transport=transport,
+                human_input_handler=human,
+                reasoning_backend=agent,
+            )
+            voice.input_format = voice.output_format = AudioFormat(transport.sample_rate)
             print(f"operator console: {url}/#token={token}")
             print(f"or: VOICE_HITL_URL={url} VOICE_HITL_TOKEN={token} voice-hitl pending")
             if not manual:
@@ -177,7 +178,12 @@ async def run_operator_demo(
 
 def run_operator_command(args: argparse.Namespace) -> int:
     """``voice-hitl demo --operator`` (called by the demo command)."""
-    moved = asyncio.run(run_operator_demo(speed=args.speed, port=args.port, manual=args.manual))
+    try:
+        moved = asyncio.run(
+            run_operator_demo(speed=args.speed, port=args.port, manual=args.manual)
+        )
+    except ServiceStartError as exc:
+        raise UsageError(f"--port {args.port}: {exc}") from None
     print()
     print(f"moved: {moved or 'nothing'}")
     sys.stdout.flush()

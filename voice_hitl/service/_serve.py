@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -13,7 +14,12 @@ from starlette.applications import Starlette
 
 from ..journal import Journal
 
-__all__ = ["running_service"]
+__all__ = ["ServiceStartError", "running_service"]
+
+
+class ServiceStartError(RuntimeError):
+    """The service could not start listening (the port is taken, or not a port)."""
+
 
 # The sans-I/O websockets protocol where uvicorn has it (the legacy one warns on websockets 14+).
 _WS = "websockets-sansio" if "websockets-sansio" in uvicorn.config.WS_PROTOCOLS else "auto"
@@ -28,13 +34,26 @@ async def running_service(
     ``port=0`` picks a free port. On exit the server stops and its lifespan ends.
 
     Raises:
-        RuntimeError: The server did not start (e.g. the port is taken).
+        ServiceStartError: It cannot listen on ``host:port`` (e.g. the port is taken).
+        RuntimeError: The server did not start for another reason.
 
     Cancellation: safe; the server is asked to stop and awaited (cancelled after 5 s).
     """
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on", ws=_WS)
     server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve(), name="operator-service")
+    # Bound here, not by uvicorn, whose failed bind ends the whole process (SystemExit).
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host, port))
+    except (OSError, OverflowError) as exc:
+        listener.close()
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ServiceStartError(
+            f"the operator service cannot listen on {host}:{port}: {why}"
+        ) from None
+    task = asyncio.create_task(server.serve(sockets=[listener]), name="operator-service")
     try:
         while not server.started:
             if task.done():
@@ -52,6 +71,7 @@ async def running_service(
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        listener.close()
 
 
 def serve_forever(args: Any) -> int:

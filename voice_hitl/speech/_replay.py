@@ -258,12 +258,15 @@ async def replay(
     for index, entry in enumerate(entries):
         if not isinstance(entry, dict):
             raise ValueError(f"fixture {index}: expected an object, got {type(entry).__name__}")
-    entries = [
+    selected = [
         e
         for e in entries
         if (not voices or e.get("voice") in voices)
         and (not conditions or e.get("condition") in conditions)
     ][:limit]
+    if not selected:
+        raise ValueError(_nothing_selected(entries, voices, conditions))
+    entries = selected
     if sample > 1:
         k = sample
         entries = [e for i, e in enumerate(entries) if (i + i // k + i // (k * k)) % k == 0]
@@ -281,6 +284,20 @@ async def replay(
 
     show = _progress(progress_out) if progress_out is not None else None
     return await run_fixtures(audio_dir, entries, recognise, show)
+
+
+def _nothing_selected(
+    entries: list[dict[str, Any]], voices: list[str] | None, conditions: list[str] | None
+) -> str:
+    """Why no fixture was selected, naming the filters and what the manifest holds."""
+    if not entries:
+        return "the manifest lists no fixtures"
+    asked = [f"--voice {v}" for v in voices or ()] + [f"--condition {c}" for c in conditions or ()]
+    held = []
+    for key in ("voice", "condition"):
+        names = sorted({str(e.get(key)) for e in entries if e.get(key) is not None})
+        held.append(f"{key}s: {', '.join(names) or 'none'}")
+    return f"no fixture matches {' '.join(asked)} (the manifest has {'; '.join(held)})"
 
 
 def _check_args(args: argparse.Namespace) -> Path | None:
