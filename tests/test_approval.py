@@ -204,6 +204,25 @@ async def test_always_is_remembered_journaled_and_revocable() -> None:
     await rig.kit.aclose()
 
 
+async def test_always_ends_with_the_call_in_that_room() -> None:
+    rig = approval_rig()
+    rig.kit.require_approval("transfer", risk="low")
+    session = await rig.start()
+    other = await rig.voice.start_session("room-2", participant_id="caller-2")
+    reading = rig.driver.call(session, "transfer", {"amount": 5, "to": "savings"})
+    rig.answer(await rig.observed.requests.get(), {"answer": True, "always": True})
+    assert not (await reading).is_error
+    reading = rig.driver.call(other, "transfer", {"amount": 6, "to": "savings"})
+    rig.answer(await rig.observed.requests.get(), {"answer": True, "always": True})
+    assert not (await reading).is_error
+    assert {g.room_id for g in rig.kit.approvals.grants()} == {"room-1", "room-2"}
+    await rig.voice.end_session(session)
+    # room-1's call ended: its grant went with it; room-2's call goes on, and so does its grant.
+    assert [g.room_id for g in rig.kit.approvals.grants()] == ["room-2"]
+    await rig.kit.aclose()
+    assert rig.kit.approvals.grants() == []
+
+
 async def test_always_is_not_granted_when_the_policy_forbids_it() -> None:
     rig = approval_rig()
     rig.kit.require_approval("transfer", allow_always=False)

@@ -199,9 +199,14 @@ class ToolApprovals:
             logger.info("always-approval of %r in room %r revoked by %s", tool, room_id, by)
         return bool(revoked)
 
-    def forget_room(self, room_id: str) -> int:
-        """Drop every grant of a room whose call ended; returns how many were dropped."""
-        keys = [key for key, grant in self._always.items() if grant.room_id == room_id]
+    def forget_room(self, room_id: str, *, channel_id: str | None = None) -> int:
+        """Drop every grant of a room whose call ended (only ``channel_id``'s, if given);
+        returns how many were dropped."""
+        keys = [
+            key
+            for key, grant in self._always.items()
+            if grant.room_id == room_id and (channel_id is None or grant.channel_id == channel_id)
+        ]
         for key in keys:
             self._handlers.pop(self._always.pop(key).request_id, None)
         return len(keys)

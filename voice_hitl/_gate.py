@@ -405,6 +405,12 @@ class ToolGate:
                         return ToolResult.error("refused", str(exc), str(exc))
             return await self._dispatch(name, arguments, asked)
 
+    def forget_approvals(self, room_id: str) -> None:
+        """Drop the "always" grants this channel holds in ``room_id``: its call there ended."""
+        approvals = self.approvals if self.approvals is not None else self._kit_approvals()
+        if approvals is not None:
+            approvals.forget_room(room_id, channel_id=self.channel_id)
+
     def _kit_approvals(self) -> ToolApprovals | None:
         """The kit's approvals (``voice_hitl._approvals``), used when the gate has none."""
         return None if self.kit is None else self.kit.approvals

@@ -361,6 +361,8 @@ class RealtimeVoiceChannel:
                     await self.transport.close_session(session.session_id)
             finally:
                 self._sessions.pop(session.session_id, None)
+                if all(s.room_id != session.room_id for s in self._sessions.values()):
+                    self._gate.forget_approvals(session.room_id)  # "always" ends with the call
                 session._closed.set()
 
     async def close(self) -> None:
