@@ -1,0 +1,317 @@
+"""``replay(folder, agent=factory)``: a recorded call against the user's own agent, offline.
+
+The factory is the user's code: given a provider (pointed at a loopback test server that
+plays the recording), it returns the channel it would run in production, with its tools,
+handlers, hooks and responder; or an async context manager yielding it, when the agent has
+more to close (a kit, a responder). The replay starts a session as the recorded call did,
+lets the cassette play the provider's side, answers requests the recorded people answered
+off the wire (an operator, a console: whatever settled a request other than the caller's
+speech or keypad) with their recorded answers, then compares the stories.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import difflib
+import inspect
+import json
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .._lifecycle import RequestEvent
+from .._provider import RealtimeProvider
+from .._voice_channel import RealtimeVoiceChannel
+from ._call import StoryRecord
+from ._cassette import Cassette, Divergence, WireLine, cassette_server
+from ._format import STORIES_FILE, WIRE_FILE, read_manifest, verify_files
+from ._manifest import RecordingError
+from ._summary import relaxed, summarise
+
+__all__ = ["AgentFactory", "CallReplay", "load_wire", "replay"]
+
+AgentFactory = Callable[[RealtimeProvider], Any]
+"""``factory(provider)`` returns the user's channel (or an awaitable of it, or an async
+context manager yielding it)."""
+
+_ON_THE_WIRE = frozenset({"speech", "dtmf", "keypad"})
+
+
+@dataclass(frozen=True)
+class CallReplay:
+    """A recorded call replayed against an agent: the stories and the first divergence."""
+
+    folder: Path
+    manifest: dict[str, Any]
+    expected: list[dict[str, Any]]
+    actual: list[dict[str, Any]]
+    divergence: Divergence | None = None
+    invalid: list[str] = field(default_factory=list)
+    """Client frames the provider's SDK types reject (as the real server would)."""
+
+    @property
+    def same(self) -> bool:
+        """True when the agent sent the recorded frames and the stories match."""
+        return self.divergence is None and not self.invalid and self.expected == self.actual
+
+    def diff(self) -> str:
+        """A unified diff of the stories (``-`` recorded, ``+`` replayed); empty when equal."""
+        if self.expected == self.actual:
+            return ""
+        dump = lambda s: json.dumps(s, indent=2, sort_keys=True).splitlines()  # noqa: E731
+        return "\n".join(
+            difflib.unified_diff(
+                dump(self.expected),
+                dump(self.actual),
+                fromfile=f"recorded ({self.folder})",
+                tofile="replayed",
+                lineterm="",
+            )
+        )
+
+    def report(self) -> str:
+        """What a failing test prints: the call, the first divergence, the stories' diff."""
+        head = f"{self.folder}: {len(self.expected)} requests recorded, {len(self.actual)} replayed"
+        if self.same:
+            return head + ", as recorded"
+        parts = [head + "; the replay differs from the recording"]
+        if self.divergence is not None:
+            parts.append(self.divergence.report())
+        parts.extend(f"the provider would refuse: {bad}" for bad in self.invalid[:3])
+        if self.expected != self.actual:
+            parts.append("stories:\n" + self.diff())
+        return "\n".join(parts)
+
+
+def load_wire(folder: Path) -> list[WireLine]:
+    """The recorded frames (blocking).
+
+    Raises:
+        RecordingError: A line is not a recorded frame; the message names the line.
+    """
+    lines = []
+    path = folder / WIRE_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    for number, raw in enumerate(text.splitlines(), 1):
+        try:
+            item = json.loads(raw)
+            line = WireLine(
+                number,
+                float(item["t"]),
+                str(item["dir"]),
+                int(item["conn"]),
+                str(item["frame"]),
+                bool(item.get("bin", False)),
+            )
+        except (ValueError, KeyError, TypeError) as exc:
+            raise RecordingError(f"{path} line {number} is not a recorded frame ({exc})") from None
+        if line.dir not in ("in", "out"):
+            raise RecordingError(f"{path} line {number}: 'dir' must be 'in' or 'out'")
+        lines.append(line)
+    return lines
+
+
+def _load(folder: Path) -> tuple[dict[str, Any], list[WireLine], dict[str, Any]]:
+    manifest = read_manifest(folder)
+    problems = verify_files(folder, manifest)
+    if problems:
+        raise RecordingError(f"{folder}: {'; '.join(problems)}")
+    try:
+        stories = json.loads((folder / STORIES_FILE).read_text())
+    except FileNotFoundError:
+        stories = {"records": [], "stories": []}
+    except ValueError as exc:
+        raise RecordingError(f"{folder / STORIES_FILE} is not JSON: {exc}") from None
+    return manifest, load_wire(folder), stories
+
+
+def _provider(facts: dict[str, Any], url: str, options: Any) -> RealtimeProvider:
+    kind, model = facts["kind"], facts.get("model")
+    query = str(facts.get("query") or "")
+    if kind == "openai":
+        from providers.openai_realtime import OpenAIRealtimeProvider, ReconnectPolicy
+
+        return OpenAIRealtimeProvider(
+            api_key="replay",
+            model=model or "gpt-realtime",
+            url=f"{url}?{query}" if query else url,
+            options=options,
+            reconnect=ReconnectPolicy(max_attempts=3, initial_delay=0.0, max_delay=0.0),
+        )
+    from providers.gemini_live import GeminiLiveProvider
+    from providers.gemini_live import ReconnectPolicy as LiveReconnect
+
+    return GeminiLiveProvider(
+        api_key="replay",
+        url=url,
+        options=options,
+        reconnect=LiveReconnect(max_attempts=3, initial_delay=0.0, max_delay=0.0),
+        **({"model": model} if model else {}),
+    )
+
+
+@contextlib.asynccontextmanager
+async def _agent(factory: AgentFactory, provider: RealtimeProvider) -> AsyncIterator[Any]:
+    made = factory(provider)
+    if inspect.isawaitable(made):
+        made = await made
+    if hasattr(made, "__aenter__"):
+        async with made as channel:
+            yield channel
+    else:
+        try:
+            yield made
+        finally:
+            await made.close()
+
+
+class _Stories:
+    """Collects the replay's request steps and gives the answers people gave off the wire
+    when the playback reaches the moment they gave them."""
+
+    def __init__(self, channel_id: str, recorded: list[dict[str, Any]], handler: Any) -> None:
+        self.channel_id = channel_id
+        self.records: list[StoryRecord] = []
+        self._ids: set[str] = set()
+        self._handler = handler
+        self._opened: list[str] = []
+        self._settles = [_settle_of(recorded, request_id) for request_id in _order(recorded)]
+        self._due: set[int] = set()
+        self._deliveries_due = sum(1 for r in recorded if r.get("kind") == "delivered")
+        self.delivered = asyncio.Event()
+        """Set once the replay made as many deliveries as the recording."""
+        if self._deliveries_due == 0:
+            self.delivered.set()
+
+    def cues(self) -> list[tuple[float, Callable[[], None]]]:
+        """When each answer given off the wire is due (for the cassette)."""
+        out = []
+        for index, settle in enumerate(self._settles):
+            if settle is not None and settle[1].get("via") not in _ON_THE_WIRE:
+                out.append((settle[0], lambda index=index: self._cue(index)))
+        return out
+
+    def _cue(self, index: int) -> None:
+        self._due.add(index)
+        if index < len(self._opened):
+            self._answer(index)
+
+    def __call__(self, event: RequestEvent) -> None:
+        from ..journal import record_of
+
+        if event.type == "opened":
+            if event.request.channel_id != self.channel_id:
+                return
+            self._ids.add(event.pending_id)
+            self._opened.append(event.pending_id)
+            index = len(self._opened) - 1
+            if index in self._due:
+                asyncio.get_running_loop().call_soon(self._answer, index)
+        elif event.pending_id not in self._ids:
+            return
+        request_id, at, kind, data = record_of(event)
+        self.records.append(StoryRecord(request_id, at, kind, data))
+        if kind == "delivered":
+            self._deliveries_due -= 1
+            if self._deliveries_due <= 0:
+                self.delivered.set()
+
+    def _answer(self, index: int) -> None:
+        settle = self._settles[index]
+        if settle is None or self._handler is None:
+            return
+        data = settle[1]
+        by, via, text = data.get("by"), data.get("via"), data.get("text") or ""
+        pending_id = self._opened[index]
+        if data.get("outcome") == "answered":
+            self._handler.resolve(pending_id, text, by=by, via=via)
+        elif data.get("outcome") == "rejected":
+            self._handler.reject(pending_id, text, by=by, via=via)
+
+
+def _order(records: list[dict[str, Any]]) -> list[str]:
+    return [r["request_id"] for r in records if r.get("kind") == "opened"]
+
+
+def _settle_of(
+    records: list[dict[str, Any]], request_id: str
+) -> tuple[float, dict[str, Any]] | None:
+    for record in records:
+        if record.get("request_id") == request_id and record.get("kind") == "settled":
+            data = record.get("data")
+            if isinstance(data, dict):
+                return float(record.get("t", 0.0)), data
+    return None
+
+
+async def replay(
+    folder: str | Path,
+    *,
+    agent: AgentFactory,
+    strict: bool = False,
+    options: Any = None,
+    patience: float = 5.0,
+) -> CallReplay:
+    """Replay a recorded call against ``agent``'s channel, offline (wire replay).
+
+    Args:
+        folder: A folder written by :class:`~voice_hitl.recording.CallRecorder`.
+        agent: ``factory(provider)``: the user's channel on ``provider`` (see the module).
+        strict: Also compare the recogniser's figures (confidence, exact transcript).
+        options: The provider options the agent runs with (``RealtimeOptions`` or
+            ``LiveOptions``); the recorded session's configuration is compared with them.
+        patience: Seconds to wait for each client frame the recording expects.
+
+    Raises:
+        RecordingError: The folder is not a usable recording (named: a missing, truncated or
+            edited file, a newer format version...).
+
+    Cancellation: safe; the agent's channel and the test server are closed.
+    """
+    folder = Path(folder)
+    manifest, lines, stories = await asyncio.to_thread(_load, folder)
+    records = stories.get("records", [])
+    recorded = stories.get("stories", [])
+    expected = recorded if strict else relaxed(recorded)
+    cassette = Cassette(lines, strict=strict, patience=patience)
+    session_facts = manifest["session"]
+    actor = next((r["data"].get("actor") for r in records if r.get("kind") == "opened"), None)
+    async with cassette_server(manifest["provider"]["kind"], cassette) as server:
+        provider = _provider(manifest["provider"], server.url, options)
+        async with _agent(agent, provider) as channel:
+            if not isinstance(channel, RealtimeVoiceChannel):
+                raise TypeError(
+                    f"the agent factory must give a RealtimeVoiceChannel, got {channel!r}"
+                )
+            human = channel.human_input_handler
+            collector = _Stories(channel.channel_id, records, human.handler if human else None)
+            remove = human.handler.add_observer(collector) if human is not None else (lambda: None)
+            cassette.cues.extend(collector.cues())
+            try:
+                session = await channel.start_session(
+                    session_facts["room_id"],
+                    participant_id=actor,
+                    session_id=session_facts["session_id"],
+                )
+                bound = patience * (1 + sum(1 for line in lines if line.dir == "out"))
+                try:
+                    async with asyncio.timeout(bound):
+                        await cassette.done.wait()
+                except TimeoutError:
+                    cassette.divergence = cassette.divergence or Divergence(
+                        0, f"the replay did not finish within {bound:g} s"
+                    )
+                if cassette.divergence is None:  # the agent reads the last frames played
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(patience):
+                            await collector.delivered.wait()
+                await channel.end_session(session)
+            finally:
+                remove()
+    actual = summarise(collector.records, strict=strict)
+    return CallReplay(folder, manifest, expected, actual, cassette.divergence, cassette.invalid)
