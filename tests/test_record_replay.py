@@ -11,184 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-pytest.importorskip("soundfile", reason="recording caller audio needs soundfile")
 pytest.importorskip("google.genai", reason="the gemini extra (google-genai) is not installed")
 
-from providers.base import RealtimeProvider
-from providers.gemini_live import GeminiLiveProvider
-from providers.gemini_live import ReconnectPolicy as LiveReconnect
-from providers.gemini_live_testing import LiveTestServer
-from providers.openai_realtime import OpenAIRealtimeProvider, ReconnectPolicy
-from providers.openai_realtime_testing import RealtimeTestServer
-from voice_hitl import (
-    ASK_USER_QUESTION,
-    CONFIRM_ACTION,
-    AITool,
-    HookContext,
-    HookExecution,
-    HookResult,
-    HookTrigger,
-    HumanInputToolHandler,
-    PendingInputEvent,
-    RealtimeVoiceChannel,
-    ToolCallReport,
-    VoiceKit,
-    VoiceResponder,
-)
-from voice_hitl.recording import CallRecorder, CallReplay, RecordedCall, replay
+import numpy as np
+import soundfile
+from record_rig import CALLER_FRAMES, PROMPT, Bank, caller_frame, record
 
-FAST = ReconnectPolicy(max_attempts=1, initial_delay=0.0, max_delay=0.0)
-PROMPT = "You are the bank's phone agent. Confirm every transfer with the caller."
-BALANCE = AITool(
-    name="get_balance",
-    description="The balance of one of the caller's accounts.",
-    parameters={"type": "object", "properties": {"account": {"type": "string"}}},
-)
-CLOSE = AITool(name="close_account", description="Close an account (never by phone).")
-
-
-class Bank:
-    """The user's agent: ``async with Bank(provider) as channel`` (the replay's factory)."""
-
-    def __init__(
-        self, provider: RealtimeProvider, *, balance: int = 1234, instructions: str = PROMPT
-    ) -> None:
-        self.balance = balance
-        self.kit = VoiceKit()
-        self.desk: asyncio.Queue[PendingInputEvent] = asyncio.Queue()
-        self.reports: asyncio.Queue[ToolCallReport] = asyncio.Queue()
-        self.human = HumanInputToolHandler(
-            {"AskUserQuestion", "ConfirmAction"},
-            timeout=60.0,
-            tool_definitions=[ASK_USER_QUESTION, CONFIRM_ACTION],
-        )
-        self.voice = RealtimeVoiceChannel(
-            "bank",
-            provider=provider,
-            tools=[BALANCE, CLOSE],
-            tool_handler=self.tools,
-            human_input_handler=self.human,
-            instructions=instructions,
-        )
-        self.kit.register_channel(self.voice)
-        self.kit.hook(HookTrigger.BEFORE_TOOL_USE)(self.no_closing_by_phone)
-        self.kit.hook(HookTrigger.ON_USER_INPUT_REQUIRED, execution=HookExecution.ASYNC)(
-            self.to_the_desk
-        )
-        self.kit.hook(HookTrigger.ON_TOOL_CALL, execution=HookExecution.ASYNC)(self.reported)
-        self.responder = VoiceResponder(self.kit)
-        self.responder.serve(self.voice)
-
-    async def tools(self, name: str, arguments: dict[str, Any]) -> str:
-        return json.dumps({"account": arguments.get("account"), "balance": self.balance})
-
-    async def no_closing_by_phone(self, event: Any, ctx: HookContext) -> HookResult | None:
-        if event.tool_name == "close_account":
-            return HookResult.block("accounts are closed in a branch")
-        return None
-
-    async def to_the_desk(self, event: PendingInputEvent, ctx: HookContext) -> None:
-        if str(event.arguments.get("question", "")).startswith("Operator:"):
-            self.desk.put_nowait(event)
-
-    async def reported(self, report: ToolCallReport, ctx: HookContext) -> None:
-        self.reports.put_nowait(report)
-
-    async def __aenter__(self) -> RealtimeVoiceChannel:
-        return self.voice
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.responder.aclose()
-        await self.kit.aclose()
-        await self.voice.close()
-
-
-Drive = Callable[[Any, Bank], Awaitable[None]]
-
-
-async def _reports(bank: Bank, count: int) -> list[ToolCallReport]:
-    return [await bank.reports.get() for _ in range(count)]
-
-
-async def _operator_answers(bank: Bank, conn: Any, asked: Awaitable[Any]) -> None:
-    """The operator at the desk answers once the responder has asked the caller too."""
-    event = await bank.desk.get()
-    await asked
-    answer = json.dumps({"answer": "yes", "via": "console"})
-    bank.human.handler.resolve(event.pending_id, answer, by="op-anna", via="console")
-
-
-async def drive_openai(conn: Any, bank: Bank) -> None:
-    """A SIP call: a balance, a refused tool, a keypad confirmation, an operator's answer."""
-    await conn.expect("session.update")
-    call = await conn.function_call("get_balance", {"account": "checking"})
-    await conn.expect_function_call_output(call)
-    call = await conn.function_call("close_account", {})
-    await conn.expect_function_call_output(call)
-    call = await conn.function_call("ConfirmAction", {"action": "move 500 to savings"})
-    await conn.expect("response.create", lambda e: "500" in str(e["response"].get("instructions")))
-    await conn.dtmf("1")
-    await conn.expect_function_call_output(call)
-    question = {"question": "Operator: waive the transfer fee?", "choices": ["yes", "no"]}
-    call = await conn.function_call("AskUserQuestion", question)
-    asked = conn.expect("response.create", lambda e: "fee" in str(e["response"]))
-    await _operator_answers(bank, conn, asked)
-    await conn.expect_function_call_output(call)
-    await _reports(bank, 4)
-
-
-async def drive_gemini(conn: Any, bank: Bank) -> None:
-    """A Gemini Live call: a balance, a spoken choice, an operator's answer."""
-    call = await conn.function_call("get_balance", {"account": "savings"})
-    await conn.expect_tool_response(call)
-    question = {"question": "Which account pays?", "choices": ["checking", "savings"]}
-    call = await conn.function_call("AskUserQuestion", question)
-    await conn.expect("clientContent", lambda body: "Which account" in json.dumps(body))
-    await conn.transcribe_user("savings")
-    await conn.expect_tool_response(call)
-    question = {"question": "Operator: waive the transfer fee?", "choices": ["yes", "no"]}
-    call = await conn.function_call("AskUserQuestion", question)
-    asked = conn.expect("clientContent", lambda body: "fee" in json.dumps(body))
-    await _operator_answers(bank, conn, asked)
-    await conn.expect_tool_response(call)
-    await _reports(bank, 3)
-
-
-async def record(provider_kind: str, root: Path, **recorder: Any) -> Path:
-    """Run one call of the user's agent on a test server with a recorder; its folder."""
-    if provider_kind == "openai":
-        server: Any = RealtimeTestServer()
-    else:
-        server = LiveTestServer(auto_respond=True)
-    async with server:
-        provider: RealtimeProvider
-        if provider_kind == "openai":
-            url = f"{server.url}?call_id=rtc_sip_1"
-            provider = OpenAIRealtimeProvider(api_key="sk-test", url=url, reconnect=FAST)
-            drive: Drive = drive_openai
-        else:
-            reconnect = LiveReconnect(max_attempts=1, initial_delay=0.0, max_delay=0.0)
-            provider = GeminiLiveProvider(api_key="g-test", url=server.url, reconnect=reconnect)
-            drive = drive_gemini
-        recorder_ = CallRecorder(root, **recorder)
-        bank = Bank(provider)
-        async with bank as voice:
-            recorder_.attach(voice)
-            session = await voice.start_session(
-                "branch-7", participant_id="caller-1", session_id=f"{provider_kind}-call"
-            )
-            await drive(await server.next_connection(), bank)
-            await voice.end_session(session)
-        await recorder_.aclose()
-    (folder,) = recorder_.folders
-    return folder
+from voice_hitl.recording import CallReplay, RecordedCall, replay
 
 
 @pytest.fixture(scope="module")
@@ -204,6 +39,7 @@ def _manifest(folder: Path) -> dict[str, Any]:
 def test_a_recorded_call_is_one_self_contained_folder(recorded: dict[str, Path]) -> None:
     folder = recorded["openai"]
     manifest = _manifest(folder)
+    lines = (folder / "wire.jsonl").read_text().splitlines()
     assert (manifest["format"], manifest["version"], manifest["complete"]) == (
         "voice-hitl-call",
         2,
@@ -218,13 +54,17 @@ def test_a_recorded_call_is_one_self_contained_folder(recorded: dict[str, Path])
     assert manifest["human_input"]["timeout"] == 60.0
     assert manifest["session"]["tool_timeout_seconds"] == 10.0
     assert [m["kind"] for m in manifest["marks"]] == ["keypad"]
-    assert sorted(manifest["files"]) == ["stories.json", "wire.jsonl"]
+    assert sorted(manifest["files"]) == ["caller.flac", "stories.json", "wire.jsonl"]
+    audio, rate = soundfile.read(folder / "caller.flac", dtype="int16")
+    assert rate == 24_000 and len(audio) == 480 * CALLER_FRAMES == manifest["marks"][0]["sample"]
+    assert np.array_equal(audio[:480], caller_frame(0))  # as the transport delivered it
+    appends = [line for line in lines if "input_audio_buffer.append" in line]
+    assert len(appends) == CALLER_FRAMES and all('"elided"' in line for line in appends)
     stories = json.loads((folder / "stories.json").read_text())["stories"]
     assert [(s["tool"], s["by"], s["via"]) for s in stories] == [
         ("ConfirmAction", "caller-1", "dtmf"),
         ("AskUserQuestion", "op-anna", "console"),
     ]
-    lines = (folder / "wire.jsonl").read_text().splitlines()
     first = json.loads(lines[0])
     assert (first["dir"], json.loads(first["frame"])["type"]) == ("out", "session.update")
     gemini = _manifest(recorded["gemini"])

@@ -181,9 +181,14 @@ class CallRecording:
     def _stories(self) -> dict[str, Any]:
         records = self.records
         if self.redaction is not None:
+            learned = dict(self.writer.learned)
             records = [
                 StoryRecord(
-                    r.request_id, r.at, r.kind, redact_record(r.kind, r.data, self.redaction), r.t
+                    r.request_id,
+                    r.at,
+                    r.kind,
+                    redact_record(r.kind, r.data, self.redaction, learned),
+                    r.t,
                 )
                 for r in records
             ]

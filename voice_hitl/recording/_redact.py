@@ -3,9 +3,11 @@
 A :class:`Redaction` is applied as the recording is written (wire frames in the writer thread,
 stories when the call ends) and by ``voice-hitl recording redact`` to a folder already written.
 In a provider frame it rewrites a function call's arguments (OpenAI's ``arguments`` JSON text,
-Gemini's ``args``), every ``transcript`` text, a transcript's ``delta``, and Gemini's
+whose streamed pieces it empties, and Gemini's ``args``), every ``transcript`` text, a transcript's ``delta``, and Gemini's
 ``inputTranscription``/``outputTranscription`` text; in a story, the opened request's
-arguments and the ``transcript`` of an answer's evidence. A redacted recording replays only as
+arguments and the ``transcript`` of an answer's evidence. A string argument the hook changed
+is also replaced wherever it appears later in the call (the agent reading it back in a
+question, a tool result quoting it). A redacted recording replays only as
 far as the agent's behaviour does not depend on what was removed; the replay then names the
 first frame that differs.
 """
@@ -41,12 +43,34 @@ class Redaction:
 _TRANSCRIPT_DELTAS = ("transcript.delta", "transcription.delta")
 
 
-def _walk(value: Any, redaction: Redaction) -> Any:
+Learned = dict[str, str]
+"""Argument values a hook changed (at least 3 characters), and what they became."""
+
+
+def _learn(before: dict[str, Any], after: dict[str, Any], learned: Learned) -> None:
+    for key, value in before.items():
+        new = after.get(key)
+        if isinstance(value, str) and len(value) >= 3 and new != value:
+            learned[value] = new if isinstance(new, str) else json.dumps(new)
+
+
+def _scrub(value: Any, learned: Learned) -> Any:
+    if isinstance(value, dict):
+        return {key: _scrub(item, learned) for key, item in value.items()}
     if isinstance(value, list):
-        return [_walk(item, redaction) for item in value]
+        return [_scrub(item, learned) for item in value]
+    if isinstance(value, str):
+        for secret, replacement in learned.items():
+            value = value.replace(secret, replacement)
+    return value
+
+
+def _walk(value: Any, redaction: Redaction, learned: Learned) -> Any:
+    if isinstance(value, list):
+        return [_walk(item, redaction, learned) for item in value]
     if not isinstance(value, dict):
         return value
-    out = {key: _walk(item, redaction) for key, item in value.items()}
+    out = {key: _walk(item, redaction, learned) for key, item in value.items()}
     args_hook, text_hook = redaction.arguments, redaction.transcript
     name = out.get("name")
     if args_hook is not None and isinstance(name, str):
@@ -56,9 +80,15 @@ def _walk(value: Any, redaction: Redaction) -> Any:
             except ValueError:
                 parsed = None
             if isinstance(parsed, dict):
-                out["arguments"] = json.dumps(args_hook(name, parsed))
+                changed = args_hook(name, parsed)
+                _learn(parsed, changed, learned)
+                out["arguments"] = json.dumps(changed)
         elif isinstance(out.get("args"), dict):
-            out["args"] = args_hook(name, out["args"])
+            changed = args_hook(name, out["args"])
+            _learn(out["args"], changed, learned)
+            out["args"] = changed
+    if args_hook is not None and out.get("type") == "response.function_call_arguments.delta":
+        out["delta"] = ""  # the arguments in pieces; the ``.done`` frame has them redacted
     if text_hook is not None:
         if isinstance(out.get("transcript"), str):
             out["transcript"] = text_hook(out["transcript"])
@@ -73,23 +103,31 @@ def _walk(value: Any, redaction: Redaction) -> Any:
     return out
 
 
-def redact_frame(frame: Any, redaction: Redaction) -> Any:
-    """A provider frame (parsed JSON) with the hooks applied."""
-    return _walk(frame, redaction)
+def redact_frame(frame: Any, redaction: Redaction, learned: Learned | None = None) -> Any:
+    """A provider frame (parsed JSON) with the hooks applied; ``learned`` collects the
+    argument values changed so far in the call, replaced in this and later frames."""
+    learned = {} if learned is None else learned
+    return _scrub(_walk(frame, redaction, learned), learned)
 
 
-def redact_record(kind: str, data: dict[str, Any], redaction: Redaction) -> dict[str, Any]:
-    """One story step (``opened``, ``settled``...) with the hooks applied."""
+def redact_record(
+    kind: str, data: dict[str, Any], redaction: Redaction, learned: Learned | None = None
+) -> dict[str, Any]:
+    """One story step (``opened``, ``settled``...) with the hooks applied (``learned``: as
+    for :func:`redact_frame`)."""
+    learned = {} if learned is None else learned
     data = dict(data)
     if kind == "opened" and redaction.arguments is not None:
         arguments = data.get("arguments")
         if isinstance(arguments, dict):
-            data["arguments"] = redaction.arguments(str(data.get("tool")), arguments)
+            changed = redaction.arguments(str(data.get("tool")), arguments)
+            _learn(arguments, changed, learned)
+            data["arguments"] = changed
     if redaction.transcript is not None and isinstance(data.get("text"), str):
         try:
             answer = json.loads(data["text"])
         except ValueError:
             answer = None
         if isinstance(answer, dict):
-            data["text"] = json.dumps(_walk(answer, redaction))
-    return data
+            data["text"] = json.dumps(_walk(answer, redaction, learned))
+    return dict(_scrub(data, learned))

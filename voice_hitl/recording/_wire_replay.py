@@ -25,12 +25,11 @@ from .._lifecycle import RequestEvent
 from .._provider import RealtimeProvider
 from .._voice_channel import RealtimeVoiceChannel
 from ._call import StoryRecord
-from ._cassette import Cassette, Divergence, WireLine, cassette_server
-from ._format import STORIES_FILE, WIRE_FILE, read_manifest, verify_files
-from ._manifest import RecordingError
+from ._cassette import Cassette, Divergence, cassette_server
+from ._folder import load_call
 from ._summary import relaxed, summarise
 
-__all__ = ["AgentFactory", "CallReplay", "load_wire", "replay"]
+__all__ = ["AgentFactory", "CallReplay", "replay"]
 
 AgentFactory = Callable[[RealtimeProvider], Any]
 """``factory(provider)`` returns the user's channel (or an awaitable of it, or an async
@@ -83,51 +82,6 @@ class CallReplay:
         if self.expected != self.actual:
             parts.append("stories:\n" + self.diff())
         return "\n".join(parts)
-
-
-def load_wire(folder: Path) -> list[WireLine]:
-    """The recorded frames (blocking).
-
-    Raises:
-        RecordingError: A line is not a recorded frame; the message names the line.
-    """
-    lines = []
-    path = folder / WIRE_FILE
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return []
-    for number, raw in enumerate(text.splitlines(), 1):
-        try:
-            item = json.loads(raw)
-            line = WireLine(
-                number,
-                float(item["t"]),
-                str(item["dir"]),
-                int(item["conn"]),
-                str(item["frame"]),
-                bool(item.get("bin", False)),
-            )
-        except (ValueError, KeyError, TypeError) as exc:
-            raise RecordingError(f"{path} line {number} is not a recorded frame ({exc})") from None
-        if line.dir not in ("in", "out"):
-            raise RecordingError(f"{path} line {number}: 'dir' must be 'in' or 'out'")
-        lines.append(line)
-    return lines
-
-
-def _load(folder: Path) -> tuple[dict[str, Any], list[WireLine], dict[str, Any]]:
-    manifest = read_manifest(folder)
-    problems = verify_files(folder, manifest)
-    if problems:
-        raise RecordingError(f"{folder}: {'; '.join(problems)}")
-    try:
-        stories = json.loads((folder / STORIES_FILE).read_text())
-    except FileNotFoundError:
-        stories = {"records": [], "stories": []}
-    except ValueError as exc:
-        raise RecordingError(f"{folder / STORIES_FILE} is not JSON: {exc}") from None
-    return manifest, load_wire(folder), stories
 
 
 def _provider(facts: dict[str, Any], url: str, options: Any) -> RealtimeProvider:
@@ -274,9 +228,8 @@ async def replay(
     Cancellation: safe; the agent's channel and the test server are closed.
     """
     folder = Path(folder)
-    manifest, lines, stories = await asyncio.to_thread(_load, folder)
-    records = stories.get("records", [])
-    recorded = stories.get("stories", [])
+    call = await asyncio.to_thread(load_call, folder)
+    manifest, lines, records, recorded = call.manifest, call.lines, call.records, call.stories
     expected = recorded if strict else relaxed(recorded)
     cassette = Cassette(lines, strict=strict, patience=patience)
     session_facts = manifest["session"]

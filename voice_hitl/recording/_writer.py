@@ -89,6 +89,8 @@ class RecordingWriter:
         self.dropped = 0
         self.samples = 0
         self.marks: list[dict[str, Any]] = []
+        self.learned: dict[str, str] = {}
+        """Argument values the redaction changed (see ``_redact``); read after :meth:`stop`."""
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._wire: IO[str] | None = None
@@ -169,7 +171,7 @@ class RecordingWriter:
                     mark["keys"] = str(frame.get("event", ""))
                 self.marks.append(mark)
             if self.redaction is not None:
-                frame = redact_frame(frame, self.redaction)
+                frame = redact_frame(frame, self.redaction, self.learned)
                 text = json.dumps(frame)
             if len(text) > self.max_frame_bytes:
                 line["elided"] = f"{len(text)} bytes over the frame bound"

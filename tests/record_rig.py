@@ -1,0 +1,209 @@
+"""The user's agent the recording tests record and replay, and the calls they record.
+
+The agent is written as a user would write one: its own tool handler (a balance), the
+human-input tools served first, its own hooks (one sends operator questions to a desk, one
+refuses a tool), a responder asking the caller. ``record`` runs one call of it on the OpenAI
+Realtime or Gemini Live test server with a :class:`CallRecorder` attached.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from providers.base import RealtimeProvider
+from providers.gemini_live import GeminiLiveProvider
+from providers.gemini_live import ReconnectPolicy as LiveReconnect
+from providers.gemini_live_testing import LiveTestServer
+from providers.openai_realtime import OpenAIRealtimeProvider, ReconnectPolicy
+from providers.openai_realtime_testing import RealtimeTestServer
+from voice_hitl import (
+    ASK_USER_QUESTION,
+    CONFIRM_ACTION,
+    AITool,
+    HookContext,
+    HookExecution,
+    HookResult,
+    HookTrigger,
+    HumanInputToolHandler,
+    LocalTransport,
+    PendingInputEvent,
+    RealtimeVoiceChannel,
+    ToolCallReport,
+    VoiceKit,
+    VoiceResponder,
+)
+from voice_hitl.recording import CallRecorder
+
+FAST = ReconnectPolicy(max_attempts=1, initial_delay=0.0, max_delay=0.0)
+PROMPT = "You are the bank's phone agent. Confirm every transfer with the caller."
+BALANCE = AITool(
+    name="get_balance",
+    description="The balance of one of the caller's accounts.",
+    parameters={"type": "object", "properties": {"account": {"type": "string"}}},
+)
+CLOSE = AITool(name="close_account", description="Close an account (never by phone).")
+
+
+class Bank:
+    """The user's agent: ``async with Bank(provider) as channel`` (the replay's factory)."""
+
+    def __init__(
+        self, provider: RealtimeProvider, *, balance: int = 1234, instructions: str = PROMPT
+    ) -> None:
+        self.balance = balance
+        self.transport = LocalTransport()
+        self.kit = VoiceKit()
+        self.desk: asyncio.Queue[PendingInputEvent] = asyncio.Queue()
+        self.reports: asyncio.Queue[ToolCallReport] = asyncio.Queue()
+        self.human = HumanInputToolHandler(
+            {"AskUserQuestion", "ConfirmAction"},
+            timeout=60.0,
+            tool_definitions=[ASK_USER_QUESTION, CONFIRM_ACTION],
+        )
+        self.voice = RealtimeVoiceChannel(
+            "bank",
+            provider=provider,
+            transport=self.transport,
+            tools=[BALANCE, CLOSE],
+            tool_handler=self.tools,
+            human_input_handler=self.human,
+            instructions=instructions,
+        )
+        self.kit.register_channel(self.voice)
+        self.kit.hook(HookTrigger.BEFORE_TOOL_USE)(self.no_closing_by_phone)
+        self.kit.hook(HookTrigger.ON_USER_INPUT_REQUIRED, execution=HookExecution.ASYNC)(
+            self.to_the_desk
+        )
+        self.kit.hook(HookTrigger.ON_TOOL_CALL, execution=HookExecution.ASYNC)(self.reported)
+        self.responder = VoiceResponder(self.kit)
+        self.responder.serve(self.voice)
+
+    async def tools(self, name: str, arguments: dict[str, Any]) -> str:
+        return json.dumps({"account": arguments.get("account"), "balance": self.balance})
+
+    async def no_closing_by_phone(self, event: Any, ctx: HookContext) -> HookResult | None:
+        if event.tool_name == "close_account":
+            return HookResult.block("accounts are closed in a branch")
+        return None
+
+    async def to_the_desk(self, event: PendingInputEvent, ctx: HookContext) -> None:
+        if str(event.arguments.get("question", "")).startswith("Operator:"):
+            self.desk.put_nowait(event)
+
+    async def reported(self, report: ToolCallReport, ctx: HookContext) -> None:
+        self.reports.put_nowait(report)
+
+    async def __aenter__(self) -> RealtimeVoiceChannel:
+        return self.voice
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.responder.aclose()
+        await self.kit.aclose()
+        await self.voice.close()
+
+
+Drive = Callable[[Any, Bank], Awaitable[None]]
+
+CALLER_FRAMES = 10
+"""Caller audio frames (20 ms at 24 kHz) the recorded calls carry before the keypad."""
+
+
+def caller_frame(index: int) -> np.ndarray[Any, np.dtype[np.int16]]:
+    t = (np.arange(480) + 480 * index) / 24_000
+    return (3000 * np.sin(2 * np.pi * 440 * t)).astype(np.int16)
+
+
+async def speak(conn: Any, bank: Bank, session_id: str, appended: str) -> None:
+    """The caller's audio reaches the provider (``appended``: the client message's kind)."""
+    for index in range(CALLER_FRAMES):
+        bank.transport.push_caller_audio(session_id, caller_frame(index))
+    for _ in range(CALLER_FRAMES):
+        await conn.expect(appended)
+
+
+async def _reports(bank: Bank, count: int) -> list[ToolCallReport]:
+    return [await bank.reports.get() for _ in range(count)]
+
+
+async def _operator_answers(bank: Bank, conn: Any, asked: Awaitable[Any]) -> None:
+    """The operator at the desk answers once the responder has asked the caller too."""
+    event = await bank.desk.get()
+    await asked
+    answer = json.dumps({"answer": "yes", "via": "console"})
+    bank.human.handler.resolve(event.pending_id, answer, by="op-anna", via="console")
+
+
+async def drive_openai(conn: Any, bank: Bank) -> None:
+    """A SIP call: a balance, a refused tool, a keypad confirmation, an operator's answer."""
+    await conn.expect("session.update")
+    call = await conn.function_call("get_balance", {"account": "checking"})
+    await conn.expect_function_call_output(call)
+    call = await conn.function_call("close_account", {})
+    await conn.expect_function_call_output(call)
+    call = await conn.function_call("ConfirmAction", {"action": "move 500 to savings"})
+    await conn.expect("response.create", lambda e: "500" in str(e["response"].get("instructions")))
+    await speak(conn, bank, "openai-call", "input_audio_buffer.append")
+    await conn.dtmf("1")
+    await conn.expect_function_call_output(call)
+    question = {"question": "Operator: waive the transfer fee?", "choices": ["yes", "no"]}
+    call = await conn.function_call("AskUserQuestion", question)
+    asked = conn.expect("response.create", lambda e: "fee" in str(e["response"]))
+    await _operator_answers(bank, conn, asked)
+    await conn.expect_function_call_output(call)
+    await _reports(bank, 4)
+
+
+async def drive_gemini(conn: Any, bank: Bank) -> None:
+    """A Gemini Live call: a balance, a spoken choice, an operator's answer."""
+    call = await conn.function_call("get_balance", {"account": "savings"})
+    await conn.expect_tool_response(call)
+    question = {"question": "Which account pays?", "choices": ["checking", "savings"]}
+    call = await conn.function_call("AskUserQuestion", question)
+    await conn.expect("clientContent", lambda body: "Which account" in json.dumps(body))
+    await speak(conn, bank, "gemini-call", "realtimeInput")
+    await conn.transcribe_user("savings")
+    await conn.expect_tool_response(call)
+    question = {"question": "Operator: waive the transfer fee?", "choices": ["yes", "no"]}
+    call = await conn.function_call("AskUserQuestion", question)
+    asked = conn.expect("clientContent", lambda body: "fee" in json.dumps(body))
+    await _operator_answers(bank, conn, asked)
+    await conn.expect_tool_response(call)
+    await _reports(bank, 3)
+
+
+async def record(provider_kind: str, root: Path, **recorder: Any) -> Path:
+    """Run one call of the user's agent on a test server with a recorder; its folder."""
+    if provider_kind == "openai":
+        server: Any = RealtimeTestServer()
+    else:
+        server = LiveTestServer(auto_respond=True)
+    async with server:
+        provider: RealtimeProvider
+        if provider_kind == "openai":
+            url = f"{server.url}?call_id=rtc_sip_1"
+            provider = OpenAIRealtimeProvider(api_key="sk-test", url=url, reconnect=FAST)
+            drive: Drive = drive_openai
+        else:
+            reconnect = LiveReconnect(max_attempts=1, initial_delay=0.0, max_delay=0.0)
+            provider = GeminiLiveProvider(api_key="g-test", url=server.url, reconnect=reconnect)
+            drive = drive_gemini
+        recorder_ = CallRecorder(root, **recorder)
+        bank = Bank(provider)
+        async with bank as voice:
+            recorder_.attach(voice)
+            session = await voice.start_session(
+                "branch-7", participant_id="caller-1", session_id=f"{provider_kind}-call"
+            )
+            await drive(await server.next_connection(), bank)
+            await voice.end_session(session)
+        await recorder_.aclose()
+    (folder,) = recorder_.folders
+    return folder
+
+
