@@ -22,12 +22,12 @@ from voice_hitl._cli import main
 from voice_hitl._demo import FIXTURES
 from voice_hitl.recording import (
     MANIFEST_SCHEMA,
-    Redaction,
     RecordingError,
+    Redaction,
+    _writer,
     read_manifest,
     replay,
 )
-from voice_hitl.recording import _writer
 
 LEGACY = FIXTURES.parent / "recordings" / "phone_call"
 
@@ -68,7 +68,7 @@ def test_a_full_disk_stops_the_recording_not_the_call(
     assert manifest["complete"] is False
     assert manifest["incomplete"] == "the disk refused a write (No space left on device)"
     assert manifest["stats"]["dropped"] > 0
-    with pytest.raises(RecordingError, match="the recording is incomplete .*No space left"):
+    with pytest.raises(RecordingError, match=r"the recording is incomplete .*No space left"):
         asyncio.run(replay(folder, agent=Bank))
 
 
@@ -107,7 +107,7 @@ def read_and_verify(folder: Path) -> None:
 def test_format_versions_are_named(call: Path, tmp_path: Path) -> None:
     folder = _copy(call, tmp_path)
     _rewrite(folder, version=3)
-    with pytest.raises(RecordingError, match="format version 3 is newer than .*version 2"):
+    with pytest.raises(RecordingError, match=r"format version 3 is newer than .*version 2"):
         read_manifest(folder)
     _rewrite(folder, version=1)
     with pytest.raises(RecordingError, match="format version 1 is not one this voice-hitl reads"):

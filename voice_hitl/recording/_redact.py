@@ -3,11 +3,11 @@
 A :class:`Redaction` is applied as the recording is written (wire frames in the writer thread,
 stories when the call ends) and by ``voice-hitl recording redact`` to a folder already written.
 In a provider frame it rewrites a function call's arguments (OpenAI's ``arguments`` JSON text,
-whose streamed pieces it empties, and Gemini's ``args``), every ``transcript`` text, a transcript's ``delta``, and Gemini's
-``inputTranscription``/``outputTranscription`` text; in a story, the opened request's
-arguments and the ``transcript`` of an answer's evidence. A string argument the hook changed
-is also replaced wherever it appears later in the call (the agent reading it back in a
-question, a tool result quoting it). A redacted recording replays only as
+whose streamed pieces it empties, and Gemini's ``args``), every ``transcript`` text, a
+transcript's ``delta``, and Gemini's ``inputTranscription``/``outputTranscription`` text; in a
+story, the opened request's arguments and the ``transcript`` of an answer's evidence. A string
+argument the hook changed is also replaced wherever it appears later in the call (the agent
+reading it back in a question, a tool result quoting it). A redacted recording replays only as
 far as the agent's behaviour does not depend on what was removed; the replay then names the
 first frame that differs.
 """
