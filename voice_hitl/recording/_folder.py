@@ -24,7 +24,12 @@ from ._manifest import RecordingError
 from ._redact import Redaction, redact_frame, redact_record
 from ._summary import relaxed, summarise
 
-__all__ = ["LoadedCall", "diff_calls", "load_call", "load_wire", "redact_folder"]
+__all__ = ["LoadedCall", "diff_calls", "load_call", "load_wire", "redact_folder", "story_lines"]
+
+
+def story_lines(stories: list[dict[str, Any]]) -> list[str]:
+    """Stories as the lines a diff compares."""
+    return json.dumps(stories, indent=2, sort_keys=True).splitlines()
 
 
 @dataclass(frozen=True)
@@ -134,10 +139,12 @@ def diff_calls(a: LoadedCall, b: LoadedCall, *, strict: bool = False) -> list[st
     stories_a = a.stories if strict else relaxed(a.stories)
     stories_b = b.stories if strict else relaxed(b.stories)
     if stories_a != stories_b:
-        dump = lambda s: json.dumps(s, indent=2, sort_keys=True).splitlines()  # noqa: E731
         out.extend(
             difflib.unified_diff(
-                dump(stories_a), dump(stories_b), fromfile=str(a.folder), tofile=str(b.folder),
+                story_lines(stories_a),
+                story_lines(stories_b),
+                fromfile=str(a.folder),
+                tofile=str(b.folder),
                 lineterm="",
             )
         )

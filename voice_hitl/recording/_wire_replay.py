@@ -15,9 +15,9 @@ import asyncio
 import contextlib
 import difflib
 import inspect
-import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from .._provider import RealtimeProvider
 from .._voice_channel import RealtimeVoiceChannel
 from ._call import StoryRecord
 from ._cassette import Cassette, Divergence, cassette_server
-from ._folder import load_call
+from ._folder import load_call, story_lines
 from ._summary import relaxed, summarise
 
 __all__ = ["AgentFactory", "CallReplay", "replay"]
@@ -59,11 +59,10 @@ class CallReplay:
         """A unified diff of the stories (``-`` recorded, ``+`` replayed); empty when equal."""
         if self.expected == self.actual:
             return ""
-        dump = lambda s: json.dumps(s, indent=2, sort_keys=True).splitlines()  # noqa: E731
         return "\n".join(
             difflib.unified_diff(
-                dump(self.expected),
-                dump(self.actual),
+                story_lines(self.expected),
+                story_lines(self.actual),
                 fromfile=f"recorded ({self.folder})",
                 tofile="replayed",
                 lineterm="",
@@ -144,10 +143,10 @@ class _Stories:
 
     def cues(self) -> list[tuple[float, Callable[[], None]]]:
         """When each answer given off the wire is due (for the cassette)."""
-        out = []
+        out: list[tuple[float, Callable[[], None]]] = []
         for index, settle in enumerate(self._settles):
             if settle is not None and settle[1].get("via") not in _ON_THE_WIRE:
-                out.append((settle[0], lambda index=index: self._cue(index)))
+                out.append((settle[0], partial(self._cue, index)))
         return out
 
     def _cue(self, index: int) -> None:
