@@ -139,16 +139,20 @@ async def _operator_answers(bank: Bank, conn: Any, asked: Awaitable[Any]) -> Non
     bank.human.handler.resolve(event.pending_id, answer, by="op-anna", via="console")
 
 
-async def drive_openai(conn: Any, bank: Bank) -> None:
-    """A SIP call: a balance, a refused tool, a keypad confirmation, an operator's answer."""
-    await conn.expect("session.update")
+async def drive_openai(
+    conn: Any, bank: Bank, *, session_id: str = "openai-call", configured: bool = False
+) -> None:
+    """A SIP call: a balance, a refused tool, a keypad confirmation, an operator's answer
+    (``configured``: the session's ``session.update`` was already awaited)."""
+    if not configured:
+        await conn.expect("session.update")
     call = await conn.function_call("get_balance", {"account": "checking"})
     await conn.expect_function_call_output(call)
     call = await conn.function_call("close_account", {})
     await conn.expect_function_call_output(call)
     call = await conn.function_call("ConfirmAction", {"action": "move 500 to savings"})
     await conn.expect("response.create", lambda e: "500" in str(e["response"].get("instructions")))
-    await speak(conn, bank, "openai-call", "input_audio_buffer.append")
+    await speak(conn, bank, session_id, "input_audio_buffer.append")
     await conn.dtmf("1")
     await conn.expect_function_call_output(call)
     question = {"question": "Operator: waive the transfer fee?", "choices": ["yes", "no"]}

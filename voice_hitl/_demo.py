@@ -142,7 +142,7 @@ async def run_demo(
             )
         else:
             transfers = await _phone_call(
-                kit, responder, transport, timeline, timeout, provider, handler
+                kit, responder, transport, timeline, timeout, provider, handler, out_dir
             )
     finally:
         await responder.aclose()
@@ -222,7 +222,12 @@ async def _phone_call(
     timeout: float,
     provider: RealtimeProvider,
     handler: HumanInputHandler,
+    out_dir: Path | None = None,
 ) -> list[float]:
+    """The phone call; with ``out_dir``, recorded by a ``CallRecorder`` into ``out_dir/call``
+    (as any user's call is: manifest, caller audio as FLAC, the requests' stories)."""
+    from .recording import CallRecorder
+
     agent = TransferAgent()
     voice = RealtimeVoiceChannel(
         "phone",
@@ -239,6 +244,9 @@ async def _phone_call(
     voice.input_format = voice.output_format = AudioFormat(transport.sample_rate)
     kit.register_channel(voice)
     responder.serve(voice)
+    recorder = None if out_dir is None else CallRecorder(out_dir / "call")
+    if recorder is not None:
+        recorder.attach(voice)
     session = await voice.start_session("demo-room", participant_id="caller")
     session.add_listener(transport.observe)
     session.add_listener(timeline.observe)
@@ -247,6 +255,8 @@ async def _phone_call(
         await transport.finished.wait()
     timeline.add("call", "caller hung up")
     await voice.end_session(session)
+    if recorder is not None:
+        await recorder.aclose()
     return agent.transfers
 
 

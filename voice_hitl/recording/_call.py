@@ -212,6 +212,8 @@ class CallRecording:
             "caller_samples": writer.samples,
             "bytes": writer.bytes_written,
         }
+        if writer.audio_missing is not None:
+            manifest["stats"]["caller_audio"] = f"not written: {writer.audio_missing}"
         incomplete = writer.incomplete or reason
         try:
             stories = json.loads(json.dumps(self._stories(), default=str))

@@ -89,6 +89,8 @@ class RecordingWriter:
         self.dropped = 0
         self.samples = 0
         self.marks: list[dict[str, Any]] = []
+        self.audio_missing: str | None = None
+        """Why the caller audio is not written (the call's frames still are)."""
         self.learned: dict[str, str] = {}
         """Argument values the redaction changed (see ``_redact``); read after :meth:`stop`."""
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -191,10 +193,14 @@ class RecordingWriter:
         self.frames += 1
 
     def _audio_item(self, frame: np.ndarray[Any, np.dtype[np.int16]]) -> None:
-        if not self._count(2 * len(frame)):
+        if self.audio_missing is not None or not self._count(2 * len(frame)):
             return
         if self._audio is None:
-            import soundfile
+            try:
+                import soundfile
+            except ImportError:
+                self.audio_missing = "soundfile is missing (pip install voice-hitl[recording])"
+                return
 
             self._audio = soundfile.SoundFile(
                 str(self.folder / CALLER_AUDIO),
