@@ -22,6 +22,8 @@ from providers.gemini_live import ReconnectPolicy as LiveReconnect
 from providers.gemini_live_testing import LiveTestServer
 from providers.openai_realtime import OpenAIRealtimeProvider, ReconnectPolicy
 from providers.openai_realtime_testing import RealtimeTestServer
+from providers.twilio import PhoneServer, TwilioTransport
+from providers.twilio.testing import FakeTwilioCall
 from voice_hitl import (
     ASK_USER_QUESTION,
     CONFIRM_ACTION,
@@ -54,10 +56,16 @@ class Bank:
     """The user's agent: ``async with Bank(provider) as channel`` (the replay's factory)."""
 
     def __init__(
-        self, provider: RealtimeProvider, *, balance: int = 1234, instructions: str = PROMPT
+        self,
+        provider: RealtimeProvider,
+        *,
+        balance: int = 1234,
+        instructions: str = PROMPT,
+        phone: bool = False,
     ) -> None:
         self.balance = balance
         self.transport = LocalTransport()
+        self.phone = TwilioTransport() if phone else None
         self.kit = VoiceKit()
         self.desk: asyncio.Queue[PendingInputEvent] = asyncio.Queue()
         self.reports: asyncio.Queue[ToolCallReport] = asyncio.Queue()
@@ -69,7 +77,7 @@ class Bank:
         self.voice = RealtimeVoiceChannel(
             "bank",
             provider=provider,
-            transport=self.transport,
+            transport=self.phone or self.transport,
             tools=[BALANCE, CLOSE],
             tool_handler=self.tools,
             human_input_handler=self.human,
@@ -211,3 +219,70 @@ async def record(provider_kind: str, root: Path, **recorder: Any) -> Path:
     return folder
 
 
+
+
+def dtmf_tone(key: str, seconds: float = 0.2, rate: int = 24_000) -> np.ndarray[Any, Any]:
+    """The key's two tones, as a phone's keypad plays them into the audio."""
+    low, high = {"1": (697, 1209), "2": (697, 1336)}[key]
+    t = np.arange(int(rate * seconds)) / rate
+    wave = np.sin(2 * np.pi * low * t) + np.sin(2 * np.pi * high * t)
+    return np.round(6000 * wave).astype(np.int16)
+
+
+async def record_twilio(root: Path) -> Path:
+    """A Twilio phone call (Media Streams) to the agent on the OpenAI test server: the caller
+    confirms a transfer with the keypad (a ``dtmf`` message, heard by the transport)."""
+    async with RealtimeTestServer() as server:
+        provider = OpenAIRealtimeProvider(api_key="sk-test", url=server.url, reconnect=FAST)
+        recorder = CallRecorder(root)
+        bank = Bank(provider, phone=True)
+        async with bank as voice:
+            recorder.attach(voice)
+            phone = PhoneServer(voice)
+            await phone.start()
+            try:
+                async with FakeTwilioCall(phone.url, caller="+15550199") as caller:
+                    conn = await server.next_connection()
+                    await conn.expect("session.update")
+                    (session,) = voice.sessions
+                    call = await conn.function_call("ConfirmAction", {"action": "pay 80"})
+                    await conn.expect("response.create", lambda e: "pay 80" in str(e))
+                    await caller.send_silence(0.1)
+                    await caller.press("1")
+                    await conn.expect_function_call_output(call)
+                    await bank.reports.get()
+                    await caller.hang_up()
+                await session.wait_closed()
+            finally:
+                await phone.aclose()
+        await recorder.aclose()
+    (folder,) = recorder.folders
+    return folder
+
+
+async def record_tones(root: Path) -> Path:
+    """A call whose caller answers with keypad tones in the audio (no keypad events): the
+    responder hears the key in the audio it is sent."""
+    async with RealtimeTestServer() as server:
+        provider = OpenAIRealtimeProvider(api_key="sk-test", url=server.url, reconnect=FAST)
+        recorder = CallRecorder(root)
+        bank = Bank(provider)
+        async with bank as voice:
+            recorder.attach(voice)
+            session = await voice.start_session("branch-7", "caller-1", session_id="tones")
+            conn = await server.next_connection()
+            await conn.expect("session.update")
+            call = await conn.function_call("ConfirmAction", {"action": "pay 80"})
+            await conn.expect("response.create", lambda e: "pay 80" in str(e))
+            tone = dtmf_tone("1")
+            for start in range(0, len(tone), 480):
+                bank.transport.push_caller_audio("tones", tone[start : start + 480])
+            silence = np.zeros(480, dtype=np.int16)
+            for _ in range(10):
+                bank.transport.push_caller_audio("tones", silence)
+            await conn.expect_function_call_output(call)
+            await bank.reports.get()
+            await voice.end_session(session)
+        await recorder.aclose()
+    (folder,) = recorder.folders
+    return folder

@@ -21,7 +21,15 @@ pytest.importorskip("google.genai", reason="the gemini extra (google-genai) is n
 
 import numpy as np
 import soundfile
-from record_rig import CALLER_FRAMES, PROMPT, Bank, caller_frame, record
+from record_rig import (
+    CALLER_FRAMES,
+    PROMPT,
+    Bank,
+    caller_frame,
+    record,
+    record_tones,
+    record_twilio,
+)
 
 from voice_hitl.recording import CallReplay, RecordedCall, replay
 
@@ -112,3 +120,29 @@ def test_the_plugin_fixture_takes_the_factory(recorded: dict[str, Path]) -> None
     assert "first divergence (wire.jsonl line" in text and "stories:\n--- recorded" in text
     with pytest.raises(ValueError, match="replays against your agent"):
         RecordedCall().check(recorded["openai"])
+
+
+def test_a_twilio_phone_call_records_and_replays(tmp_path: Path) -> None:
+    folder = asyncio.run(record_twilio(tmp_path))
+    manifest = _manifest(folder)
+    assert manifest["complete"], manifest["incomplete"]
+    (mark,) = manifest["marks"]
+    assert (mark["kind"], mark["keys"], mark["source"]) == ("keypad", "1", "transport")
+    audio, rate = soundfile.read(folder / "caller.flac", dtype="int16")
+    assert (len(audio), rate) == (2400, 24_000)  # the line's 0.1 s at the channel's rate
+    assert mark["sample"] <= 2400  # the key is marked where the audio had got to
+    (story,) = json.loads((folder / "stories.json").read_text())["stories"]
+    assert (story["by"], story["via"], story["answer"]["answer"]) == ("+15550199", "dtmf", True)
+    result = asyncio.run(replay(folder, agent=partial(Bank, phone=True)))
+    assert result.same, result.report()  # the recorded key was pressed again on the line
+
+
+def test_audio_replay_hears_the_recorded_caller_again(tmp_path: Path) -> None:
+    folder = asyncio.run(record_tones(tmp_path))
+    (story,) = json.loads((folder / "stories.json").read_text())["stories"]
+    assert (story["via"], story["answer"]["answer"]) == ("dtmf", True)  # a tone in the audio
+    heard = asyncio.run(replay(folder, agent=Bank, mode="audio"))
+    assert heard.same, heard.report()
+    deaf = asyncio.run(replay(folder, agent=Bank, patience=0.5))  # wire only: no audio, no key
+    assert deaf.divergence is not None
+    assert "did not send conversation.item.create within 0.5 s" in deaf.divergence.what

@@ -107,6 +107,8 @@ class CallRecording:
         self.finished = False
         self._started = time.monotonic()
         self._connections = 0
+        self.on_finish: list[Callable[[], None]] = []
+        """Undo what attached this call (a keypad listener)."""
         self._manifest: dict[str, Any] = {
             "format": FORMAT_NAME,
             "version": FORMAT_VERSION,
@@ -126,6 +128,7 @@ class CallRecording:
             "human_input": human_input,
             "redacted": [] if redaction is None else redaction.names,
             "marks": [],
+            "audio_clock": [],
             "files": {},
         }
         self.writer = RecordingWriter(
@@ -169,6 +172,11 @@ class CallRecording:
         if not self.finished:
             self.writer.put(("audio", self.now(), frame.copy()))
 
+    def keypad(self, key: str) -> None:
+        """A key the caller pressed, heard by the transport (a phone line's DTMF event)."""
+        if not self.finished:
+            self.writer.put(("mark", self.now(), "keypad", key))
+
     def story(self, event: RequestEvent) -> None:
         """One lifecycle step of a request of this call."""
         from ..journal import record_of
@@ -206,6 +214,7 @@ class CallRecording:
         manifest = self._manifest
         manifest["duration"] = round(self.now(), 3)
         manifest["marks"] = writer.marks
+        manifest["audio_clock"] = writer.clock
         manifest["stats"] = {
             "frames": writer.frames,
             "dropped": writer.dropped,
@@ -242,7 +251,7 @@ class CallRecording:
         if self.finished:
             return
         self.finished = True
+        for undo in self.on_finish:
+            undo()
         await asyncio.to_thread(self._finish, reason)
 
-
-ObserverRemover = Callable[[], None]

@@ -25,6 +25,7 @@ from typing import Any
 
 from .._lifecycle import RequestEvent
 from .._provider import ProviderSession, RealtimeProvider, SessionConfig
+from .._transport import KeypadTransport
 from .._voice_channel import RealtimeVoiceChannel
 from ._call import CallRecording
 from ._redact import Redaction
@@ -126,6 +127,11 @@ class CallRecorder:
             finally:
                 _CURRENT.reset(token)
             self._bind(call, session)
+            transport = channel.transport
+            if isinstance(transport, KeypadTransport):  # keys heard beside the audio
+                call.on_finish.append(
+                    transport.add_keypad_listener(config.session_id, call.keypad)
+                )
             return session
 
         async def dial(*args: Any, **kwargs: Any) -> Any:

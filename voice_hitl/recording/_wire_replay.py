@@ -1,12 +1,20 @@
 """``replay(folder, agent=factory)``: a recorded call against the user's own agent, offline.
 
+Two modes. ``wire`` (the default): the agent hears what the provider said (its transcripts,
+SIP keys) and the keys the phone line heard, at the recorded moments. ``audio``: the recorded
+caller audio is also played into the channel, frame by frame at the moment it was delivered,
+so whatever listens to it locally (a responder's recogniser, keypad tones, risk rules) hears
+it again: a recogniser or rule change shows as a divergence.
+
 The factory is the user's code: given a provider (pointed at a loopback test server that
 plays the recording), it returns the channel it would run in production, with its tools,
 handlers, hooks and responder; or an async context manager yielding it, when the agent has
 more to close (a kit, a responder). The replay starts a session as the recorded call did,
 lets the cassette play the provider's side, answers requests the recorded people answered
 off the wire (an operator, a console: whatever settled a request other than the caller's
-speech or keypad) with their recorded answers, then compares the stories.
+speech or keypad) with their recorded answers, then compares the stories. The replay is the
+caller: the channel's transport is replaced by one that plays the recording (keys as events
+when the recorded transport heard them so, audio in ``audio`` mode).
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from typing import Any
 
 from .._lifecycle import RequestEvent
 from .._provider import RealtimeProvider
+from .._transport import LocalTransport
 from .._voice_channel import RealtimeVoiceChannel
 from ._call import StoryRecord
 from ._cassette import Cassette, Divergence, cassette_server
@@ -123,6 +132,50 @@ async def _agent(factory: AgentFactory, provider: RealtimeProvider) -> AsyncIter
             await made.close()
 
 
+class _ReplayCaller(LocalTransport):
+    """The caller of a replay: recorded audio into the channel (``audio`` mode)."""
+
+
+class _ReplayKeypadCaller(_ReplayCaller):
+    """A replay caller whose keys arrive as events, as on the recorded phone line."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._listeners: dict[str, list[Callable[[str], None]]] = {}
+
+    def add_keypad_listener(
+        self, session_id: str, listener: Callable[[str], None]
+    ) -> Callable[[], None]:
+        listeners = self._listeners.setdefault(session_id, [])
+        listeners.append(listener)
+        return lambda: listeners.remove(listener) if listener in listeners else None
+
+    def press(self, session_id: str, keys: str) -> None:
+        for key in keys:
+            for listener in list(self._listeners.get(session_id, [])):
+                listener(key)
+
+
+def _caller_frames(call: Any) -> list[tuple[float, Any]]:
+    """The recorded caller audio as 20 ms frames, each at the time it was delivered."""
+    import soundfile
+
+    path = call.folder / "caller.flac"
+    if not path.exists():
+        return []
+    audio, rate = soundfile.read(path, dtype="int16")
+    clock = call.manifest.get("audio_clock") or [[0.0, 0]]
+    size = max(1, rate // 50)
+    frames = []
+    point = 0
+    for start in range(0, len(audio), size):
+        while point + 1 < len(clock) and clock[point + 1][1] <= start:
+            point += 1
+        t0, s0 = clock[point]
+        frames.append((t0 + (start - s0) / rate, audio[start : start + size]))
+    return frames
+
+
 class _Stories:
     """Collects the replay's request steps and gives the answers people gave off the wire
     when the playback reaches the moment they gave them."""
@@ -209,6 +262,7 @@ async def replay(
     strict: bool = False,
     options: Any = None,
     patience: float = 5.0,
+    mode: str = "wire",
 ) -> CallReplay:
     """Replay a recorded call against ``agent``'s channel, offline (wire replay).
 
@@ -219,6 +273,7 @@ async def replay(
         options: The provider options the agent runs with (``RealtimeOptions`` or
             ``LiveOptions``); the recorded session's configuration is compared with them.
         patience: Seconds to wait for each client frame the recording expects.
+        mode: ``wire``, or ``audio`` to play the recorded caller audio into the channel too.
 
     Raises:
         RecordingError: The folder is not a usable recording (named: a missing, truncated or
@@ -226,8 +281,11 @@ async def replay(
 
     Cancellation: safe; the agent's channel and the test server are closed.
     """
+    if mode not in ("wire", "audio"):
+        raise ValueError(f"mode must be 'wire' or 'audio', got {mode!r}")
     folder = Path(folder)
     call = await asyncio.to_thread(load_call, folder)
+    frames = await asyncio.to_thread(_caller_frames, call) if mode == "audio" else []
     manifest, lines, records, recorded = call.manifest, call.lines, call.records, call.stories
     expected = recorded if strict else relaxed(recorded)
     cassette = Cassette(lines, strict=strict, patience=patience)
@@ -240,6 +298,19 @@ async def replay(
                 raise TypeError(
                     f"the agent factory must give a RealtimeVoiceChannel, got {channel!r}"
                 )
+            session_id = session_facts["session_id"]
+            keys = [
+                mark
+                for mark in manifest["marks"]
+                if mark.get("kind") == "keypad" and mark.get("source") == "transport"
+            ]
+            caller = _ReplayKeypadCaller() if keys else _ReplayCaller()
+            channel.transport = caller
+            for mark in keys:
+                press = partial(caller.press, session_id, str(mark.get("keys", "")))
+                cassette.cues.append((float(mark["t"]), press))
+            for t, frame in frames:
+                cassette.cues.append((t, partial(caller.push_caller_audio, session_id, frame)))
             human = channel.human_input_handler
             collector = _Stories(channel.channel_id, records, human.handler if human else None)
             remove = human.handler.add_observer(collector) if human is not None else (lambda: None)
@@ -248,7 +319,7 @@ async def replay(
                 session = await channel.start_session(
                     session_facts["room_id"],
                     participant_id=actor,
-                    session_id=session_facts["session_id"],
+                    session_id=session_id,
                 )
                 bound = patience * (1 + sum(1 for line in lines if line.dir == "out"))
                 try:

@@ -89,6 +89,9 @@ class RecordingWriter:
         self.dropped = 0
         self.samples = 0
         self.marks: list[dict[str, Any]] = []
+        self.clock: list[list[float]] = []
+        """``[t, sample]`` where the caller audio starts and wherever it jumps by more than
+        0.1 s from a steady clock: the time of each caller sample."""
         self.audio_missing: str | None = None
         """Why the caller audio is not written (the call's frames still are)."""
         self.learned: dict[str, str] = {}
@@ -108,7 +111,8 @@ class RecordingWriter:
         self._thread.start()
 
     def put(self, item: tuple[Any, ...]) -> None:
-        """Queue a ``("wire", t, dir, conn, data)`` or ``("audio", t, frame)`` item."""
+        """Queue a ``("wire", t, dir, conn, data)``, ``("audio", t, frame)`` or
+        ``("mark", t, kind, keys)`` item."""
         self._queue.put(item)
 
     def stop(self) -> None:
@@ -129,8 +133,10 @@ class RecordingWriter:
                 try:
                     if item[0] == "wire":
                         self._wire_item(*item[1:])
+                    elif item[0] == "mark":
+                        self._mark(item[1], item[2], item[3], "transport")
                     else:
-                        self._audio_item(item[2])
+                        self._audio_item(item[1], item[2])
                 except OSError as exc:
                     self.incomplete = f"the disk refused a write ({exc.strerror or exc})"
                     self.dropped += 1
@@ -168,10 +174,9 @@ class RecordingWriter:
             text = json.dumps(frame)
         elif frame is not None:
             if direction == "in" and isinstance(frame, dict) and frame.get("type") in _MARKS:
-                mark = {"t": line["t"], "kind": _MARKS[frame["type"]], "sample": self.samples}
-                if mark["kind"] == "keypad":
-                    mark["keys"] = str(frame.get("event", ""))
-                self.marks.append(mark)
+                kind = _MARKS[frame["type"]]
+                keys = str(frame.get("event", "")) if kind == "keypad" else None
+                self._mark(line["t"], kind, keys, "wire")
             if self.redaction is not None:
                 frame = redact_frame(frame, self.redaction, self.learned)
                 text = json.dumps(frame)
@@ -192,9 +197,20 @@ class RecordingWriter:
         self._wire.write(out)
         self.frames += 1
 
-    def _audio_item(self, frame: np.ndarray[Any, np.dtype[np.int16]]) -> None:
+    def _mark(self, t: float, kind: str, keys: str | None, source: str) -> None:
+        mark: dict[str, Any] = {"t": round(t, 6), "kind": kind, "sample": self.samples}
+        if keys is not None:
+            mark["keys"] = keys
+        mark["source"] = source
+        self.marks.append(mark)
+
+    def _audio_item(self, t: float, frame: np.ndarray[Any, np.dtype[np.int16]]) -> None:
         if self.audio_missing is not None or not self._count(2 * len(frame)):
             return
+        if not self.clock or abs(
+            self.clock[-1][0] + (self.samples - self.clock[-1][1]) / self.sample_rate - t
+        ) > 0.1:
+            self.clock.append([round(t, 6), self.samples])
         if self._audio is None:
             try:
                 import soundfile
