@@ -286,3 +286,73 @@ async def record_tones(root: Path) -> Path:
         await recorder.aclose()
     (folder,) = recorder.folders
     return folder
+
+
+class Meeting:
+    """The user's conference bot: ``async with Meeting(provider) as conference``."""
+
+    def __init__(self, provider: RealtimeProvider) -> None:
+        from conference import (
+            ConferenceChannel,
+            ConferenceRealtimeConfig,
+            InMemoryConferenceBackend,
+        )
+
+        self.kit = VoiceKit()
+        self.desk: asyncio.Queue[PendingInputEvent] = asyncio.Queue()
+        self.reports: asyncio.Queue[ToolCallReport] = asyncio.Queue()
+        backend = InMemoryConferenceBackend(frame_samples=480)
+        for participant_id, name in (("alice", "Alice"), ("bob", "Bob")):
+            backend.join(participant_id, name)
+        human = HumanInputToolHandler(
+            {"AskUserQuestion", "ConfirmAction"},
+            timeout=60.0,
+            tool_definitions=[ASK_USER_QUESTION, CONFIRM_ACTION],
+        )
+        config = ConferenceRealtimeConfig(
+            provider, human_input_handler=human, instructions="You are the board's bot."
+        )
+        self.conference = ConferenceChannel("board", backend=backend, realtime=config)
+        self.conference.receipt_key = b"board-receipts"
+        self.kit.register_channel(self.conference)
+        self.kit.hook(HookTrigger.ON_USER_INPUT_REQUIRED, execution=HookExecution.ASYNC)(
+            self.announced
+        )
+        self.kit.hook(HookTrigger.ON_TOOL_CALL, execution=HookExecution.ASYNC)(self.reported)
+
+    async def announced(self, event: PendingInputEvent, ctx: HookContext) -> None:
+        self.desk.put_nowait(event)
+
+    async def reported(self, report: ToolCallReport, ctx: HookContext) -> None:
+        self.reports.put_nowait(report)
+
+    async def __aenter__(self) -> Any:
+        return self.conference
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.kit.aclose()
+        await self.conference.close()
+
+
+async def record_meeting(root: Path) -> Path:
+    """A conference on the OpenAI test server: Alice and Bob both approve a lease."""
+    async with RealtimeTestServer() as server:
+        provider = OpenAIRealtimeProvider(api_key="sk-test", url=server.url, reconnect=FAST)
+        recorder = CallRecorder(root)
+        meeting = Meeting(provider)
+        async with meeting as conference:
+            recorder.attach(conference)
+            await conference.plug_realtime()
+            conn = await server.next_connection()
+            await conn.expect("session.update")
+            approval = {"action": "sign the lease", "approvers": ["alice", "bob"], "quorum": 2}
+            call = await conn.function_call("ConfirmAction", approval)
+            event = await meeting.desk.get()
+            conference.answer(event.pending_id, "alice", "approve")
+            conference.answer(event.pending_id, "bob", "approve")
+            await conn.expect_function_call_output(call)
+            await meeting.reports.get()
+            await conference.unplug_realtime()
+        await recorder.aclose()
+    (folder,) = recorder.folders
+    return folder

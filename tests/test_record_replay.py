@@ -25,8 +25,10 @@ from record_rig import (
     CALLER_FRAMES,
     PROMPT,
     Bank,
+    Meeting,
     caller_frame,
     record,
+    record_meeting,
     record_tones,
     record_twilio,
 )
@@ -146,3 +148,15 @@ def test_audio_replay_hears_the_recorded_caller_again(tmp_path: Path) -> None:
     deaf = asyncio.run(replay(folder, agent=Bank, patience=0.5))  # wire only: no audio, no key
     assert deaf.divergence is not None
     assert "did not send conversation.item.create within 0.5 s" in deaf.divergence.what
+
+
+def test_a_conference_records_and_its_approvals_replay(tmp_path: Path) -> None:
+    folder = asyncio.run(record_meeting(tmp_path))
+    manifest = _manifest(folder)
+    assert manifest["complete"] and manifest["session"]["channel_kind"] == "conference"
+    (story,) = json.loads((folder / "stories.json").read_text())["stories"]
+    assert story["approvals"] == [["alice", "approve"], ["bob", "approve"]]
+    assert (story["by"], story["via"]) == ("alice,bob", "approval")
+    result = asyncio.run(replay(folder, agent=Meeting))
+    assert result.same, result.report()  # the votes were cast again, the quorum settled it
+    assert result.actual[0]["approvals"] == story["approvals"]

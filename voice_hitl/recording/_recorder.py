@@ -1,6 +1,8 @@
 """``CallRecorder``: record the calls of a channel, opt-in, one self-contained folder a call.
 
-Attach it to a :class:`~voice_hitl.RealtimeVoiceChannel` (any provider)::
+Attach it to a :class:`~voice_hitl.RealtimeVoiceChannel` (any provider, any transport: a
+Twilio phone call is a voice channel on a ``TwilioTransport``) or to a
+:class:`~conference.ConferenceChannel` (its ``realtime=`` config's provider)::
 
     recorder = CallRecorder("recordings/")
     recorder.attach(channel)          # every session from now on is recorded
@@ -20,9 +22,11 @@ from __future__ import annotations
 import contextvars
 import secrets
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._human_input_tools import HumanInputToolHandler
 from .._lifecycle import RequestEvent
 from .._provider import ProviderSession, RealtimeProvider, SessionConfig
 from .._transport import KeypadTransport
@@ -66,6 +70,44 @@ class _TappedSocket:
         return getattr(self._ws, name)
 
 
+@dataclass(frozen=True)
+class _Source:
+    """What a recorder needs of a channel: its provider, handler, transport and facts."""
+
+    kind: str
+    channel_id: str
+    provider: RealtimeProvider
+    human: HumanInputToolHandler | None
+    transport: Any
+    tool_timeout: float
+
+    @classmethod
+    def of(cls, channel: Any) -> _Source:
+        if isinstance(channel, RealtimeVoiceChannel):
+            return cls(
+                "voice",
+                channel.channel_id,
+                channel.provider,
+                channel.human_input_handler,
+                channel.transport,
+                channel.gate.tool_timeout_seconds,
+            )
+        config = getattr(channel, "realtime", None)
+        if config is None or not hasattr(channel, "plug_realtime"):
+            raise ValueError(
+                f"cannot record {channel!r}: a RealtimeVoiceChannel, or a ConferenceChannel "
+                "with a realtime= config"
+            )
+        return cls(
+            "conference",
+            channel.channel_id,
+            config.provider,
+            config.human_input_handler,
+            None,
+            config.tool_timeout_seconds,
+        )
+
+
 class CallRecorder:
     """Records calls into ``root/<session id>/`` (see :mod:`voice_hitl.recording._format`).
 
@@ -102,20 +144,26 @@ class CallRecorder:
         """The folders of the calls recorded so far."""
         return [call.folder for call in self.recordings]
 
-    def attach(self, channel: RealtimeVoiceChannel) -> Callable[[], None]:
+    def attach(self, channel: RealtimeVoiceChannel | Any) -> Callable[[], None]:
         """Record every session ``channel`` starts from now on; returns a detacher.
 
+        Args:
+            channel: A ``RealtimeVoiceChannel``, or a ``ConferenceChannel`` with a ``realtime``
+                config (each ``plug_realtime`` of that config is a call).
+
         Raises:
-            ValueError: The channel's provider is already recorded.
+            ValueError: The channel's provider is already recorded; a conference without a
+                ``realtime`` config.
         """
-        provider = channel.provider
+        source = _Source.of(channel)
+        provider = source.provider
         if getattr(provider, "_voice_hitl_recorder", None) is not None:
             raise ValueError(f"{provider!r} is already recorded")
         original_connect = provider.connect
         original_dial = getattr(provider, "_dial", None)
 
         async def connect(config: SessionConfig) -> ProviderSession:
-            call = self._new_call(channel, provider, config)
+            call = self._new_call(source, provider, config)
             await call.begin()
             token = _CURRENT.set(call)
             try:
@@ -127,7 +175,7 @@ class CallRecorder:
             finally:
                 _CURRENT.reset(token)
             self._bind(call, session)
-            transport = channel.transport
+            transport = source.transport
             if isinstance(transport, KeypadTransport):  # keys heard beside the audio
                 call.on_finish.append(
                     transport.add_keypad_listener(config.session_id, call.keypad)
@@ -144,9 +192,9 @@ class CallRecorder:
         if original_dial is not None:
             setattr(provider, "_dial", dial)  # noqa: B010
         setattr(provider, "_voice_hitl_recorder", self)  # noqa: B010
-        human = channel.human_input_handler
+        human = source.human
         remove_observer = (
-            human.handler.add_observer(self._observer(channel.channel_id))
+            human.handler.add_observer(self._observer(source.channel_id))
             if human is not None
             else (lambda: None)
         )
@@ -160,16 +208,17 @@ class CallRecorder:
         return detach
 
     def _new_call(
-        self, channel: RealtimeVoiceChannel, provider: RealtimeProvider, config: SessionConfig
+        self, source: _Source, provider: RealtimeProvider, config: SessionConfig
     ) -> CallRecording:
         name = config.session_id or f"call_{secrets.token_hex(6)}"
         folder = self.root / name
         if folder.exists():
             folder = self.root / f"{name}_{secrets.token_hex(3)}"
-        human = channel.human_input_handler
+        human = source.human
         facts = {
-            "channel_id": channel.channel_id,
-            "tool_timeout_seconds": channel.gate.tool_timeout_seconds,
+            "channel_id": source.channel_id,
+            "channel_kind": source.kind,
+            "tool_timeout_seconds": source.tool_timeout,
         }
         human_facts = None
         if human is not None:

@@ -156,6 +156,31 @@ class _ReplayKeypadCaller(_ReplayCaller):
                 listener(key)
 
 
+def _play_the_caller(
+    channel: RealtimeVoiceChannel,
+    manifest: dict[str, Any],
+    cassette: Cassette,
+    frames: list[tuple[float, Any]],
+) -> None:
+    """Replace the channel's transport by the replay's caller: the recorded keys the line
+    heard, and (``audio`` mode) the recorded audio, each at its moment."""
+    session_id = manifest["session"]["session_id"]
+    keys = [
+        mark
+        for mark in manifest["marks"]
+        if mark.get("kind") == "keypad" and mark.get("source") == "transport"
+    ]
+    keypad = _ReplayKeypadCaller() if keys else None
+    caller = keypad or _ReplayCaller()
+    channel.transport = caller
+    if keypad is not None:
+        for mark in keys:
+            press = partial(keypad.press, session_id, str(mark.get("keys", "")))
+            cassette.cues.append((float(mark["t"]), press))
+    for t, frame in frames:
+        cassette.cues.append((t, partial(caller.push_caller_audio, session_id, frame)))
+
+
 def _caller_frames(call: Any) -> list[tuple[float, Any]]:
     """The recorded caller audio as 20 ms frames, each at the time it was delivered."""
     import soundfile
@@ -178,16 +203,36 @@ def _caller_frames(call: Any) -> list[tuple[float, Any]]:
 
 class _Stories:
     """Collects the replay's request steps and gives the answers people gave off the wire
-    when the playback reaches the moment they gave them."""
+    (an operator's answer, a conference participant's vote) when the playback reaches the
+    moment they gave them."""
 
-    def __init__(self, channel_id: str, recorded: list[dict[str, Any]], handler: Any) -> None:
+    def __init__(
+        self,
+        channel_id: str,
+        recorded: list[dict[str, Any]],
+        handler: Any,
+        vote: Callable[[str, str, str], object] | None = None,
+    ) -> None:
         self.channel_id = channel_id
         self.records: list[StoryRecord] = []
         self._ids: set[str] = set()
         self._handler = handler
         self._opened: list[str] = []
-        self._settles = [_settle_of(recorded, request_id) for request_id in _order(recorded)]
-        self._due: set[int] = set()
+        self._acts: list[tuple[float, int, Callable[[str], None]]] = []
+        order = {request_id: index for index, request_id in enumerate(_order(recorded))}
+        for record in recorded:
+            index = order.get(record.get("request_id", ""))
+            data = record.get("data")
+            if index is None or not isinstance(data, dict):
+                continue
+            t = float(record.get("t", 0.0))
+            if record.get("kind") == "settled" and data.get("via") not in _ON_THE_WIRE:
+                if vote is None or data.get("via") != "approval":  # a quorum settles itself
+                    self._acts.append((t, index, partial(self._settle, data)))
+            elif record.get("kind") == "noted" and data.get("note") == "approval" and vote:
+                who, decision = str(data.get("participant")), str(data.get("decision"))
+                self._acts.append((t, index, partial(_vote, vote, who, decision)))
+        self._due: dict[int, list[Callable[[str], None]]] = {}
         self._deliveries_due = sum(1 for r in recorded if r.get("kind") == "delivered")
         self.delivered = asyncio.Event()
         """Set once the replay made as many deliveries as the recording."""
@@ -195,17 +240,14 @@ class _Stories:
             self.delivered.set()
 
     def cues(self) -> list[tuple[float, Callable[[], None]]]:
-        """When each answer given off the wire is due (for the cassette)."""
-        out: list[tuple[float, Callable[[], None]]] = []
-        for index, settle in enumerate(self._settles):
-            if settle is not None and settle[1].get("via") not in _ON_THE_WIRE:
-                out.append((settle[0], partial(self._cue, index)))
-        return out
+        """When each answer or vote given off the wire is due (for the cassette)."""
+        return [(t, partial(self._cue, index, act)) for t, index, act in self._acts]
 
-    def _cue(self, index: int) -> None:
-        self._due.add(index)
+    def _cue(self, index: int, act: Callable[[str], None]) -> None:
         if index < len(self._opened):
-            self._answer(index)
+            act(self._opened[index])
+        else:  # not asked yet in the replay: as soon as it is
+            self._due.setdefault(index, []).append(act)
 
     def __call__(self, event: RequestEvent) -> None:
         from ..journal import record_of
@@ -215,9 +257,8 @@ class _Stories:
                 return
             self._ids.add(event.pending_id)
             self._opened.append(event.pending_id)
-            index = len(self._opened) - 1
-            if index in self._due:
-                asyncio.get_running_loop().call_soon(self._answer, index)
+            for act in self._due.pop(len(self._opened) - 1, []):
+                asyncio.get_running_loop().call_soon(act, event.pending_id)
         elif event.pending_id not in self._ids:
             return
         request_id, at, kind, data = record_of(event)
@@ -227,32 +268,24 @@ class _Stories:
             if self._deliveries_due <= 0:
                 self.delivered.set()
 
-    def _answer(self, index: int) -> None:
-        settle = self._settles[index]
-        if settle is None or self._handler is None:
+    def _settle(self, data: dict[str, Any], pending_id: str) -> None:
+        if self._handler is None:
             return
-        data = settle[1]
         by, via, text = data.get("by"), data.get("via"), data.get("text") or ""
-        pending_id = self._opened[index]
         if data.get("outcome") == "answered":
             self._handler.resolve(pending_id, text, by=by, via=via)
         elif data.get("outcome") == "rejected":
             self._handler.reject(pending_id, text, by=by, via=via)
 
 
+def _vote(
+    vote: Callable[[str, str, str], object], who: str, decision: str, pending_id: str
+) -> None:
+    vote(pending_id, who, decision)
+
+
 def _order(records: list[dict[str, Any]]) -> list[str]:
     return [r["request_id"] for r in records if r.get("kind") == "opened"]
-
-
-def _settle_of(
-    records: list[dict[str, Any]], request_id: str
-) -> tuple[float, dict[str, Any]] | None:
-    for record in records:
-        if record.get("request_id") == request_id and record.get("kind") == "settled":
-            data = record.get("data")
-            if isinstance(data, dict):
-                return float(record.get("t", 0.0)), data
-    return None
 
 
 async def replay(
@@ -294,33 +327,39 @@ async def replay(
     async with cassette_server(manifest["provider"]["kind"], cassette) as server:
         provider = _provider(manifest["provider"], server.url, options)
         async with _agent(agent, provider) as channel:
-            if not isinstance(channel, RealtimeVoiceChannel):
+            conference = manifest["session"].get("channel_kind") == "conference"
+            if conference and not hasattr(channel, "plug_realtime"):
+                raise TypeError(
+                    f"a conference recording needs a ConferenceChannel, got {channel!r}"
+                )
+            if not conference and not isinstance(channel, RealtimeVoiceChannel):
                 raise TypeError(
                     f"the agent factory must give a RealtimeVoiceChannel, got {channel!r}"
                 )
             session_id = session_facts["session_id"]
-            keys = [
-                mark
-                for mark in manifest["marks"]
-                if mark.get("kind") == "keypad" and mark.get("source") == "transport"
-            ]
-            caller = _ReplayKeypadCaller() if keys else _ReplayCaller()
-            channel.transport = caller
-            for mark in keys:
-                press = partial(caller.press, session_id, str(mark.get("keys", "")))
-                cassette.cues.append((float(mark["t"]), press))
-            for t, frame in frames:
-                cassette.cues.append((t, partial(caller.push_caller_audio, session_id, frame)))
-            human = channel.human_input_handler
-            collector = _Stories(channel.channel_id, records, human.handler if human else None)
+            human = (
+                channel.realtime.human_input_handler
+                if conference
+                else channel.human_input_handler
+            )
+            collector = _Stories(
+                channel.channel_id,
+                records,
+                human.handler if human else None,
+                vote=channel.answer if conference else None,
+            )
             remove = human.handler.add_observer(collector) if human is not None else (lambda: None)
             cassette.cues.extend(collector.cues())
+            if not conference:
+                _play_the_caller(channel, manifest, cassette, frames)
             try:
-                session = await channel.start_session(
-                    session_facts["room_id"],
-                    participant_id=actor,
-                    session_id=session_id,
-                )
+                session = None
+                if conference:
+                    await channel.plug_realtime()
+                else:
+                    session = await channel.start_session(
+                        session_facts["room_id"], participant_id=actor, session_id=session_id
+                    )
                 bound = patience * (1 + sum(1 for line in lines if line.dir == "out"))
                 try:
                     async with asyncio.timeout(bound):
@@ -333,7 +372,10 @@ async def replay(
                     with contextlib.suppress(TimeoutError):
                         async with asyncio.timeout(patience):
                             await collector.delivered.wait()
-                await channel.end_session(session)
+                if session is None:
+                    await channel.unplug_realtime()
+                else:
+                    await channel.end_session(session)
             finally:
                 remove()
     actual = summarise(collector.records, strict=strict)
