@@ -14,7 +14,7 @@ confirmation and operator answer. Printed:
   per minute of call, and the tool-result path: the tap's own cost per frame (p50/p99) and the
   function-call-to-output latency at the server with and without a recorder (p50/p99 over
   ``--tool-calls`` calls, in separate calls without audio);
-- wire replay time of that call against the same agent;
+- wire and audio replay time of that call against the same agent;
 - determinism: the call replayed ``--replays`` times, every replay the same as recorded, with
   identical stories.
 """
@@ -158,6 +158,11 @@ async def main() -> None:
         took = time.perf_counter() - started
         assert first.same, first.report()
         print(f"wire replay of the {args.seconds} s call: {took:.2f} s")
+        started = time.perf_counter()
+        heard = await replay(folder, agent=Bank, mode="audio")
+        took = time.perf_counter() - started
+        print(f"audio replay of the {args.seconds} s call (its caller audio played into the "
+              f"channel again): {took:.2f} s, as recorded: {heard.same}")
         durations, same, identical = [], 0, 0
         for _ in range(args.replays):
             started = time.perf_counter()

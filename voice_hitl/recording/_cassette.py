@@ -133,15 +133,18 @@ class Cassette:
         """``(t, act)``: do ``act`` when the playback reaches the recording's time ``t``
         (a person's answer that did not come over the wire)."""
         self._served = 0
+        self._sorted = -1
 
     def _context(self, index: int) -> list[str]:
         before = self.lines[max(0, index - 4) : index]
         return [f"line {line.number}: {line.summary()}" for line in before]
 
     def _fire(self, until: float) -> None:
-        self.cues.sort(key=lambda cue: cue[0])
+        if len(self.cues) != self._sorted:  # cues are added before the playback starts
+            self.cues.sort(key=lambda cue: cue[0])
         while self.cues and self.cues[0][0] <= until:
             self.cues.pop(0)[1]()
+        self._sorted = len(self.cues)
 
     def _diverge(self, divergence: Divergence) -> None:
         if self.divergence is None:
