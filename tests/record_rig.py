@@ -356,3 +356,27 @@ async def record_meeting(root: Path) -> Path:
         await recorder.aclose()
     (folder,) = recorder.folders
     return folder
+
+
+async def record_reconnect(root: Path) -> Path:
+    """A call whose connection drops between two tool calls; the provider reconnects."""
+    retry = ReconnectPolicy(max_attempts=3, initial_delay=0.0, max_delay=0.0)
+    async with RealtimeTestServer() as server:
+        provider = OpenAIRealtimeProvider(api_key="sk-test", url=server.url, reconnect=retry)
+        recorder = CallRecorder(root)
+        bank = Bank(provider)
+        async with bank as voice:
+            recorder.attach(voice)
+            session = await voice.start_session("branch-7", "caller-1", session_id="dropped")
+            for account in ("checking", "savings"):
+                conn = await server.next_connection()
+                await conn.expect("session.update")
+                call = await conn.function_call("get_balance", {"account": account})
+                await conn.expect_function_call_output(call)
+                await bank.reports.get()
+                if account == "checking":
+                    await conn.drop()
+            await voice.end_session(session)
+        await recorder.aclose()
+    (folder,) = recorder.folders
+    return folder

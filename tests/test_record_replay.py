@@ -29,6 +29,7 @@ from record_rig import (
     caller_frame,
     record,
     record_meeting,
+    record_reconnect,
     record_tones,
     record_twilio,
 )
@@ -160,3 +161,13 @@ def test_a_conference_records_and_its_approvals_replay(tmp_path: Path) -> None:
     result = asyncio.run(replay(folder, agent=Meeting))
     assert result.same, result.report()  # the votes were cast again, the quorum settled it
     assert result.actual[0]["approvals"] == story["approvals"]
+
+
+def test_a_dropped_connection_replays_as_a_reconnect(tmp_path: Path) -> None:
+    folder = asyncio.run(record_reconnect(tmp_path))
+    lines = [json.loads(line) for line in (folder / "wire.jsonl").read_text().splitlines()]
+    assert sorted({line["conn"] for line in lines}) == [1, 2]
+    result = asyncio.run(replay(folder, agent=Bank))
+    assert result.same, result.report()
+    changed = asyncio.run(replay(folder, agent=partial(Bank, balance=5), patience=1.0))
+    assert changed.divergence is not None and "1234" in changed.report()
