@@ -138,7 +138,7 @@ async def run_demo(
     try:
         if conference:
             transfers = await _meeting(
-                kit, responder, transport, timeline, timeout, provider, handler
+                kit, responder, transport, timeline, timeout, provider, handler, out_dir
             )
         else:
             transfers = await _phone_call(
@@ -306,8 +306,12 @@ async def _meeting(
     timeout: float,
     provider: RealtimeProvider,
     handler: HumanInputHandler,
+    out_dir: Path | None = None,
 ) -> list[float]:
+    """The meeting; with ``out_dir``, recorded by a ``CallRecorder`` into ``out_dir/call``."""
     from conference import ConferenceChannel, ConferenceRealtimeConfig, InMemoryConferenceBackend
+
+    from .recording import CallRecorder
 
     backend = InMemoryConferenceBackend(frame_samples=transport.sample_rate // 50)
     backend.join("alice", "Alice")
@@ -336,6 +340,9 @@ async def _meeting(
         )
     )
     meeting.add_provider_listener(timeline.observe)
+    recorder = None if out_dir is None else CallRecorder(out_dir / "call")
+    if recorder is not None:
+        recorder.attach(meeting)
     await meeting.plug_realtime()
     timeline.add("meeting", "started with Alice, Bob and Carol (offline)")
     feeding = asyncio.create_task(_feed_meeting(transport, backend), name="meeting-audio")
@@ -347,6 +354,8 @@ async def _meeting(
         feeding.cancel()
         await asyncio.gather(feeding, return_exceptions=True)
         await meeting.close()
+        if recorder is not None:
+            await recorder.aclose()
     return agent.transfers
 
 

@@ -101,13 +101,12 @@ async def replay_recording(
             entries = await asyncio.to_thread(store.read)
         finally:
             store.close()
-        recorded = None
-        if recording.kind == "phone":  # the demo's phone call records itself: read it back
-            recorded = await asyncio.to_thread(_recorded_stories, out / "call")
+        # the demo records itself through CallRecorder: read its stories back
+        recorded = await asyncio.to_thread(_recorded_stories, out / "call")
     problems = verify_chain(entries, DEMO_JOURNAL_KEY)
     if problems:  # the replay's own journal: a broken chain is a bug, not a difference
         raise RuntimeError(f"the replay's journal does not verify: {problems[0]}")
-    if recorded is not None and recorded != summarise(entries, strict=True):
+    if recorded != summarise(entries, strict=True):
         raise RuntimeError("the demo's CallRecorder and its journal tell different stories")
     expected = recording.requests if strict else relaxed(recording.requests)
     return ReplayResult(recording, expected, summarise(entries, strict=strict))
