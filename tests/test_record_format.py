@@ -179,3 +179,13 @@ def test_the_command_line(call: Path, tmp_path: Path, capsys: pytest.CaptureFixt
     assert "manifest.json is missing" in capsys.readouterr().err
     assert main(["recording", "redact", str(call), str(out), "--transcripts"]) == 2
     assert "exists: redact writes a new folder" in capsys.readouterr().err
+
+
+def test_an_unwritable_folder_leaves_the_call_unrecorded_not_failed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the recordings should go")
+    folder = asyncio.run(record("openai", blocker / "calls"))  # the call ran to its end
+    assert not folder.exists()
+    assert "session 'openai-call' is not recorded" in caplog.text

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import os
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -112,7 +113,7 @@ class CallRecording:
         self._manifest: dict[str, Any] = {
             "format": FORMAT_NAME,
             "version": FORMAT_VERSION,
-            "voice_hitl": voice_hitl_version(),
+            "voice_hitl": "",  # read off the event loop, in begin()
             "complete": False,
             "incomplete": "the call is still being recorded (or its recorder stopped)",
             "started_at": datetime.now(UTC).isoformat(),
@@ -140,7 +141,14 @@ class CallRecording:
         )
 
     def _begin(self) -> None:
-        self.folder.mkdir(parents=True, exist_ok=False)
+        self._manifest["voice_hitl"] = voice_hitl_version()
+        self.folder.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.folder.mkdir()
+        except FileExistsError:  # a session id seen before: keep both calls
+            self.folder = self.folder.with_name(f"{self.folder.name}_{secrets.token_hex(3)}")
+            self.folder.mkdir()
+            self.writer.folder = self.folder
         write_json(self.folder / MANIFEST_FILE, self._manifest)
         self.writer.start()
 

@@ -20,6 +20,7 @@ puts: a writer thread per call writes (see :mod:`._writer`).
 from __future__ import annotations
 
 import contextvars
+import logging
 import secrets
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -35,6 +36,8 @@ from ._call import CallRecording
 from ._redact import Redaction
 
 __all__ = ["CallRecorder"]
+
+logger = logging.getLogger("voice_hitl.recording")
 
 _CURRENT: contextvars.ContextVar[CallRecording | None] = contextvars.ContextVar(
     "voice_hitl_recording", default=None
@@ -135,7 +138,8 @@ class CallRecorder:
         self.max_bytes = max_bytes
         self.max_frame_bytes = max_frame_bytes
         self.recordings: list[CallRecording] = []
-        """Every call recorded so far (finished or not), in the order they began."""
+        """Every call seen so far (finished or not), in the order they began; one whose
+        folder could not be made went on unrecorded (logged as an error)."""
         self._open: dict[str, CallRecording] = {}
         self._detachers: list[Callable[[], None]] = []
 
@@ -164,7 +168,13 @@ class CallRecorder:
 
         async def connect(config: SessionConfig) -> ProviderSession:
             call = self._new_call(source, provider, config)
-            await call.begin()
+            try:
+                await call.begin()
+            except OSError as exc:  # no folder for the recording: the call goes on unrecorded
+                logger.error("session %r is not recorded: %s", config.session_id, exc)
+                self._open.pop(config.session_id, None)
+                call.finished = True
+                return await original_connect(config)
             token = _CURRENT.set(call)
             try:
                 session = await original_connect(config)
@@ -212,8 +222,6 @@ class CallRecorder:
     ) -> CallRecording:
         name = config.session_id or f"call_{secrets.token_hex(6)}"
         folder = self.root / name
-        if folder.exists():
-            folder = self.root / f"{name}_{secrets.token_hex(3)}"
         human = source.human
         facts = {
             "channel_id": source.channel_id,
