@@ -115,12 +115,13 @@ def test_format_versions_are_named(call: Path, tmp_path: Path) -> None:
     with pytest.raises(RecordingError, match=r"format version 1 recording \(call\.json\)"):
         read_manifest(LEGACY)  # the demo's older format: replay_recording reads it
     _rewrite(folder, version=2, session="gone")
-    with pytest.raises(RecordingError, match="'session' must be a JSON object"):
+    with pytest.raises(RecordingError, match="'session': 'gone' is not of type 'object'"):
         read_manifest(folder)
 
 
 def test_the_manifest_schema_is_published_and_met(call: Path) -> None:
-    jsonschema = pytest.importorskip("jsonschema")
+    import jsonschema
+
     schema = json.loads((Path(_writer.__file__).parent / "manifest.schema.json").read_text())
     assert schema == MANIFEST_SCHEMA
     jsonschema.validate(read_manifest(call), schema)

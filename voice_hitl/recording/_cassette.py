@@ -20,13 +20,13 @@ import contextlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-
-from websockets.asyncio.server import ServerConnection as _WsConnection
-from websockets.exceptions import ConnectionClosed
+from typing import TYPE_CHECKING, Any
 
 from ._summary import VOLATILE_KEYS
 from ._writer import _is_audio_append
+
+if TYPE_CHECKING:  # websockets comes with the openai and gemini extras, not the core
+    from websockets.asyncio.server import ServerConnection as _WsConnection
 
 __all__ = ["Cassette", "Divergence", "WireLine", "cassette_server", "normalised"]
 
@@ -152,7 +152,12 @@ class Cassette:
         self.done.set()
 
     async def serve(self, ws: _WsConnection, validate: Callable[[Any], object]) -> None:
-        """Play the next connection's frames on ``ws`` (the test server's handler)."""
+        """Play the next connection's frames on ``ws`` (the test server's handler).
+
+        Cancellation: safe; the connection's reader is cancelled and awaited.
+        """
+        from websockets.exceptions import ConnectionClosed
+
         self._served += 1
         conn = self._served
         mine = [(i, line) for i, line in enumerate(self.lines) if line.conn == conn]
