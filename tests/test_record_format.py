@@ -190,3 +190,21 @@ def test_an_unwritable_folder_leaves_the_call_unrecorded_not_failed(
     folder = asyncio.run(record("openai", blocker / "calls"))  # the call ran to its end
     assert not folder.exists()
     assert "session 'openai-call' is not recorded" in caplog.text
+
+
+def test_gemini_transcripts_are_redacted_in_its_frames(tmp_path: Path) -> None:
+    redaction = Redaction(transcript=lambda text: "[said]")
+    folder = asyncio.run(record("gemini", tmp_path, redaction=redaction))
+    frames = [
+        json.loads(json.loads(line)["frame"])
+        for line in (folder / "wire.jsonl").read_text().splitlines()
+    ]
+    heard = [
+        f["serverContent"]["inputTranscription"]["text"]
+        for f in frames
+        if "inputTranscription" in f.get("serverContent", {})
+    ]
+    assert heard == ["[said]"]
+    spoken, operator = json.loads((folder / "stories.json").read_text())["stories"]
+    assert (spoken["via"], spoken["answer"]["transcript"]) == ("speech", "[said]")
+    assert spoken["model_read"]["text"]["transcript"] == "[said]"
