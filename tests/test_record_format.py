@@ -15,6 +15,7 @@ import pytest
 
 pytest.importorskip("soundfile", reason="recording caller audio needs soundfile")
 pytest.importorskip("google.genai", reason="the gemini extra (google-genai) is not installed")
+pytest.importorskip("openai", reason="the openai extra (openai SDK types) is not installed")
 
 from record_rig import Bank, record
 

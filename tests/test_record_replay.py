@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 pytest.importorskip("google.genai", reason="the gemini extra (google-genai) is not installed")
+pytest.importorskip("openai", reason="the openai extra (openai SDK types) is not installed")
 
 import numpy as np
 import soundfile
