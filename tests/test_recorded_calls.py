@@ -81,5 +81,5 @@ def test_bad_recordings_are_named(tmp_path: Path) -> None:
     with pytest.raises(RecordingError, match="'timeout' must be a number"):
         read_recording(tmp_path)
     (tmp_path / "call.json").write_text(json.dumps(manifest))  # turn paths relative to PHONE
-    with pytest.raises(RecordingError, match=r"turn 1: .*01_opening.wav is missing"):
+    with pytest.raises(RecordingError, match=r"turn 1: .*01_01_opening.flac is missing"):
         read_recording(tmp_path)

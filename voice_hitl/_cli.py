@@ -16,6 +16,7 @@ from typing import NoReturn
 from ._demo import add_demo_command
 from ._usage import UsageError
 from .journal._cli import add_journal_command
+from .recording._cli import add_recording_command
 from .service._cli import add_operator_commands
 from .speech._replay import add_replay_command
 
@@ -48,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_replay_command(commands)
     add_operator_commands(commands)
     add_journal_command(commands)
+    add_recording_command(commands)
     return parser
 
 

@@ -140,11 +140,11 @@ async def run_demo(
     try:
         if conference:
             transfers = await _meeting(
-                kit, responder, transport, timeline, timeout, provider, handler
+                kit, responder, transport, timeline, timeout, provider, handler, out_dir
             )
         else:
             transfers = await _phone_call(
-                kit, responder, transport, timeline, timeout, provider, handler
+                kit, responder, transport, timeline, timeout, provider, handler, out_dir
             )
     finally:
         await responder.aclose()
@@ -244,7 +244,12 @@ async def _phone_call(
     timeout: float,
     provider: RealtimeProvider,
     handler: HumanInputHandler,
+    out_dir: Path | None = None,
 ) -> list[float]:
+    """The phone call; with ``out_dir``, recorded by a ``CallRecorder`` into ``out_dir/call``
+    (as any user's call is: manifest, caller audio as FLAC, the requests' stories)."""
+    from .recording import CallRecorder
+
     agent = TransferAgent()
     voice = RealtimeVoiceChannel(
         "phone",
@@ -261,6 +266,9 @@ async def _phone_call(
     voice.input_format = voice.output_format = AudioFormat(transport.sample_rate)
     kit.register_channel(voice)
     responder.serve(voice)
+    recorder = None if out_dir is None else CallRecorder(out_dir / "call")
+    if recorder is not None:
+        recorder.attach(voice)
     session = await voice.start_session("demo-room", participant_id="caller")
     session.add_listener(transport.observe)
     session.add_listener(timeline.observe)
@@ -269,6 +277,8 @@ async def _phone_call(
         await transport.finished.wait()
     timeline.add("call", "caller hung up")
     await voice.end_session(session)
+    if recorder is not None:
+        await recorder.aclose()
     return agent.transfers
 
 
@@ -318,8 +328,12 @@ async def _meeting(
     timeout: float,
     provider: RealtimeProvider,
     handler: HumanInputHandler,
+    out_dir: Path | None = None,
 ) -> list[float]:
+    """The meeting; with ``out_dir``, recorded by a ``CallRecorder`` into ``out_dir/call``."""
     from conference import ConferenceChannel, ConferenceRealtimeConfig, InMemoryConferenceBackend
+
+    from .recording import CallRecorder
 
     backend = InMemoryConferenceBackend(frame_samples=transport.sample_rate // 50)
     backend.join("alice", "Alice")
@@ -348,6 +362,9 @@ async def _meeting(
         )
     )
     meeting.add_provider_listener(timeline.observe)
+    recorder = None if out_dir is None else CallRecorder(out_dir / "call")
+    if recorder is not None:
+        recorder.attach(meeting)
     await meeting.plug_realtime()
     timeline.add("meeting", "started with Alice, Bob and Carol (offline)")
     feeding = asyncio.create_task(_feed_meeting(transport, backend), name="meeting-audio")
@@ -359,6 +376,8 @@ async def _meeting(
         feeding.cancel()
         await asyncio.gather(feeding, return_exceptions=True)
         await meeting.close()
+        if recorder is not None:
+            await recorder.aclose()
     return agent.transfers
 
 

@@ -1,7 +1,8 @@
 """A recorded call on disk: ``call.json`` and the caller's turns.
 
 ``call.json`` names the call's kind (``phone`` or ``meeting``), the recogniser and timeout it
-ran with, the caller's turns in order (a WAV file each, relative to the folder, with what the
+ran with, the caller's turns in order (a FLAC file each inside the folder, or a WAV file;
+paths relative to the folder, with what the
 turn waited for and who spoke it) and the stories of the requests it made (see
 :func:`~voice_hitl.recording.summarise`). The demo writes one beside its audio and journal;
 ``audio_fixtures/recordings`` holds the demo calls as committed recordings.
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from .._audio import read_wav_pcm16, resample_pcm16, write_wav_pcm16
+from .._audio import read_wav_pcm16, resample_pcm16
 from .._caller_transport import CallerTurn
 
 __all__ = ["FORMAT", "MANIFEST", "Recording", "RecordingError", "read_recording", "write_recording"]
@@ -57,13 +58,18 @@ def write_recording(
     requests: list[dict[str, Any]],
     sample_rate: int = 16_000,
 ) -> Path:
-    """Write ``call.json`` and the turns (``turns/NN_label.wav``) into ``folder`` (blocking)."""
+    """Write ``call.json`` and the turns (``turns/NN_label.flac``) into ``folder`` (blocking).
+
+    The folder is self-contained: every turn's audio is inside it (FLAC, needs soundfile).
+    """
+    import soundfile
+
     turn_dir = folder / "turns"
     turn_dir.mkdir(parents=True, exist_ok=True)
     listed = []
     for index, turn in enumerate(turns, 1):
-        name = f"turns/{index:02d}_{_slug(turn.label)}.wav"
-        write_wav_pcm16(folder / name, turn.audio, sample_rate)
+        name = f"turns/{index:02d}_{_slug(turn.label)}.flac"
+        soundfile.write(folder / name, turn.audio, sample_rate, subtype="PCM_16", format="FLAC")
         listed.append(
             {
                 "file": name,
@@ -84,6 +90,17 @@ def write_recording(
     path = folder / MANIFEST
     path.write_text(json.dumps(manifest, indent=2) + "\n")
     return path
+
+
+def _read_audio(path: Path) -> tuple[Any, int]:
+    if path.suffix.lower() != ".flac":
+        return read_wav_pcm16(path)
+    if not path.exists():
+        raise FileNotFoundError(path)
+    import soundfile
+
+    audio, rate = soundfile.read(path, dtype="int16", always_2d=True)
+    return audio.mean(axis=1).astype("int16") if audio.shape[1] > 1 else audio[:, 0], rate
 
 
 def _field(raw: dict[str, Any], name: str, kind: type | tuple[type, ...], where: str) -> Any:
@@ -127,7 +144,7 @@ def read_recording(folder: str | Path, sample_rate: int = 16_000) -> Recording:
             raise RecordingError(f"{where}: 'after' must be one of {_AFTER}, got {after!r}")
         audio_path = folder / _field(item, "file", str, where)
         try:
-            audio, rate = read_wav_pcm16(audio_path)
+            audio, rate = _read_audio(audio_path)
         except FileNotFoundError:
             raise RecordingError(f"{where}: {audio_path} is missing") from None
         except (ValueError, RuntimeError) as exc:

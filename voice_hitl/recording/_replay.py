@@ -59,6 +59,14 @@ class ReplayResult:
         )
 
 
+def _recorded_stories(root: Path) -> list[dict[str, Any]]:
+    """The stories the demo's CallRecorder kept of its one call (checked, complete)."""
+    from ._folder import load_call
+
+    (folder,) = root.iterdir()
+    return load_call(folder).stories
+
+
 async def replay_recording(
     folder: str | Path, *, strict: bool = False, recognizer: str | None = None
 ) -> ReplayResult:
@@ -93,8 +101,12 @@ async def replay_recording(
             entries = await asyncio.to_thread(store.read)
         finally:
             store.close()
+        # the demo records itself through CallRecorder: read its stories back
+        recorded = await asyncio.to_thread(_recorded_stories, out / "call")
     problems = verify_chain(entries, DEMO_JOURNAL_KEY)
     if problems:  # the replay's own journal: a broken chain is a bug, not a difference
         raise RuntimeError(f"the replay's journal does not verify: {problems[0]}")
+    if recorded != summarise(entries, strict=True):
+        raise RuntimeError("the demo's CallRecorder and its journal tell different stories")
     expected = recording.requests if strict else relaxed(recording.requests)
     return ReplayResult(recording, expected, summarise(entries, strict=strict))

@@ -10,12 +10,24 @@ out, at any depth, unless ``strict``; the evidence's risk, turns and layers are 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol
 
-from ..journal import JournalEntry
+__all__ = ["VOLATILE_KEYS", "StoryStep", "relaxed", "summarise"]
 
-__all__ = ["VOLATILE_KEYS", "relaxed", "summarise"]
+
+class StoryStep(Protocol):
+    """One step of a request's story: a :class:`~voice_hitl.journal.JournalEntry`, or a
+    recording's own copy of one (request id, kind, data)."""
+
+    @property
+    def request_id(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def data(self) -> Mapping[str, Any]: ...
 
 VOLATILE_KEYS = frozenset({"confidence", "transcript", "note", "approved_at", "audio"})
 """Keys of an answer's JSON that a replay does not compare unless strict."""
@@ -32,7 +44,7 @@ def _reading(text: Any, strict: bool) -> Any:
     return value if strict else _without_volatile(value)
 
 
-def summarise(entries: Iterable[JournalEntry], *, strict: bool = False) -> list[dict[str, Any]]:
+def summarise(entries: Iterable[StoryStep], *, strict: bool = False) -> list[dict[str, Any]]:
     """The stories of the requests in ``entries``, in the order they opened."""
     stories: dict[str, dict[str, Any]] = {}
     for entry in entries:

@@ -1,0 +1,211 @@
+"""A recorded call's folder under stress: a full disk, the size bound, truncated and edited
+files, format versions, redaction, and the ``voice-hitl recording`` command line."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import io
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("soundfile", reason="recording caller audio needs soundfile")
+pytest.importorskip("google.genai", reason="the gemini extra (google-genai) is not installed")
+pytest.importorskip("openai", reason="the openai extra (openai SDK types) is not installed")
+
+from record_rig import Bank, record
+
+from voice_hitl._cli import main
+from voice_hitl._demo import FIXTURES
+from voice_hitl.recording import (
+    MANIFEST_SCHEMA,
+    RecordingError,
+    Redaction,
+    _writer,
+    read_manifest,
+    replay,
+)
+
+LEGACY = FIXTURES.parent / "recordings" / "phone_call"
+
+
+@pytest.fixture(scope="module")
+def call(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return asyncio.run(record("openai", tmp_path_factory.mktemp("good")))
+
+
+def _copy(call: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(call, tmp_path / "copy"))
+
+
+def _rewrite(folder: Path, **changes: Any) -> None:
+    manifest = json.loads((folder / "manifest.json").read_text())
+    (folder / "manifest.json").write_text(json.dumps({**manifest, **changes}))
+
+
+class _FillsUp(io.StringIO):
+    """A file on a disk that fills up after ``room`` characters."""
+
+    def __init__(self, room: int) -> None:
+        super().__init__()
+        self.room = room
+
+    def write(self, text: str) -> int:
+        if self.tell() + len(text) > self.room:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return super().write(text)
+
+
+def test_a_full_disk_stops_the_recording_not_the_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_writer, "_open_text", lambda path: _FillsUp(4000))
+    folder = asyncio.run(record("openai", tmp_path))  # the call ran to its end: 4 tool reports
+    manifest = read_manifest(folder)
+    assert manifest["complete"] is False
+    assert manifest["incomplete"] == "the disk refused a write (No space left on device)"
+    assert manifest["stats"]["dropped"] > 0
+    with pytest.raises(RecordingError, match=r"the recording is incomplete .*No space left"):
+        asyncio.run(replay(folder, agent=Bank))
+
+
+def test_the_size_bound_stops_the_recording_not_the_call(tmp_path: Path) -> None:
+    folder = asyncio.run(record("openai", tmp_path, max_bytes=20_000))
+    manifest = read_manifest(folder)
+    assert manifest["incomplete"] == "the size bound (20000 bytes) was reached"
+    assert manifest["stats"]["bytes"] <= 20_000
+    stories = json.loads((folder / "stories.json").read_text())["stories"]
+    assert len(stories) == 2  # the stories are kept whole
+
+
+def test_a_truncated_or_edited_file_is_refused_by_name(call: Path, tmp_path: Path) -> None:
+    folder = _copy(call, tmp_path)
+    wire = folder / "wire.jsonl"
+    text = wire.read_text()
+    wire.write_text(text[: len(text) // 2])
+    with pytest.raises(RecordingError, match=r"wire\.jsonl: \d+ bytes, the manifest says \d+ "):
+        asyncio.run(replay(folder, agent=Bank))
+    wire.write_text(text.replace("1234", "4321", 1))
+    with pytest.raises(RecordingError, match=r"wire\.jsonl: its SHA-256 differs .*edited"):
+        asyncio.run(replay(folder, agent=Bank))
+    (folder / "stories.json").unlink()
+    with pytest.raises(RecordingError, match=r"stories\.json: missing"):
+        read_and_verify(folder)
+
+
+def read_and_verify(folder: Path) -> None:
+    from voice_hitl.recording import verify_files
+
+    problems = verify_files(folder, read_manifest(folder))
+    if problems:
+        raise RecordingError("; ".join(problems))
+
+
+def test_format_versions_are_named(call: Path, tmp_path: Path) -> None:
+    folder = _copy(call, tmp_path)
+    _rewrite(folder, version=3)
+    with pytest.raises(RecordingError, match=r"format version 3 is newer than .*version 2"):
+        read_manifest(folder)
+    _rewrite(folder, version=1)
+    with pytest.raises(RecordingError, match="format version 1 is not one this voice-hitl reads"):
+        read_manifest(folder)
+    with pytest.raises(RecordingError, match=r"format version 1 recording \(call\.json\)"):
+        read_manifest(LEGACY)  # the demo's older format: replay_recording reads it
+    _rewrite(folder, version=2, session="gone")
+    with pytest.raises(RecordingError, match="'session': 'gone' is not of type 'object'"):
+        read_manifest(folder)
+
+
+def test_the_manifest_schema_is_published_and_met(call: Path) -> None:
+    import jsonschema
+
+    schema = json.loads((Path(_writer.__file__).parent / "manifest.schema.json").read_text())
+    assert schema == MANIFEST_SCHEMA
+    jsonschema.validate(read_manifest(call), schema)
+
+
+def test_redaction_hooks_keep_personal_data_off_the_disk(tmp_path: Path) -> None:
+    redaction = Redaction(
+        arguments=lambda tool, args: {k: "***" for k in args},
+        transcript=lambda text: "[said]",
+    )
+    folder = asyncio.run(record("openai", tmp_path, redaction=redaction))
+    wire = (folder / "wire.jsonl").read_text()
+    assert "move 500" not in wire and "savings" not in wire and "fee" not in wire
+    frames = [json.loads(json.loads(line)["frame"]) for line in wire.splitlines()]
+    calls = [f for f in frames if f.get("type") == "response.function_call_arguments.done"]
+    arguments = {f["name"]: json.loads(f["arguments"]) for f in calls}
+    assert arguments["ConfirmAction"] == {"action": "***"}
+    stories = json.loads((folder / "stories.json").read_text())["stories"]
+    assert stories[0]["arguments"] == {"action": "***"}
+    assert stories[0]["answer"]["transcript"] == "[said]"
+    assert read_manifest(folder)["redacted"] == ["arguments", "transcript"]
+
+
+def test_the_command_line(call: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["recording", "show", str(call)]) == 0
+    shown = capsys.readouterr().out
+    assert "provider openai model gpt-realtime; complete" in shown
+    assert 'ConfirmAction {"action": "move 500 to savings"}: answered by caller-1 via dtmf' in shown
+    assert main(["recording", "verify", str(call)]) == 0
+    assert "intact (3 files match the manifest)" in capsys.readouterr().out
+    assert main(["recording", "diff", str(call), str(call)]) == 0
+    assert capsys.readouterr().out == "the same client frames and stories\n"
+
+    out = tmp_path / "redacted"
+    argv = ["recording", "redact", str(call), str(out), "--argument", "action", "--drop-audio"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    assert main(["recording", "verify", str(out)]) == 0
+    assert not (out / "caller.flac").exists()
+    assert main(["recording", "diff", str(call), str(out)]) == 1
+    text = capsys.readouterr().out
+    assert "first differing client frame" in text  # the question read the action back...
+    assert "Please confirm: [redacted]." in text
+    assert '-      "action": "move 500 to savings"' in text  # ...and the story kept it
+
+    edited = _copy(call, tmp_path)
+    (edited / "stories.json").write_text("{}")
+    assert main(["recording", "verify", str(edited)]) == 1
+    assert "stories.json: " in capsys.readouterr().err
+    _rewrite(edited, version=9)
+    for argv in (["show", str(edited)], ["verify", str(edited)], ["diff", str(call), str(edited)]):
+        assert main(["recording", *argv]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "format version 9 is newer" in err[0]
+    assert main(["recording", "show", str(tmp_path / "nothing")]) == 2
+    assert "manifest.json is missing" in capsys.readouterr().err
+    assert main(["recording", "redact", str(call), str(out), "--transcripts"]) == 2
+    assert "exists: redact writes a new folder" in capsys.readouterr().err
+
+
+def test_an_unwritable_folder_leaves_the_call_unrecorded_not_failed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the recordings should go")
+    folder = asyncio.run(record("openai", blocker / "calls"))  # the call ran to its end
+    assert not folder.exists()
+    assert "session 'openai-call' is not recorded" in caplog.text
+
+
+def test_gemini_transcripts_are_redacted_in_its_frames(tmp_path: Path) -> None:
+    redaction = Redaction(transcript=lambda text: "[said]")
+    folder = asyncio.run(record("gemini", tmp_path, redaction=redaction))
+    frames = [
+        json.loads(json.loads(line)["frame"])
+        for line in (folder / "wire.jsonl").read_text().splitlines()
+    ]
+    heard = [
+        f["serverContent"]["inputTranscription"]["text"]
+        for f in frames
+        if "inputTranscription" in f.get("serverContent", {})
+    ]
+    assert heard == ["[said]"]
+    spoken, operator = json.loads((folder / "stories.json").read_text())["stories"]
+    assert (spoken["via"], spoken["answer"]["transcript"]) == ("speech", "[said]")
+    assert spoken["model_read"]["text"]["transcript"] == "[said]"

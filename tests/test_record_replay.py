@@ -1,0 +1,174 @@
+"""Record a call of the user's own agent, replay it against the same code (wire replay).
+
+The agent is written here as a user would write one: its own tool handler (a balance), the
+human-input tools served first, its own hooks (one sends operator questions to a desk, one
+refuses a tool), a responder asking the caller. Calls are recorded on the OpenAI Realtime
+and Gemini Live test servers with :class:`CallRecorder`; each replays against the same
+factory as recorded, and a changed tool handler or prompt fails with a readable divergence.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("google.genai", reason="the gemini extra (google-genai) is not installed")
+pytest.importorskip("openai", reason="the openai extra (openai SDK types) is not installed")
+
+import numpy as np
+import soundfile
+from record_rig import (
+    CALLER_FRAMES,
+    PROMPT,
+    Bank,
+    Meeting,
+    caller_frame,
+    record,
+    record_meeting,
+    record_reconnect,
+    record_tones,
+    record_twilio,
+)
+
+from voice_hitl.recording import CallReplay, RecordedCall, replay
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("recorded")
+    return {kind: asyncio.run(record(kind, root)) for kind in ("openai", "gemini")}
+
+
+def _manifest(folder: Path) -> dict[str, Any]:
+    return dict(json.loads((folder / "manifest.json").read_text()))
+
+
+def test_a_recorded_call_is_one_self_contained_folder(recorded: dict[str, Path]) -> None:
+    folder = recorded["openai"]
+    manifest = _manifest(folder)
+    lines = (folder / "wire.jsonl").read_text().splitlines()
+    assert (manifest["format"], manifest["version"], manifest["complete"]) == (
+        "voice-hitl-call",
+        2,
+        True,
+    )
+    assert manifest["provider"]["kind"] == "openai" and manifest["provider"]["query"] == (
+        "call_id=rtc_sip_1"
+    )
+    assert manifest["session"]["instructions"] == PROMPT
+    tools = [tool["name"] for tool in manifest["session"]["tools"]]
+    assert tools[:2] == ["get_balance", "close_account"] and "ConfirmAction" in tools
+    assert manifest["human_input"]["timeout"] == 60.0
+    assert manifest["session"]["tool_timeout_seconds"] == 10.0
+    assert [m["kind"] for m in manifest["marks"]] == ["keypad"]
+    assert sorted(manifest["files"]) == ["caller.flac", "stories.json", "wire.jsonl"]
+    audio, rate = soundfile.read(folder / "caller.flac", dtype="int16")
+    assert rate == 24_000 and len(audio) == 480 * CALLER_FRAMES == manifest["marks"][0]["sample"]
+    assert np.array_equal(audio[:480], caller_frame(0))  # as the transport delivered it
+    appends = [line for line in lines if "input_audio_buffer.append" in line]
+    assert len(appends) == CALLER_FRAMES and all('"elided"' in line for line in appends)
+    stories = json.loads((folder / "stories.json").read_text())["stories"]
+    assert [(s["tool"], s["by"], s["via"]) for s in stories] == [
+        ("ConfirmAction", "caller-1", "dtmf"),
+        ("AskUserQuestion", "op-anna", "console"),
+    ]
+    first = json.loads(lines[0])
+    assert (first["dir"], json.loads(first["frame"])["type"]) == ("out", "session.update")
+    gemini = _manifest(recorded["gemini"])
+    assert gemini["provider"]["kind"] == "gemini"
+    frames = (recorded["gemini"] / "wire.jsonl").read_text().splitlines()
+    assert any(json.loads(line).get("bin") for line in frames)  # the server's binary frames
+
+
+@pytest.mark.parametrize("kind", ["openai", "gemini"])
+async def test_a_recorded_call_replays_against_the_same_agent(
+    recorded: dict[str, Path], kind: str
+) -> None:
+    result = await replay(recorded[kind], agent=Bank)
+    assert result.same, result.report()
+    assert [s["via"] for s in result.actual][-1] == "console"  # the operator's answer replayed
+    assert result.report().endswith("as recorded")
+
+
+@pytest.mark.parametrize("kind", ["openai", "gemini"])
+async def test_a_changed_tool_handler_fails_with_a_readable_divergence(
+    recorded: dict[str, Path], kind: str
+) -> None:
+    result = await replay(recorded[kind], agent=partial(Bank, balance=99), patience=2.0)
+    assert not result.same and result.divergence is not None
+    text = result.report()
+    assert "first divergence" in text and "1234" in text and "99" in text, text
+    assert "recorded just before" in text
+
+
+async def test_a_changed_prompt_diverges_at_the_session_setup(recorded: dict[str, Path]) -> None:
+    agent = partial(Bank, instructions="You are a pirate.")
+    result: CallReplay = await replay(recorded["openai"], agent=agent, patience=2.0)
+    assert result.divergence is not None and result.divergence.line == 1, result.report()
+    assert "session.update" in result.divergence.what and "pirate" in result.report()
+
+
+def test_the_plugin_fixture_takes_the_factory(recorded: dict[str, Path]) -> None:
+    from voice_hitl.recording import RecordedCall as Exported
+
+    assert Exported is RecordedCall and RecordedCall(strict=True).strict
+    assert RecordedCall(agent=Bank).check(recorded["openai"]).same
+    with pytest.raises(pytest.fail.Exception) as failed:
+        RecordedCall(agent=partial(Bank, balance=7), patience=2.0).check(recorded["openai"])
+    text = str(failed.value)
+    assert "first divergence (wire.jsonl line" in text and "stories:\n--- recorded" in text
+    with pytest.raises(ValueError, match="replays against your agent"):
+        RecordedCall().check(recorded["openai"])
+
+
+def test_a_twilio_phone_call_records_and_replays(tmp_path: Path) -> None:
+    folder = asyncio.run(record_twilio(tmp_path))
+    manifest = _manifest(folder)
+    assert manifest["complete"], manifest["incomplete"]
+    (mark,) = manifest["marks"]
+    assert (mark["kind"], mark["keys"], mark["source"]) == ("keypad", "1", "transport")
+    audio, rate = soundfile.read(folder / "caller.flac", dtype="int16")
+    assert (len(audio), rate) == (2400, 24_000)  # the line's 0.1 s at the channel's rate
+    assert mark["sample"] <= 2400  # the key is marked where the audio had got to
+    (story,) = json.loads((folder / "stories.json").read_text())["stories"]
+    assert (story["by"], story["via"], story["answer"]["answer"]) == ("+15550199", "dtmf", True)
+    result = asyncio.run(replay(folder, agent=partial(Bank, phone=True)))
+    assert result.same, result.report()  # the recorded key was pressed again on the line
+
+
+def test_audio_replay_hears_the_recorded_caller_again(tmp_path: Path) -> None:
+    folder = asyncio.run(record_tones(tmp_path))
+    (story,) = json.loads((folder / "stories.json").read_text())["stories"]
+    assert (story["via"], story["answer"]["answer"]) == ("dtmf", True)  # a tone in the audio
+    heard = asyncio.run(replay(folder, agent=Bank, mode="audio"))
+    assert heard.same, heard.report()
+    deaf = asyncio.run(replay(folder, agent=Bank, patience=0.5))  # wire only: no audio, no key
+    assert deaf.divergence is not None
+    assert "did not send conversation.item.create within 0.5 s" in deaf.divergence.what
+
+
+def test_a_conference_records_and_its_approvals_replay(tmp_path: Path) -> None:
+    folder = asyncio.run(record_meeting(tmp_path))
+    manifest = _manifest(folder)
+    assert manifest["complete"] and manifest["session"]["channel_kind"] == "conference"
+    (story,) = json.loads((folder / "stories.json").read_text())["stories"]
+    assert story["approvals"] == [["alice", "approve"], ["bob", "approve"]]
+    assert (story["by"], story["via"]) == ("alice,bob", "approval")
+    result = asyncio.run(replay(folder, agent=Meeting))
+    assert result.same, result.report()  # the votes were cast again, the quorum settled it
+    assert result.actual[0]["approvals"] == story["approvals"]
+
+
+def test_a_dropped_connection_replays_as_a_reconnect(tmp_path: Path) -> None:
+    folder = asyncio.run(record_reconnect(tmp_path))
+    lines = [json.loads(line) for line in (folder / "wire.jsonl").read_text().splitlines()]
+    assert sorted({line["conn"] for line in lines}) == [1, 2]
+    result = asyncio.run(replay(folder, agent=Bank))
+    assert result.same, result.report()
+    changed = asyncio.run(replay(folder, agent=partial(Bank, balance=5), patience=1.0))
+    assert changed.divergence is not None and "1234" in changed.report()

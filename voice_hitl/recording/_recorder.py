@@ -1,0 +1,302 @@
+"""``CallRecorder``: record the calls of a channel, opt-in, one self-contained folder a call.
+
+Attach it to a :class:`~voice_hitl.RealtimeVoiceChannel` (any provider, any transport: a
+Twilio phone call is a voice channel on a ``TwilioTransport``) or to a
+:class:`~conference.ConferenceChannel` (its ``realtime=`` config's provider)::
+
+    recorder = CallRecorder("recordings/")
+    recorder.attach(channel)          # every session from now on is recorded
+    ...
+    await recorder.aclose()           # finishes the calls still open
+
+Per session it taps the provider's ``connect``: the WebSocket the OpenAI and Gemini providers
+dial is wrapped so each frame both ways is queued with its time (a provider without a
+WebSocket dial records no wire events); the session's ``send_audio`` is wrapped so the
+caller's audio as the transport delivered it is queued too; the channel's human-input handler
+is observed for the stories of the call's requests. Nothing on the event loop but queue
+puts: a writer thread per call writes (see :mod:`._writer`).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import secrets
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._human_input_tools import HumanInputToolHandler
+from .._lifecycle import RequestEvent
+from .._provider import ProviderSession, RealtimeProvider, SessionConfig
+from .._transport import KeypadTransport
+from .._voice_channel import RealtimeVoiceChannel
+from ._call import CallRecording
+from ._redact import Redaction
+
+__all__ = ["CallRecorder"]
+
+logger = logging.getLogger("voice_hitl.recording")
+
+_CURRENT: contextvars.ContextVar[CallRecording | None] = contextvars.ContextVar(
+    "voice_hitl_recording", default=None
+)
+
+
+class _TappedSocket:
+    """A client WebSocket whose frames are also handed to a recording."""
+
+    def __init__(self, ws: Any, call: CallRecording) -> None:
+        self._ws = ws
+        self._call = call
+        self._conn = call.new_connection()
+
+    async def send(self, message: str | bytes, *args: Any, **kwargs: Any) -> None:
+        self._call.wire("out", self._conn, message)
+        await self._ws.send(message, *args, **kwargs)
+
+    async def recv(self, *args: Any, **kwargs: Any) -> Any:
+        message = await self._ws.recv(*args, **kwargs)
+        self._call.wire("in", self._conn, message)
+        return message
+
+    def __aiter__(self) -> AsyncIterator[Any]:
+        return self._frames()
+
+    async def _frames(self) -> AsyncIterator[Any]:
+        async for message in self._ws:
+            self._call.wire("in", self._conn, message)
+            yield message
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ws, name)
+
+
+@dataclass(frozen=True)
+class _Source:
+    """What a recorder needs of a channel: its provider, handler, transport and facts."""
+
+    kind: str
+    channel_id: str
+    provider: RealtimeProvider
+    human: HumanInputToolHandler | None
+    transport: Any
+    tool_timeout: float
+
+    @classmethod
+    def of(cls, channel: Any) -> _Source:
+        if isinstance(channel, RealtimeVoiceChannel):
+            return cls(
+                "voice",
+                channel.channel_id,
+                channel.provider,
+                channel.human_input_handler,
+                channel.transport,
+                channel.gate.tool_timeout_seconds,
+            )
+        config = getattr(channel, "realtime", None)
+        if config is None or not hasattr(channel, "plug_realtime"):
+            raise ValueError(
+                f"cannot record {channel!r}: a RealtimeVoiceChannel, or a ConferenceChannel "
+                "with a realtime= config"
+            )
+        return cls(
+            "conference",
+            channel.channel_id,
+            config.provider,
+            config.human_input_handler,
+            None,
+            config.tool_timeout_seconds,
+        )
+
+
+class CallRecorder:
+    """Records calls into ``root/<session id>/`` (see :mod:`voice_hitl.recording._format`).
+
+    Args:
+        root: The folder that receives one sub-folder per call.
+        redaction: Hooks that rewrite tool arguments and transcripts before they are written.
+        max_bytes: The most a call writes (wire events plus caller audio at its PCM size);
+            past it the call goes on and its recording says it is incomplete.
+        max_frame_bytes: A provider frame longer than this is kept with its long strings
+            emptied (audio deltas, big tool results).
+    """
+
+    def __init__(
+        self,
+        root: str | Path,
+        *,
+        redaction: Redaction | None = None,
+        max_bytes: int = 64 * 1024 * 1024,
+        max_frame_bytes: int = 64 * 1024,
+    ) -> None:
+        if max_bytes < 1 or max_frame_bytes < 256:
+            raise ValueError("max_bytes must be >= 1 and max_frame_bytes >= 256")
+        self.root = Path(root)
+        self.redaction = redaction
+        self.max_bytes = max_bytes
+        self.max_frame_bytes = max_frame_bytes
+        self.recordings: list[CallRecording] = []
+        """Every call seen so far (finished or not), in the order they began; one whose
+        folder could not be made went on unrecorded (logged as an error)."""
+        self._open: dict[str, CallRecording] = {}
+        self._detachers: list[Callable[[], None]] = []
+
+    @property
+    def folders(self) -> list[Path]:
+        """The folders of the calls recorded so far."""
+        return [call.folder for call in self.recordings]
+
+    def attach(self, channel: RealtimeVoiceChannel | Any) -> Callable[[], None]:
+        """Record every session ``channel`` starts from now on; returns a detacher.
+
+        Args:
+            channel: A ``RealtimeVoiceChannel``, or a ``ConferenceChannel`` with a ``realtime``
+                config (each ``plug_realtime`` of that config is a call).
+
+        Raises:
+            ValueError: The channel's provider is already recorded; a conference without a
+                ``realtime`` config.
+        """
+        source = _Source.of(channel)
+        provider = source.provider
+        if getattr(provider, "_voice_hitl_recorder", None) is not None:
+            raise ValueError(f"{provider!r} is already recorded")
+        original_connect = provider.connect
+        original_dial = getattr(provider, "_dial", None)
+
+        async def connect(config: SessionConfig) -> ProviderSession:
+            call = self._new_call(source, provider, config)
+            try:
+                await call.begin()
+            except OSError as exc:  # no folder for the recording: the call goes on unrecorded
+                logger.error("session %r is not recorded: %s", config.session_id, exc)
+                self._open.pop(config.session_id, None)
+                call.finished = True
+                return await original_connect(config)
+            token = _CURRENT.set(call)
+            try:
+                session = await original_connect(config)
+            except BaseException:
+                await call.finish("the provider did not connect")
+                self._open.pop(config.session_id, None)
+                raise
+            finally:
+                _CURRENT.reset(token)
+            self._bind(call, session)
+            transport = source.transport
+            if isinstance(transport, KeypadTransport):  # keys heard beside the audio
+                call.on_finish.append(
+                    transport.add_keypad_listener(config.session_id, call.keypad)
+                )
+            return session
+
+        async def dial(*args: Any, **kwargs: Any) -> Any:
+            assert original_dial is not None
+            ws = await original_dial(*args, **kwargs)
+            call = _CURRENT.get()
+            return ws if call is None or call.provider is not provider else _TappedSocket(ws, call)
+
+        setattr(provider, "connect", connect)  # noqa: B010 (an instance attribute on purpose)
+        if original_dial is not None:
+            setattr(provider, "_dial", dial)  # noqa: B010
+        setattr(provider, "_voice_hitl_recorder", self)  # noqa: B010
+        human = source.human
+        remove_observer = (
+            human.handler.add_observer(self._observer(source.channel_id))
+            if human is not None
+            else (lambda: None)
+        )
+
+        def detach() -> None:
+            for name in ("connect", "_dial", "_voice_hitl_recorder"):
+                provider.__dict__.pop(name, None)
+            remove_observer()
+
+        self._detachers.append(detach)
+        return detach
+
+    def _new_call(
+        self, source: _Source, provider: RealtimeProvider, config: SessionConfig
+    ) -> CallRecording:
+        name = config.session_id or f"call_{secrets.token_hex(6)}"
+        folder = self.root / name
+        human = source.human
+        facts = {
+            "channel_id": source.channel_id,
+            "channel_kind": source.kind,
+            "tool_timeout_seconds": source.tool_timeout,
+        }
+        human_facts = None
+        if human is not None:
+            human_facts = {
+                "tools": sorted(human.tool_names),
+                "timeout": human.timeout,
+                "deadline_policies": {
+                    name: policy.describe(human.timeout)
+                    for name, policy in sorted(human.policies.items())
+                },
+            }
+        call = CallRecording(
+            folder,
+            provider,
+            config,
+            channel_facts=facts,
+            human_input=human_facts,
+            redaction=self.redaction,
+            max_bytes=self.max_bytes,
+            max_frame_bytes=self.max_frame_bytes,
+        )
+        self.recordings.append(call)
+        self._open[config.session_id] = call
+        return call
+
+    def _bind(self, call: CallRecording, session: ProviderSession) -> None:
+        original_send_audio = session.send_audio
+        original_aclose = session.aclose
+
+        async def send_audio(frame: Any) -> None:
+            call.audio(frame)
+            await original_send_audio(frame)
+
+        async def aclose() -> None:
+            try:
+                await original_aclose()
+            finally:
+                self._open.pop(call.config.session_id, None)
+                await call.finish()
+
+        setattr(session, "send_audio", send_audio)  # noqa: B010
+        setattr(session, "aclose", aclose)  # noqa: B010
+
+    def _observer(self, channel_id: str) -> Callable[[RequestEvent], None]:
+        def observe(event: RequestEvent) -> None:
+            if event.type == "opened":
+                request = event.request
+                if request.channel_id != channel_id:
+                    return
+                for call in self._open.values():
+                    if call.config.room_id == request.room_id and not call.finished:
+                        call.request_ids.add(event.pending_id)
+                        call.story(event)
+                        return
+                return
+            for call in self._open.values():
+                if event.pending_id in call.request_ids and not call.finished:
+                    call.story(event)
+                    return
+
+        return observe
+
+    async def aclose(self) -> None:
+        """Finish the calls still being recorded and detach from every channel; idempotent.
+
+        Cancellation: don't cancel; call it again to finish.
+        """
+        for detach in self._detachers:
+            detach()
+        self._detachers.clear()
+        for call in list(self._open.values()):
+            await call.finish("the recorder closed before the call ended")
+        self._open.clear()

@@ -1,0 +1,233 @@
+"""The recorder's writer thread: nothing on the event loop but a queue put.
+
+The loop hands frames and caller audio to :meth:`RecordingWriter.put` (a
+``queue.SimpleQueue`` put: no lock held, no I/O); the thread parses, elides, redacts and
+writes them. A write the disk refuses (full, read-only, gone) or the size bound stops the
+recording, never the call: later items are counted and dropped, and ``incomplete`` says why.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from ._format import CALLER_AUDIO, WIRE_FILE
+from ._redact import Redaction, redact_frame
+
+__all__ = ["RecordingWriter"]
+
+_STOP = object()
+_AUDIO_APPENDS = ("input_audio_buffer.append",)
+_MARKS = {
+    "input_audio_buffer.speech_started": "speech_started",
+    "input_audio_buffer.speech_stopped": "speech_stopped",
+    "input_audio_buffer.dtmf_event_received": "keypad",
+}
+
+
+def _open_text(path: Path) -> IO[str]:
+    """Where ``wire.jsonl`` goes (tests replace it to fill the disk)."""
+    return path.open("w", encoding="utf-8")
+
+
+def _emptied(value: Any) -> Any:
+    """``value`` with every string longer than 64 characters emptied (its shape kept)."""
+    if isinstance(value, dict):
+        return {key: _emptied(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_emptied(item) for item in value]
+    if isinstance(value, str) and len(value) > 64:
+        return ""
+    return value
+
+
+def _is_audio_append(frame: Any) -> bool:
+    if not isinstance(frame, dict):
+        return False
+    if frame.get("type") in _AUDIO_APPENDS:
+        return True
+    realtime = frame.get("realtimeInput", frame.get("realtime_input"))
+    return isinstance(realtime, dict) and (
+        "audio" in realtime or "mediaChunks" in realtime or "media_chunks" in realtime
+    )
+
+
+class RecordingWriter:
+    """Writes one call's wire events and caller audio from its own thread.
+
+    Args:
+        folder: The call's folder (it exists).
+        sample_rate: The caller audio's rate.
+        max_bytes: Stop writing once this many bytes were written (caller audio counted at
+            its PCM size, an upper bound of its FLAC size).
+        max_frame_bytes: A frame longer than this keeps its shape with its long strings emptied.
+        redaction: Hooks applied to every frame before it is written.
+    """
+
+    def __init__(
+        self,
+        folder: Path,
+        *,
+        sample_rate: int,
+        max_bytes: int,
+        max_frame_bytes: int,
+        redaction: Redaction | None,
+    ) -> None:
+        self.folder = folder
+        self.sample_rate = sample_rate
+        self.max_bytes = max_bytes
+        self.max_frame_bytes = max_frame_bytes
+        self.redaction = redaction
+        self.incomplete: str | None = None
+        self.bytes_written = 0
+        self.frames = 0
+        self.dropped = 0
+        self.samples = 0
+        self.marks: list[dict[str, Any]] = []
+        self.clock: list[list[float]] = []
+        """``[t, sample]`` where the caller audio starts and wherever it jumps by more than
+        0.1 s from a steady clock: the time of each caller sample."""
+        self.audio_missing: str | None = None
+        """Why the caller audio is not written (the call's frames still are)."""
+        self.learned: dict[str, str] = {}
+        """Argument values the redaction changed (see ``_redact``); read after :meth:`stop`."""
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._wire: IO[str] | None = None
+        self._audio: Any = None
+
+    def start(self) -> None:
+        """Start the writer thread (once)."""
+        if self._thread is not None:
+            raise RuntimeError("the recording writer is already started")
+        self._thread = threading.Thread(
+            target=self._run, name=f"voice-hitl-recorder-{self.folder.name}", daemon=True
+        )
+        self._thread.start()
+
+    def put(self, item: tuple[Any, ...]) -> None:
+        """Queue a ``("wire", t, dir, conn, data)``, ``("audio", t, frame)`` or
+        ``("mark", t, kind, keys)`` item."""
+        self._queue.put(item)
+
+    def stop(self) -> None:
+        """Write what is queued, close the files and join the thread (blocking; idempotent)."""
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            self._queue.put(_STOP)
+            thread.join()
+
+    # -- the thread --------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        try:
+            while (item := self._queue.get()) is not _STOP:
+                if self.incomplete is not None:
+                    self.dropped += 1
+                    continue
+                try:
+                    if item[0] == "wire":
+                        self._wire_item(*item[1:])
+                    elif item[0] == "mark":
+                        self._mark(item[1], item[2], item[3], "transport")
+                    else:
+                        self._audio_item(item[1], item[2])
+                except OSError as exc:
+                    self.incomplete = f"the disk refused a write ({exc.strerror or exc})"
+                    self.dropped += 1
+        finally:
+            self._close_files()
+
+    def _close_files(self) -> None:
+        for handle in (self._wire, self._audio):
+            if handle is None:
+                continue
+            try:
+                handle.close()
+            except (OSError, RuntimeError) as exc:
+                self.incomplete = self.incomplete or f"the disk refused a write ({exc})"
+
+    def _count(self, size: int) -> bool:
+        if self.bytes_written + size > self.max_bytes:
+            self.incomplete = f"the size bound ({self.max_bytes} bytes) was reached"
+            self.dropped += 1
+            return False
+        self.bytes_written += size
+        return True
+
+    def _wire_item(self, t: float, direction: str, conn: int, data: str | bytes) -> None:
+        binary = isinstance(data, bytes)
+        text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+        line: dict[str, Any] = {"t": round(t, 6), "dir": direction, "conn": conn}
+        try:
+            frame = json.loads(text)
+        except ValueError:
+            frame = None
+        if frame is not None and _is_audio_append(frame):
+            line["elided"] = "caller audio (in caller.flac)"
+            frame = _emptied(frame)
+            text = json.dumps(frame)
+        elif frame is not None:
+            if direction == "in" and isinstance(frame, dict) and frame.get("type") in _MARKS:
+                kind = _MARKS[frame["type"]]
+                keys = str(frame.get("event", "")) if kind == "keypad" else None
+                self._mark(line["t"], kind, keys, "wire")
+            if self.redaction is not None:
+                frame = redact_frame(frame, self.redaction, self.learned)
+                text = json.dumps(frame)
+            if len(text) > self.max_frame_bytes:
+                line["elided"] = f"{len(text)} bytes over the frame bound"
+                text = json.dumps(_emptied(frame))
+        elif len(text) > self.max_frame_bytes:
+            line["elided"] = f"{len(text)} bytes over the frame bound"
+            text = text[: self.max_frame_bytes]
+        if binary:
+            line["bin"] = True
+        line["frame"] = text
+        out = json.dumps(line) + "\n"
+        if not self._count(len(out)):
+            return
+        if self._wire is None:
+            self._wire = _open_text(self.folder / WIRE_FILE)
+        self._wire.write(out)
+        self.frames += 1
+
+    def _mark(self, t: float, kind: str, keys: str | None, source: str) -> None:
+        mark: dict[str, Any] = {"t": round(t, 6), "kind": kind, "sample": self.samples}
+        if keys is not None:
+            mark["keys"] = keys
+        mark["source"] = source
+        self.marks.append(mark)
+
+    def _audio_item(self, t: float, frame: np.ndarray[Any, np.dtype[np.int16]]) -> None:
+        if self.audio_missing is not None or not self._count(2 * len(frame)):
+            return
+        if not self.clock or abs(
+            self.clock[-1][0] + (self.samples - self.clock[-1][1]) / self.sample_rate - t
+        ) > 0.1:
+            self.clock.append([round(t, 6), self.samples])
+        if self._audio is None:
+            try:
+                import soundfile
+            except ImportError:
+                self.audio_missing = "soundfile is missing (pip install voice-hitl[recording])"
+                return
+
+            self._audio = soundfile.SoundFile(
+                str(self.folder / CALLER_AUDIO),
+                "w",
+                samplerate=self.sample_rate,
+                channels=1,
+                subtype="PCM_16",
+                format="FLAC",
+            )
+        try:
+            self._audio.write(frame)
+        except RuntimeError as exc:  # libsndfile reports a failed write as RuntimeError
+            raise OSError(str(exc)) from exc
+        self.samples += len(frame)
