@@ -14,6 +14,8 @@ Use it from a test module with ``from janus_rig import janus  # noqa: F401``.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
 import random
@@ -25,14 +27,17 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 from redis_rig import free_port
 
-__all__ = ["JanusServer", "janus", "janus_binary", "start_janus"]
+__all__ = ["JanusServer", "ScriptedParticipant", "janus", "janus_binary", "start_janus"]
 
 PLUGINS = "/usr/lib/x86_64-linux-gnu/janus"
 _UNWANTED_PLUGINS = (
@@ -232,3 +237,117 @@ def janus() -> Iterator[JanusServer]:
     finally:
         server.stop()
         shutil.rmtree(server.folder, ignore_errors=True)
+
+
+class ScriptedParticipant:
+    """A plain-RTP participant for tests: joins under a name, speaks PCM16 at real time with
+    the RFC 6464 audio-level extension (as browsers send it), hears the room, leaves on cue.
+
+    Between utterances it sends silence (level 127), as a browser with an open microphone
+    does. ``heard`` keeps the room mix it received (8 kHz PCM16 per packet).
+    """
+
+    def __init__(self, url: str, room: int, display: str, seat: Any = None) -> None:
+        self.url = url
+        self.room = room
+        self.display = display
+        self.seat = seat
+        self.heard: list[Any] = []
+        self.messages: list[Mapping[str, Any]] = []
+        self._queue: deque[Any] = deque()
+        self._spoken: asyncio.Event = asyncio.Event()
+        self._session: Any = None
+        self._handle = 0
+        self._socket: asyncio.DatagramTransport | None = None
+        self._task: asyncio.Task[None] | None = None
+        self.participant_id: str | None = None
+        self.sent_speech = 0
+
+    async def join(self) -> ScriptedParticipant:
+        from conference.janus import JanusSession, RtpSender, read_events
+        from conference.janus._media import open_udp
+        from conference.janus._wire import OwnJoin, room_join
+        from providers.twilio import mulaw_to_pcm16
+
+        self._sender = RtpSender(level_id=1)
+        self._session = JanusSession(
+            self.url, on_message=self.messages.append, on_lost=lambda reason: None
+        )
+        await self._session.open()
+        self._handle = await self._session.attach()
+
+        def heard(data: bytes) -> None:
+            from conference.janus import parse_rtp
+
+            self.heard.append(mulaw_to_pcm16(parse_rtp(data).payload))
+
+        self._socket = await open_udp(heard)
+        port = int(self._socket.get_extra_info("sockname")[1])
+        reply = await self._session.call_async(
+            self._handle,
+            room_join(
+                self.room,
+                self.display,
+                rtp_port=port,
+                participant_id=None if self.seat is None else self.seat.participant_id,
+                group=None if self.seat is None else self.seat.group,
+                audiolevel_ext=1,
+            ),
+        )
+        own = [e for e in read_events(reply) if isinstance(e, OwnJoin)]
+        assert own, f"{self.display} could not join: {reply}"
+        self.participant_id = own[0].participant_id
+        self._task = asyncio.create_task(self._pace((own[0].rtp_host, own[0].rtp_port)))
+        return self
+
+    async def _pace(self, remote: tuple[str, int]) -> None:
+        loop = asyncio.get_running_loop()
+        due = loop.time()
+        silence = np.zeros(160, dtype=np.int16)
+        while True:
+            if self._queue:
+                frame = self._queue.popleft()
+                voice = True
+                self.sent_speech += 1
+            else:
+                frame, voice = silence, False
+                self._spoken.set()
+            assert self._socket is not None
+            self._socket.sendto(self._sender.packet(frame, voice=voice), remote)
+            due += 0.02
+            await asyncio.sleep(max(0.0, due - loop.time()))
+
+    async def say(self, samples: Any, rate: int = 8000) -> None:
+        """Speak ``samples`` (mono PCM16 at ``rate``) at real time; returns when sent."""
+        from voice_hitl._audio import resample_pcm16
+
+        audio = resample_pcm16(samples, rate, 8000)
+        self._spoken.clear()
+        for start in range(0, len(audio), 160):
+            self._queue.append(audio[start : start + 160])
+        await self._spoken.wait()
+
+    def say_later(self, samples: Any, rate: int = 8000) -> None:
+        """Queue speech without waiting (to overlap with someone else)."""
+        from voice_hitl._audio import resample_pcm16
+
+        audio = resample_pcm16(samples, rate, 8000)
+        self._spoken.clear()
+        for start in range(0, len(audio), 160):
+            self._queue.append(audio[start : start + 160])
+
+    async def leave(self) -> None:
+        """Leave the room and close everything (idempotent)."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        if self._session is not None:
+            if self._session.lost is None and self._handle:
+                with contextlib.suppress(Exception):
+                    await self._session.call(self._handle, {"request": "leave"})
+            await self._session.aclose()
+            self._session = None
+        if self._socket is not None:
+            self._socket.close()
+            self._socket = None
