@@ -37,6 +37,12 @@ import numpy as np
 import pytest
 from redis_rig import free_port
 
+from conference.janus import JanusSession, RtpSender, parse_rtp, read_events
+from conference.janus._media import open_udp
+from conference.janus._wire import OwnJoin, room_join
+from providers.twilio import mulaw_to_pcm16
+from voice_hitl._audio import resample_pcm16
+
 __all__ = ["JanusServer", "ScriptedParticipant", "janus", "janus_binary", "start_janus"]
 
 PLUGINS = "/usr/lib/x86_64-linux-gnu/janus"
@@ -256,6 +262,7 @@ class ScriptedParticipant:
         self.messages: list[Mapping[str, Any]] = []
         self._queue: deque[Any] = deque()
         self._spoken: asyncio.Event = asyncio.Event()
+        self._heard_more: asyncio.Event = asyncio.Event()
         self._session: Any = None
         self._handle = 0
         self._socket: asyncio.DatagramTransport | None = None
@@ -264,10 +271,6 @@ class ScriptedParticipant:
         self.sent_speech = 0
 
     async def join(self) -> ScriptedParticipant:
-        from conference.janus import JanusSession, RtpSender, read_events
-        from conference.janus._media import open_udp
-        from conference.janus._wire import OwnJoin, room_join
-        from providers.twilio import mulaw_to_pcm16
 
         self._sender = RtpSender(level_id=1)
         self._session = JanusSession(
@@ -277,9 +280,8 @@ class ScriptedParticipant:
         self._handle = await self._session.attach()
 
         def heard(data: bytes) -> None:
-            from conference.janus import parse_rtp
-
             self.heard.append(mulaw_to_pcm16(parse_rtp(data).payload))
+            self._heard_more.set()
 
         self._socket = await open_udp(heard)
         port = int(self._socket.get_extra_info("sockname")[1])
@@ -319,8 +321,6 @@ class ScriptedParticipant:
 
     async def say(self, samples: Any, rate: int = 8000) -> None:
         """Speak ``samples`` (mono PCM16 at ``rate``) at real time; returns when sent."""
-        from voice_hitl._audio import resample_pcm16
-
         audio = resample_pcm16(samples, rate, 8000)
         self._spoken.clear()
         for start in range(0, len(audio), 160):
@@ -329,12 +329,16 @@ class ScriptedParticipant:
 
     def say_later(self, samples: Any, rate: int = 8000) -> None:
         """Queue speech without waiting (to overlap with someone else)."""
-        from voice_hitl._audio import resample_pcm16
-
         audio = resample_pcm16(samples, rate, 8000)
         self._spoken.clear()
         for start in range(0, len(audio), 160):
             self._queue.append(audio[start : start + 160])
+
+    async def hears_loud(self, since: int, packets: int, level: int = 3000) -> None:
+        """Wait until ``packets`` packets received after index ``since`` peak above ``level``."""
+        while sum(1 for h in self.heard[since:] if int(np.abs(h).max()) > level) < packets:
+            self._heard_more.clear()
+            await self._heard_more.wait()
 
     async def leave(self) -> None:
         """Leave the room and close everything (idempotent)."""

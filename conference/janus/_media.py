@@ -104,6 +104,8 @@ class BotMedia:
 
         Cancellation: safe.
         """
+        # The first resample imports soxr (~0.15 s): do it off the loop, not in the pacing.
+        await asyncio.to_thread(resample_pcm16, _SILENCE, 8_000, self.sample_rate)
         self.bot = await open_udp(self._on_mix)
 
     async def open_seat(self, participant_id: str) -> int:
