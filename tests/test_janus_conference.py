@@ -7,6 +7,7 @@ The participants are scripted plain-RTP clients (``janus_rig.ScriptedParticipant
 from __future__ import annotations
 
 import asyncio
+import importlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -26,11 +27,13 @@ from conference import (
     MixedFrame,
     ParticipantJoined,
     ParticipantLeft,
+    verify_receipt,
 )
 from conference.janus import JanusConferenceBackend
 from providers.mock import MockRealtimeProvider
-from voice_hitl import HumanInputToolHandler, VoiceKit
+from voice_hitl import CONFIRM_ACTION, Heard, HumanInputToolHandler, VoiceKit
 from voice_hitl._audio import read_wav_pcm16
+from voice_hitl._demo_agent import ApprovalAgent
 from voice_hitl.journal import Journal
 
 pytest.importorskip("httpx", reason="the Janus backend needs the 'janus' extra (httpx)")
@@ -183,3 +186,76 @@ async def next_ended(queue: asyncio.Queue[ConferenceEvent]) -> ConferenceEnded:
     while not isinstance(event := await queue.get(), ConferenceEnded):
         pass
     return event
+
+
+class ToneSynthesizer:
+    """The bot's voice in these tests: a short tone per reply (no TTS model to load)."""
+
+    name = "tone"
+
+    async def synthesize(self, text: str) -> tuple[np.ndarray, int]:
+        t = np.arange(RATE // 5) / RATE
+        return (np.sin(2 * np.pi * 440 * t) * 6000).astype(np.int16), RATE
+
+
+async def speech_channel(
+    backend: JanusConferenceBackend, recognizer: str
+) -> tuple[VoiceKit, ConferenceChannel, Observed, ApprovalAgent]:
+    local = await asyncio.to_thread(importlib.import_module, "providers.local")
+    asr = await asyncio.to_thread(importlib.import_module, "voice_hitl.speech.asr")
+    kit = VoiceKit()
+    observed = Observed.on(kit)
+    provider = local.LocalCascadeProvider(
+        recognizer=await asr.load_recognizer(recognizer), synthesizer=ToneSynthesizer()
+    )
+    agent = ApprovalAgent(approvers=("Alice", "Bob"))
+    human = HumanInputToolHandler(
+        {"ConfirmAction"}, timeout=60.0, tool_definitions=[CONFIRM_ACTION]
+    )
+    config = ConferenceRealtimeConfig(
+        provider, human_input_handler=human, reasoning_backend=agent, sample_rate=RATE
+    )
+    conf = ConferenceChannel("meeting", backend=backend, realtime=config)
+    kit.register_channel(conf)
+    conf.receipt_key = KEY
+    await conf.plug_realtime()
+    return kit, conf, observed, agent
+
+
+async def test_spoken_quorum_approval_in_a_janus_room(janus: JanusServer) -> None:  # noqa: F811
+    pytest.importorskip("faster_whisper", reason="hearing the meeting needs the 'speech' extra")
+    async with meeting(janus, "Alice", "Bob", "Carol") as m:
+        kit, conf, observed, agent = await speech_channel(m.backend, "whisper")
+        heard: asyncio.Queue[Heard] = asyncio.Queue()
+        conf.add_speech_listener(lambda h: heard.put_nowait(h) if h.kind == "speech" else None)
+        opening, rate = fixture("meeting_opening.wav")
+        await m.people["Alice"].say(opening, rate)
+        asked = await asyncio.wait_for(observed.requests.get(), 30)
+        pid = asked.pending_id
+        addressed = conf.addressed_to(pid) or ()
+        assert [p.display_name for p in addressed] == ["Alice", "Bob"]
+        while (await heard.get()).speaker_id != m.pid("Alice"):
+            pass  # the opening, credited to Alice
+        # Carol says the very words Bob will say: she is not an approver, nothing counts.
+        words, rate = fixture("say_confirm.wav")
+        await m.people["Carol"].say(words, rate)
+        carol = await asyncio.wait_for(heard.get(), 30)
+        assert carol.speaker_id == m.pid("Carol") and carol.attribution == 1.0
+        approval = conf.approval(pid)
+        assert approval is not None and approval.approvals == ()
+        await m.people["Alice"].say(words, rate)
+        assert (await asyncio.wait_for(heard.get(), 30)).speaker_id == m.pid("Alice")
+        approval = conf.approval(pid)
+        assert approval is not None
+        assert [a.participant.display_name for a in approval.approvals] == ["Alice"]
+        await m.people["Bob"].say(words, rate)
+        report = await asyncio.wait_for(observed.reports.get(), 30)
+        assert report.outcome == "ok"
+        result = conf.approval_result(pid)
+        await conf.close()
+        await kit.aclose()
+    assert result is not None
+    assert result.approvers == (m.pid("Alice"), m.pid("Bob"))
+    assert all(verify_receipt(a.receipt, KEY) for a in result.approvals)
+    assert [a.receipt.decision for a in result.approvals] == ["approve", "approve"]
+    assert agent.transfers == [500.0]

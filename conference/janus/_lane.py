@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from providers.base import PCM16
-from voice_hitl._audio import resample_pcm16
 from voice_hitl._transport import check_pcm16
 
 from .._backend import MixedFrame
+from ._resample import StreamResampler
 from ._rtp import FRAME_SAMPLES
 
 if TYPE_CHECKING:
@@ -69,6 +69,7 @@ class JanusAudioLane:
     def __init__(self, sample_rate: int, outbound: OutboundAudio) -> None:
         self.sample_rate = sample_rate
         self._outbound = outbound
+        self._downsample = StreamResampler(sample_rate, _WIRE_RATE, quality="MQ")
         self._queue: asyncio.Queue[MixedFrame | None] = asyncio.Queue()
         self.closed = False
         self.barge_ins = 0
@@ -99,7 +100,7 @@ class JanusAudioLane:
         """
         if self.closed:
             return
-        samples = resample_pcm16(check_pcm16(frame), self.sample_rate, _WIRE_RATE)
+        samples = self._downsample.convert(check_pcm16(frame))
         self._outbound.push(samples)
 
     async def stop_playback(self) -> None:

@@ -11,18 +11,26 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from providers.twilio._mulaw import mulaw_to_pcm16
-from voice_hitl._audio import resample_pcm16
 
 from .._backend import MixedFrame
 from ._jitter import JitterBuffer
 from ._lane import JanusAudioLane, OutboundAudio
-from ._rtp import FRAME_SAMPLES, PCMU, RtpSender, audio_level, parse_rtp
+from ._resample import StreamResampler
+from ._rtp import (
+    FRAME_SAMPLES,
+    PCMU,
+    RtpSender,
+    audio_level,
+    forwarded_g711_payload,
+    parse_rtp,
+)
 from ._speakers import SpeakerClock
 
 __all__ = ["BotMedia", "open_udp"]
@@ -93,6 +101,8 @@ class BotMedia:
         self.malformed = 0
         self._task: asyncio.Task[None] | None = None
         self._last_at = 0.0
+        self._times: deque[float] = deque([0.0, 0.0], maxlen=2)
+        self.upsample = StreamResampler(8_000, 8_000)  # replaced by open()
 
     @property
     def local_port(self) -> int:
@@ -104,8 +114,8 @@ class BotMedia:
 
         Cancellation: safe.
         """
-        # The first resample imports soxr (~0.15 s): do it off the loop, not in the pacing.
-        await asyncio.to_thread(resample_pcm16, _SILENCE, 8_000, self.sample_rate)
+        # Importing soxr takes ~0.15 s: off the loop, not in the pacing.
+        self.upsample = await asyncio.to_thread(StreamResampler, 8_000, self.sample_rate)
         self.bot = await open_udp(self._on_mix)
 
     async def open_seat(self, participant_id: str) -> int:
@@ -117,11 +127,11 @@ class BotMedia:
 
         def on_seat(data: bytes) -> None:
             try:
-                packet = parse_rtp(data)
+                payload = forwarded_g711_payload(data)
             except ValueError:
                 self.malformed += 1
                 return
-            loud = audio_level(mulaw_to_pcm16(packet.payload)) < self.speech_level
+            loud = audio_level(mulaw_to_pcm16(payload)) < self.speech_level
             self.clock.level(participant_id, loop.time(), loud)
 
         transport = await open_udp(on_seat)
@@ -167,9 +177,11 @@ class BotMedia:
             else:
                 samples, at = mulaw_to_pcm16(item.payload), item.at
             self._last_at = at
-            frame = MixedFrame(
-                resample_pcm16(samples, 8_000, self.sample_rate), self.clock.speakers_at(at)
-            )
+            # The upsampler hands out each frame's audio frame_delay frames late: label it
+            # with the arrival time of the audio it holds.
+            self._times.append(at)
+            heard_at = self._times[-1 - self.upsample.frame_delay]
+            frame = MixedFrame(self.upsample.frame(samples), self.clock.speakers_at(heard_at))
             for lane in list(self.lanes):
                 if lane.closed:
                     self.lanes.discard(lane)
