@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conference_rig import KEY, LOOKUP, conference_tools
+from conference_rig import ASK, CONFIRM, KEY, LOOKUP, conference_tools
 from doors import Host, Observed
 from janus_rig import JanusServer, ScriptedParticipant, janus  # noqa: F401
 
@@ -31,7 +32,18 @@ from conference import (
 )
 from conference.janus import JanusConferenceBackend
 from providers.mock import MockRealtimeProvider
-from voice_hitl import CONFIRM_ACTION, Heard, HumanInputToolHandler, VoiceKit
+from voice_hitl import (
+    Heard,
+    HumanInputToolHandler,
+    ReasoningBackend,
+    ReasoningReply,
+    ReasoningTurn,
+    RequestSettled,
+    ToolCaller,
+    ToolCallReport,
+    ToolResult,
+    VoiceKit,
+)
 from voice_hitl._audio import read_wav_pcm16
 from voice_hitl._demo_agent import ApprovalAgent
 from voice_hitl.journal import Journal
@@ -199,8 +211,8 @@ class ToneSynthesizer:
 
 
 async def speech_channel(
-    backend: JanusConferenceBackend, recognizer: str
-) -> tuple[VoiceKit, ConferenceChannel, Observed, ApprovalAgent]:
+    backend: JanusConferenceBackend, recognizer: str, agent: ReasoningBackend | None = None
+) -> tuple[VoiceKit, ConferenceChannel, Observed, ReasoningBackend]:
     local = await asyncio.to_thread(importlib.import_module, "providers.local")
     asr = await asyncio.to_thread(importlib.import_module, "voice_hitl.speech.asr")
     kit = VoiceKit()
@@ -208,9 +220,9 @@ async def speech_channel(
     provider = local.LocalCascadeProvider(
         recognizer=await asr.load_recognizer(recognizer), synthesizer=ToneSynthesizer()
     )
-    agent = ApprovalAgent(approvers=("Alice", "Bob"))
+    agent = agent or ApprovalAgent(approvers=("Alice", "Bob"))  # the demo's bot
     human = HumanInputToolHandler(
-        {"ConfirmAction"}, timeout=60.0, tool_definitions=[CONFIRM_ACTION]
+        {"AskUserQuestion", "ConfirmAction"}, timeout=60.0, tool_definitions=[ASK, CONFIRM]
     )
     config = ConferenceRealtimeConfig(
         provider, human_input_handler=human, reasoning_backend=agent, sample_rate=RATE
@@ -222,35 +234,111 @@ async def speech_channel(
     return kit, conf, observed, agent
 
 
-async def test_spoken_quorum_approval_in_a_janus_room(janus: JanusServer) -> None:  # noqa: F811
+async def test_approver_leaving_and_provider_unplugged_as_the_contract_says(
+    janus: JanusServer,  # noqa: F811
+) -> None:
+    # The in-memory contract (test_conference_approvals, test_conference_channel) on Janus.
+    async with meeting(janus, "Alice", "Bob") as m:
+        kit, conf, provider, observed = mock_channel(m.backend, conference_tools())
+        await conf.plug_realtime()
+        call = provider.simulate_tool_call(
+            conf, "ConfirmAction", {"action": "refund", "approvers": ["Bob"]}
+        )
+        await asyncio.wait_for(observed.requests.get(), 10)
+        await m.people["Bob"].leave()
+        record = await asyncio.wait_for(provider.wait_for_tool_result(call), 10)
+        bob = m.pid("Bob")
+        assert record.is_error and (
+            f"Bob ({bob}) left the conference before answering; "
+            "the quorum of 1 for 'refund' can no longer be reached"
+        ) in record.output
+        # Unplugged mid-question: withdrawn with the reason, the call goes on, plug again.
+        provider.simulate_tool_call(conf, "AskUserQuestion", {"question": "Still there?"})
+        await asyncio.wait_for(observed.requests.get(), 10)
+        sent_before = len(provider.tool_results)
+        await conf.unplug_realtime()
+        report = await asyncio.wait_for(_report(observed, "cancelled"), 10)
+        assert report.error_detail == "realtime provider unplugged"
+        assert len(provider.tool_results) == sent_before  # the provider was sent nothing
+        assert m.backend.open_lanes == 0 and m.backend.ended is None
+        await conf.plug_realtime()
+        assert m.backend.open_lanes == 1
+        await conf.close()
+        await kit.aclose()
+
+
+async def _report(observed: Observed, outcome: str) -> ToolCallReport:
+    while (report := await observed.reports.get()).outcome != outcome:
+        pass
+    return report
+
+
+class MeetingAgent:
+    """The bot of the spoken meeting: on its first turn it asks Bob whether to deploy, then
+    needs Alice and Bob to confirm the transfer (a quorum of two)."""
+
+    def __init__(self) -> None:
+        self.results: list[ToolResult] = []
+
+    async def respond(self, turn: ReasoningTurn, call_tool: ToolCaller) -> ReasoningReply | None:
+        if self.results:
+            return None
+        question = {"question": "Bob, shall I deploy?", "ask": "Bob"}
+        self.results.append(await call_tool("AskUserQuestion", question))
+        approval = {"action": "move 500 dollars", "approvers": ["Alice", "Bob"], "quorum": 2}
+        self.results.append(await call_tool("ConfirmAction", approval))
+        return ReasoningReply("Done.")
+
+
+async def test_addressed_question_and_spoken_quorum_in_a_janus_room(
+    janus: JanusServer,  # noqa: F811
+) -> None:
     pytest.importorskip("faster_whisper", reason="hearing the meeting needs the 'speech' extra")
+    agent = MeetingAgent()
     async with meeting(janus, "Alice", "Bob", "Carol") as m:
-        kit, conf, observed, agent = await speech_channel(m.backend, "whisper")
+        kit, conf, observed, _ = await speech_channel(m.backend, "whisper", agent)
+        settled: list[RequestSettled] = []
+        human = conf.human_input_handler
+        assert human is not None
+        human.handler.add_observer(
+            lambda e: settled.append(e) if isinstance(e, RequestSettled) else None
+        )
         heard: asyncio.Queue[Heard] = asyncio.Queue()
         conf.add_speech_listener(lambda h: heard.put_nowait(h) if h.kind == "speech" else None)
-        opening, rate = fixture("meeting_opening.wav")
-        await m.people["Alice"].say(opening, rate)
+
+        async def says(name: str, recording: str) -> Heard:
+            """``name`` says ``recording``; returns the bot's attributed hearing of it."""
+            audio, rate = fixture(recording)
+            await m.people[name].say(audio, rate)
+            return await asyncio.wait_for(heard.get(), 30)
+
+        assert (await says("Alice", "carol_chatter.wav")).speaker_id == m.pid("Alice")
         asked = await asyncio.wait_for(observed.requests.get(), 30)
-        pid = asked.pending_id
-        addressed = conf.addressed_to(pid) or ()
-        assert [p.display_name for p in addressed] == ["Alice", "Bob"]
-        while (await heard.get()).speaker_id != m.pid("Alice"):
-            pass  # the opening, credited to Alice
-        # Carol says the very words Bob will say: she is not an approver, nothing counts.
-        words, rate = fixture("say_confirm.wav")
-        await m.people["Carol"].say(words, rate)
-        carol = await asyncio.wait_for(heard.get(), 30)
-        assert carol.speaker_id == m.pid("Carol") and carol.attribution == 1.0
+        assert [p.display_name for p in conf.addressed_to(asked.pending_id) or ()] == ["Bob"]
+        # The addressed question: Alice's "confirm" is not taken, Bob's is.
+        alice_said = await says("Alice", "say_confirm.wav")
+        assert alice_said.speaker_id == m.pid("Alice") and "confirm" in alice_said.text.lower()
+        assert not agent.results and asked.pending_id in conf.open_requests
+        assert (await says("Bob", "say_confirm.wav")).speaker_id == m.pid("Bob")
+        approval_asked = await asyncio.wait_for(observed.requests.get(), 30)
+        assert agent.results[0].outcome == "ok" and agent.results[0].text == "yes"
+        assert (settled[0].outcome, settled[0].by, settled[0].via) == (
+            "answered",
+            m.pid("Bob"),
+            "speech",
+        )
+        # The quorum: Carol (not an approver) saying the same words is not counted.
+        pid = approval_asked.pending_id
+        assert (await says("Carol", "say_confirm.wav")).speaker_id == m.pid("Carol")
         approval = conf.approval(pid)
         assert approval is not None and approval.approvals == ()
-        await m.people["Alice"].say(words, rate)
-        assert (await asyncio.wait_for(heard.get(), 30)).speaker_id == m.pid("Alice")
-        approval = conf.approval(pid)
-        assert approval is not None
+        assert (await says("Alice", "say_confirm.wav")).speaker_id == m.pid("Alice")
         assert [a.participant.display_name for a in approval.approvals] == ["Alice"]
-        await m.people["Bob"].say(words, rate)
-        report = await asyncio.wait_for(observed.reports.get(), 30)
-        assert report.outcome == "ok"
+        await says("Bob", "say_confirm.wav")
+        report = await asyncio.wait_for(_report(observed, "ok"), 30)
+        assert report.tool_name == "AskUserQuestion"
+        report = await asyncio.wait_for(_report(observed, "ok"), 30)
+        assert report.tool_name == "ConfirmAction"
         result = conf.approval_result(pid)
         await conf.close()
         await kit.aclose()
@@ -258,4 +346,4 @@ async def test_spoken_quorum_approval_in_a_janus_room(janus: JanusServer) -> Non
     assert result.approvers == (m.pid("Alice"), m.pid("Bob"))
     assert all(verify_receipt(a.receipt, KEY) for a in result.approvals)
     assert [a.receipt.decision for a in result.approvals] == ["approve", "approve"]
-    assert agent.transfers == [500.0]
+    assert json.loads(agent.results[1].text)["approved"] is True

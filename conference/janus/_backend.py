@@ -277,6 +277,11 @@ class JanusConferenceBackend:
             self.media.lanes.add(lane)
         return lane
 
+    @property
+    def open_lanes(self) -> int:
+        """How many audio lanes are open."""
+        return sum(1 for lane in self.media.lanes if not lane.closed)
+
     # -- events ------------------------------------------------------------------------------
 
     def add_listener(self, listener: ConferenceListener) -> Callable[[], None]:
