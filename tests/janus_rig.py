@@ -37,7 +37,7 @@ import numpy as np
 import pytest
 from redis_rig import free_port
 
-from conference.janus import JanusSession, RtpSender, parse_rtp, read_events
+from conference.janus import JanusSession, RtpSender, audio_level, parse_rtp, read_events
 from conference.janus._media import open_udp
 from conference.janus._wire import OwnJoin, room_join
 from providers.twilio import mulaw_to_pcm16
@@ -269,6 +269,8 @@ class ScriptedParticipant:
         self._task: asyncio.Task[None] | None = None
         self.participant_id: str | None = None
         self.sent_speech = 0
+        self.sent: list[tuple[float, int]] = []
+        """(send time, RFC 6464 level) of each packet of speech sent."""
 
     async def join(self) -> ScriptedParticipant:
 
@@ -316,6 +318,8 @@ class ScriptedParticipant:
                 self._spoken.set()
             assert self._socket is not None
             self._socket.sendto(self._sender.packet(frame, voice=voice), remote)
+            if voice:
+                self.sent.append((loop.time(), audio_level(frame)))
             due += 0.02
             await asyncio.sleep(max(0.0, due - loop.time()))
 
