@@ -278,3 +278,14 @@ async def test_conference_ended_settles_requests_and_fails_application_approvals
     assert not rig.conf.plugged
     reading.cancel()
     await rig.kit.aclose()
+
+
+def test_public_names_show_the_public_package_and_errors_share_the_root() -> None:
+    import conference.janus as janus_package
+    from conference.janus import JanusLostError
+    from voice_hitl import VoiceHitlError
+
+    for name in janus_package.__all__:
+        assert getattr(janus_package, name).__module__ == "conference.janus", name
+    assert JanusLostError.__mro__[1:3] == (VoiceHitlError, ConnectionError)
+    assert JanusWireError.__mro__[1:3] == (VoiceHitlError, ValueError)

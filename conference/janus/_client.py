@@ -17,6 +17,8 @@ from typing import Any
 
 import httpx
 
+from voice_hitl import VoiceHitlError
+
 from . import _wire
 
 __all__ = ["JanusLostError", "JanusSession"]
@@ -24,7 +26,7 @@ __all__ = ["JanusLostError", "JanusSession"]
 logger = logging.getLogger("conference.janus")
 
 
-class JanusLostError(ConnectionError):
+class JanusLostError(VoiceHitlError, ConnectionError):
     """The Janus session is gone (server unreachable, session expired or destroyed)."""
 
 

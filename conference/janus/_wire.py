@@ -27,6 +27,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from voice_hitl import VoiceHitlError
+
 __all__ = [
     "BridgeError",
     "BridgeEvent",
@@ -49,7 +51,7 @@ __all__ = [
 PLUGIN = "janus.plugin.audiobridge"
 
 
-class JanusWireError(ValueError):
+class JanusWireError(VoiceHitlError, ValueError):
     """Janus answered with something that is not what its API documents."""
 
 
