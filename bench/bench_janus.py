@@ -157,7 +157,7 @@ async def one_meeting(
             audio, rate = read_wav_pcm16(DEMO / rng.choice(MEETING_FILES))
             audio8 = resample_pcm16(audio, rate, 8000)
             plan.append((t, n, audio8))
-            t += len(audio8) / 8000 * rng.uniform(0.45, 1.1)
+            t += len(audio8) / 8000 * rng.uniform(0.3, 1.0)
     loop = asyncio.get_running_loop()
     start = loop.time()
     for at, who, audio in plan:  # a script: speak at the planned times
@@ -196,7 +196,8 @@ async def attribution(url: str, secret: str, meetings: int, seed: int = 7) -> No
     names = ["Alice", "Bob", "Carol"]
     frames_total = exact = 0
     hits = {n: [0, 0, 0] for n in names}  # true positives, false positives, false negatives
-    credit: list[float] = []
+    alone: list[float] = []  # utterances nobody spoke over
+    overlapping: list[float] = []
     lags: list[float] = []
     overlap_share: list[float] = []
     for meeting in range(meetings):
@@ -215,13 +216,24 @@ async def attribution(url: str, secret: str, meetings: int, seed: int = 7) -> No
                 hits[n][0] += n in said and n in real
                 hits[n][1] += n in said and n not in real
                 hits[n][2] += n not in said and n in real
-        # Utterance credit as the channel computes it: who was heard while each was spoken.
+        # Utterance credit as the channel computes it: everyone heard while the utterance's
+        # speech (first to last voiced packet sent) was in the room.
+        spans = []
         for at0, who, audio in plan:
+            begin, end = start + at0, start + at0 + len(audio) / 8000 + 0.1
+            voiced = [t for t, level in sent[who] if begin <= t <= end and level < 50]
+            if voiced:
+                spans.append((who, voiced[0], voiced[-1]))
+        for who, first, last in spans:
+            overlapped = any(
+                other != who and f <= last and first <= la for other, f, la in spans
+            )
             heard: set[str] = set()
             for at, frame in got:
-                if at0 <= at - lag - start <= at0 + len(audio) / 8000:
+                if first <= at - lag <= last:
                     heard |= {ids[i] for i in frame.speakers if i in ids}
-            credit.append(1.0 if heard == {who} else 0.5 if who in heard else 0.0)
+            score = 1.0 if heard == {who} else 0.5 if who in heard else 0.0
+            (overlapping if overlapped else alone).append(score)
     print(f"\n2. attribution over {meetings} scripted meetings (3 people, 9 turns each)")
     print(
         f"   speech overlapping another's: {statistics.mean(overlap_share) * 100:.0f} % of "
@@ -232,12 +244,12 @@ async def attribution(url: str, secret: str, meetings: int, seed: int = 7) -> No
     for n, (tp, fp, fn) in hits.items():
         print(f"   {n}: precision {tp / max(1, tp + fp) * 100:.1f} %, "
               f"recall {tp / max(1, tp + fn) * 100:.1f} %")  # fmt: skip
-    whole = credit.count(1.0)
-    mixed = credit.count(0.5)
-    print(
-        f"   utterances credited to their speaker alone {whole}/{len(credit)}, as mixed "
-        f"{mixed}, to someone else {len(credit) - whole - mixed}"
-    )
+    for label, scores in (("spoken alone", alone), ("spoken over", overlapping)):
+        whole, mixed = scores.count(1.0), scores.count(0.5)
+        print(
+            f"   utterances {label}: {len(scores)}; credited to their speaker alone {whole}, "
+            f"as mixed (nobody's answer) {mixed}, to someone else {len(scores) - whole - mixed}"
+        )
 
 
 # -- 3. bot CPU ------------------------------------------------------------------------------------
@@ -344,13 +356,15 @@ async def main(args: argparse.Namespace) -> None:
         logging.basicConfig(level=logging.INFO, format="   %(name)s: %(message)s")
     server = start_janus()
     try:
-        files = sorted(CONFIRMS.glob("confirm__*__clean__1.flac"))[: 6 if args.quick else 30]
-        await approval_latency(server.url, server.room_secret, files)
-        if args.only_latency:
-            return
-        await attribution(server.url, server.room_secret, 2 if args.quick else 6)
-        await bot_cpu(server.url, server.room_secret, 10.0 if args.quick else 30.0)
-        await jitter(server.url, server.room_secret, [0, 40, 80, 120, 200])
+        files = sorted(CONFIRMS.glob("confirm__*__clean__*.flac"))[: 6 if args.quick else 30]
+        if args.only in (None, 1):
+            await approval_latency(server.url, server.room_secret, files)
+        if args.only in (None, 2):
+            await attribution(server.url, server.room_secret, 2 if args.quick else 6)
+        if args.only in (None, 3):
+            await bot_cpu(server.url, server.room_secret, 10.0 if args.quick else 30.0)
+        if args.only in (None, 4):
+            await jitter(server.url, server.room_secret, [0, 40, 80, 120, 200])
     finally:
         server.stop()
 
@@ -360,7 +374,7 @@ if __name__ == "__main__":
         asyncio.run(speak_child(sys.argv[2], int(sys.argv[3]), sys.argv[4], float(sys.argv[5])))
     else:
         parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-        parser.add_argument("--only-latency", action="store_true", help="section 1 only")
+        parser.add_argument("--only", type=int, choices=(1, 2, 3, 4), help="one section")
         parser.add_argument("--verbose", action="store_true", help="log why votes miss")
         parser.add_argument("--quick", action="store_true", help="fewer recordings and meetings")
         asyncio.run(main(parser.parse_args()))
