@@ -38,12 +38,16 @@ import numpy as np
 import soundfile
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-
-from janus_rig import ScriptedParticipant, start_janus  # noqa: E402
+sys.path.insert(0, str(ROOT))
 
 from conference import ConferenceChannel, ConferenceRealtimeConfig, MixedFrame  # noqa: E402
-from conference.janus import JanusAudioLane, JanusConferenceBackend  # noqa: E402
+from conference.janus import (  # noqa: E402
+    JanusAudioLane,
+    JanusConferenceBackend,
+    RtpParticipant,
+    Seat,
+    start_local_janus,
+)
 from voice_hitl import CONFIRM_ACTION, HumanInputToolHandler  # noqa: E402
 from voice_hitl._audio import read_wav_pcm16, resample_pcm16  # noqa: E402
 
@@ -85,7 +89,7 @@ async def approval_latency(url: str, secret: str, files: list[Path]) -> None:
 
     backend = JanusConferenceBackend(url, ROOM, secret=secret, seats=1, sample_rate=RATE)
     await backend.start()
-    alice = await ScriptedParticipant(url, ROOM, "Alice", backend.reserve_seat("Alice")).join()
+    alice = await RtpParticipant(url, ROOM, "Alice", backend.reserve_seat("Alice")).join()
     recognizer = await load_recognizer("whisper")
     provider = LocalCascadeProvider(recognizer=recognizer, synthesizer=Silent())
     human = HumanInputToolHandler({"ConfirmAction"}, tool_definitions=[CONFIRM_ACTION])
@@ -144,7 +148,7 @@ async def one_meeting(
     await backend.start()
     people = {}
     for n in names:
-        people[n] = await ScriptedParticipant(url, room, n, backend.reserve_seat(n)).join()
+        people[n] = await RtpParticipant(url, room, n, backend.reserve_seat(n)).join()
     ids = {str(people[n].participant_id): n for n in names}
     lane = backend.open_audio()
     got: list[tuple[float, MixedFrame]] = []
@@ -283,12 +287,8 @@ async def bot_cpu(url: str, secret: str, seconds: float) -> None:
 
 
 async def speak_child(url: str, room: int, spec: str, seconds: float) -> None:
-    class Seat:
-        def __init__(self, pid: int, group: str) -> None:
-            self.participant_id, self.group = pid, group
-
     people = [
-        await ScriptedParticipant(url, room, name, Seat(pid, group)).join()
+        await RtpParticipant(url, room, name, Seat(pid, group, name)).join()
         for name, pid, group in json.loads(spec)
     ]
     print("joined", flush=True)
@@ -312,7 +312,7 @@ async def one_spread(url: str, secret: str, spread: int, audio: np.ndarray, rate
     room = ROOM + 100 + spread
     backend = JanusConferenceBackend(url, room, secret=secret, seats=1, sample_rate=RATE)
     await backend.start()
-    alice = await ScriptedParticipant(url, room, "Alice", backend.reserve_seat("Alice")).join()
+    alice = await RtpParticipant(url, room, "Alice", backend.reserve_seat("Alice")).join()
     loop = asyncio.get_running_loop()
     assert backend.media.bot is not None
     inbox = backend.media.bot.get_protocol()
@@ -354,7 +354,7 @@ async def jitter(url: str, secret: str, spreads: list[int]) -> None:
 async def main(args: argparse.Namespace) -> None:
     if args.verbose:
         logging.basicConfig(level=logging.INFO, format="   %(name)s: %(message)s")
-    server = start_janus()
+    server = await asyncio.to_thread(start_local_janus)
     try:
         files = sorted(CONFIRMS.glob("confirm__*__clean__*.flac"))[: 6 if args.quick else 30]
         if args.only in (None, 1):
@@ -366,7 +366,7 @@ async def main(args: argparse.Namespace) -> None:
         if args.only in (None, 4):
             await jitter(server.url, server.room_secret, [0, 40, 80, 120, 200])
     finally:
-        server.stop()
+        await asyncio.to_thread(server.close)
 
 
 if __name__ == "__main__":

@@ -34,7 +34,9 @@ from ._backend import JanusConferenceBackend, Seat
 from ._client import JanusLostError, JanusSession
 from ._jitter import JitterBuffer, JitterStats
 from ._lane import JanusAudioLane
+from ._participant import RtpParticipant
 from ._rtp import RtpPacket, RtpSender, audio_level, parse_rtp
+from ._server import LocalJanus, janus_binary, start_local_janus
 from ._speakers import SpeakerClock
 from ._wire import JanusWireError, read_events
 
@@ -46,13 +48,17 @@ __all__ = [
     "JanusWireError",
     "JitterBuffer",
     "JitterStats",
+    "LocalJanus",
     "RtpPacket",
+    "RtpParticipant",
     "RtpSender",
     "Seat",
     "SpeakerClock",
     "audio_level",
+    "janus_binary",
     "parse_rtp",
     "read_events",
+    "start_local_janus",
 ]
 
 publish(__name__, globals(), __all__)
