@@ -5,6 +5,7 @@ streaming resampler. The JSON below is what Janus 1.1.2 sent in ``test_janus_con
 from __future__ import annotations
 
 import struct
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -289,3 +290,13 @@ def test_public_names_show_the_public_package_and_errors_share_the_root() -> Non
         assert getattr(janus_package, name).__module__ == "conference.janus", name
     assert JanusLostError.__mro__[1:3] == (VoiceHitlError, ConnectionError)
     assert JanusWireError.__mro__[1:3] == (VoiceHitlError, ValueError)
+
+
+def test_demo_janus_needs_the_conference_flag(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from voice_hitl._cli import main
+
+    assert main(["demo", "--janus", "--out", str(tmp_path / "out")]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "--janus runs the meeting in a Janus room: use it with --conference" in line
