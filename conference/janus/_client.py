@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 import ssl
 from collections.abc import Callable, Mapping
@@ -28,6 +29,17 @@ logger = logging.getLogger("conference.janus")
 
 class JanusLostError(VoiceHitlError, ConnectionError):
     """The Janus session is gone (server unreachable, session expired or destroyed)."""
+
+
+def _make_client(url: str, timeout: float) -> httpx.AsyncClient:
+    """An HTTP client for ``url``, built off the event loop: building one loads the system's
+    TLS certificates (~0.3 s; a bare context for plain HTTP, which uses none) and the first
+    request imports anyio's asyncio backend (~0.1 s), imported here ahead of it."""
+    importlib.import_module("anyio._backends._asyncio")
+    limits = httpx.Timeout(timeout, read=45.0)
+    if url.startswith("http://"):
+        return httpx.AsyncClient(timeout=limits, verify=ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT))
+    return httpx.AsyncClient(timeout=limits)
 
 
 class JanusSession:
@@ -70,15 +82,7 @@ class JanusSession:
 
         Cancellation: safe; nothing stays open.
         """
-        timeout = httpx.Timeout(self._timeout, read=45.0)
-        if self.url.startswith("http://"):
-            # Plain HTTP uses no TLS: a bare context spares loading the system's certificates
-            # (a ~0.3 s blocking call per client).
-            self._http = httpx.AsyncClient(
-                timeout=timeout, verify=ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-            )
-        else:
-            self._http = await asyncio.to_thread(httpx.AsyncClient, timeout=timeout)
+        self._http = await asyncio.to_thread(_make_client, self.url, self._timeout)
         try:
             data = _wire.reply_data(await self._post("", _wire.request("create")))
             self.session_id = int(data["id"])
