@@ -167,15 +167,25 @@ admin: {{
     )
 
 
-def start_local_janus(timeout: float = 15.0) -> LocalJanus:
+def start_local_janus(timeout: float = 15.0, attempts: int = 3) -> LocalJanus:
     """Start a throwaway Janus on loopback and wait until its HTTP API answers.
 
     Blocking (it waits for the process): call it off the event loop (``asyncio.to_thread``).
+    The free port it picks can be taken before Janus binds it: it tries ``attempts`` times.
 
     Raises:
         FileNotFoundError: ``janus`` or its AudioBridge plugin is not installed.
         RuntimeError: It exited or did not answer within ``timeout`` seconds (its log attached).
     """
+    for _ in range(attempts - 1):
+        try:
+            return _start(timeout)
+        except RuntimeError:
+            continue  # the port was taken, or a slow start: a fresh port and folder
+    return _start(timeout)
+
+
+def _start(timeout: float) -> LocalJanus:
     binary = janus_binary()
     if binary is None:
         raise FileNotFoundError("janus is not installed (Debian package janus)")
