@@ -219,11 +219,14 @@ def _start(timeout: float) -> LocalJanus:
                 info = json.loads(reply.read())
             if "janus.plugin.audiobridge" in info.get("plugins", {}):
                 return server
-            server.stop()
-            raise RuntimeError(f"janus started without the AudioBridge plugin:\n{server.log}")
+            log = server.log
+            server.close()
+            raise RuntimeError(f"janus started without the AudioBridge plugin:\n{log}")
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             pass
         if time.monotonic() > deadline:
             server.kill()
-            raise RuntimeError(f"janus did not answer within {timeout} s:\n{server.log[-4000:]}")
+            log = server.log
+            shutil.rmtree(server.folder, ignore_errors=True)
+            raise RuntimeError(f"janus did not answer within {timeout} s:\n{log[-4000:]}")
         time.sleep(0.05)  # a process starting: nothing to wait on but its port
