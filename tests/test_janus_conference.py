@@ -73,10 +73,18 @@ class Meeting:
 
 
 @asynccontextmanager
-async def meeting(server: JanusServer, *names: str) -> AsyncIterator[Meeting]:
+async def meeting(
+    server: JanusServer, *names: str, keepalive: float = 15.0
+) -> AsyncIterator[Meeting]:
     """The bot's room with the named plain-RTP participants in it (each in a seat)."""
     backend = JanusConferenceBackend(
-        server.url, ROOM, secret=server.room_secret, seats=len(names), sample_rate=RATE
+        server.url,
+        ROOM,
+        secret=server.room_secret,
+        seats=len(names),
+        sample_rate=RATE,
+        keepalive=keepalive,
+        request_timeout=min(10.0, keepalive * 4),
     )
     events: asyncio.Queue[ConferenceEvent] = asyncio.Queue()
     backend.add_listener(events.put_nowait)
@@ -192,6 +200,26 @@ async def test_janus_killed_mid_question_settles_with_the_reason(
     (settled,) = [e for e in entries if e.kind == "settled"]
     assert settled.data["outcome"] == "withdrawn"
     assert "Janus session lost" in settled.data["detail"]
+
+
+async def test_a_frozen_janus_misses_keepalives_and_ends_the_conference(
+    janus: JanusServer,  # noqa: F811
+) -> None:
+    async with meeting(janus, "Alice", keepalive=0.3) as m:
+        kit, conf, provider, observed = mock_channel(m.backend, conference_tools())
+        await conf.plug_realtime()
+        provider.simulate_tool_call(conf, "AskUserQuestion", {"question": "Ship?", "ask": "Alice"})
+        await asyncio.wait_for(observed.requests.get(), 10)
+        janus.freeze()  # alive but silent: the long poll just waits; a keepalive times out
+        try:
+            ended = await asyncio.wait_for(next_ended(m.events), 10)
+            report = await asyncio.wait_for(observed.reports.get(), 10)
+        finally:
+            janus.freeze(False)
+        assert ended.reason.startswith("Janus session lost: keepalive failed")
+        assert report.outcome == "cancelled" and report.error_detail == ended.reason
+        await conf.close()
+        await kit.aclose()
 
 
 async def next_ended(queue: asyncio.Queue[ConferenceEvent]) -> ConferenceEnded:

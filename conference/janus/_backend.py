@@ -72,6 +72,8 @@ class JanusConferenceBackend:
         display_name: The bot's name in the room.
         jitter_depth: Packets (20 ms each) the input jitter buffer holds before playing.
         keepalive: Seconds between Janus keepalives.
+        request_timeout: Seconds a request (a keepalive too) may take before the session
+            counts as lost.
 
     Raises:
         ValueError: A number is out of range.
@@ -89,6 +91,7 @@ class JanusConferenceBackend:
         display_name: str = "voice-hitl bot",
         jitter_depth: int = 3,
         keepalive: float = 15.0,
+        request_timeout: float = 10.0,
     ) -> None:
         if room <= 0:
             raise ValueError(f"room must be a positive AudioBridge room id, got {room}")
@@ -105,7 +108,11 @@ class JanusConferenceBackend:
         self.clock = SpeakerClock()
         self.media = BotMedia(sample_rate, self.clock, jitter_depth=jitter_depth)
         self._session = JanusSession(
-            url, on_message=self._on_message, on_lost=self._lost, keepalive=keepalive
+            url,
+            on_message=self._on_message,
+            on_lost=self._lost,
+            keepalive=keepalive,
+            request_timeout=request_timeout,
         )
         self._seat_groups = [f"seat{i}" for i in range(1, seats + 1)]
         self._free_groups = list(self._seat_groups)

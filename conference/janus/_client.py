@@ -27,6 +27,10 @@ __all__ = ["JanusLostError", "JanusSession"]
 logger = logging.getLogger("conference.janus")
 
 
+_LONG_POLL = 30.0
+"""Seconds Janus holds a long poll open before answering it empty."""
+
+
 class JanusLostError(VoiceHitlError, ConnectionError):
     """The Janus session is gone (server unreachable, session expired or destroyed)."""
 
@@ -36,7 +40,7 @@ def _make_client(url: str, timeout: float) -> httpx.AsyncClient:
     TLS certificates (~0.3 s; a bare context for plain HTTP, which uses none) and the first
     request imports anyio's asyncio backend (~0.1 s), imported here ahead of it."""
     importlib.import_module("anyio._backends._asyncio")
-    limits = httpx.Timeout(timeout, read=45.0)
+    limits = httpx.Timeout(timeout)  # the long poll passes its own, longer read timeout
     if url.startswith("http://"):
         return httpx.AsyncClient(timeout=limits, verify=ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT))
     return httpx.AsyncClient(timeout=limits)
@@ -163,7 +167,11 @@ class JanusSession:
         assert self._http is not None
         while True:
             try:
-                reply = await self._http.get(f"{self.url}/{self.session_id}", params={"maxev": 20})
+                reply = await self._http.get(
+                    f"{self.url}/{self.session_id}",
+                    params={"maxev": 20},
+                    timeout=httpx.Timeout(self._timeout, read=_LONG_POLL + self._timeout),
+                )
                 payload = reply.json()
             except (httpx.HTTPError, ValueError) as exc:
                 self._lose(f"Janus session lost: the server at {self.url} went away ({exc!r})")

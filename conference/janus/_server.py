@@ -94,10 +94,16 @@ class LocalJanus:
             os.kill(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=10)
 
+    def freeze(self, frozen: bool = True) -> None:
+        """Freeze the server (SIGSTOP: it stops answering, sockets open) or thaw it."""
+        if self.process is not None and self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGSTOP if frozen else signal.SIGCONT)
+
     def stop(self) -> None:
         """Stop the server by its PID and wait for it (idempotent; blocking)."""
         if self.process is None or self.process.poll() is not None:
             return
+        os.kill(self.process.pid, signal.SIGCONT)  # a frozen server cannot stop
         os.kill(self.process.pid, signal.SIGTERM)
         try:
             self.process.wait(timeout=10)
