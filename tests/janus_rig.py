@@ -19,7 +19,15 @@ from collections.abc import Iterator
 
 import pytest
 
-from conference.janus import LocalJanus, RtpParticipant, janus_binary, start_local_janus
+pytest.importorskip("httpx", reason="the Janus backend needs the 'janus' extra")
+pytest.importorskip("soxr", reason="the Janus backend needs the 'janus' extra")
+
+from conference.janus import (
+    LocalJanus,
+    RtpParticipant,
+    janus_binary,
+    start_local_janus,
+)
 
 __all__ = ["JanusServer", "ScriptedParticipant", "janus", "start_janus"]
 

@@ -9,6 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+pytest.importorskip("httpx", reason="the Janus backend needs the 'janus' extra")
+
 from conference_rig import make_rig
 
 from conference import ConferenceEnded
