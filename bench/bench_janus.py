@@ -48,6 +48,7 @@ from conference.janus import (  # noqa: E402
     Seat,
     start_local_janus,
 )
+from conference.janus._codec import CodecName  # noqa: E402
 from voice_hitl import CONFIRM_ACTION, HumanInputToolHandler  # noqa: E402
 from voice_hitl._audio import read_wav_pcm16, resample_pcm16  # noqa: E402
 
@@ -83,11 +84,13 @@ class Idle:
 # -- 1. approval latency -------------------------------------------------------------------------
 
 
-async def approval_latency(url: str, secret: str, files: list[Path]) -> None:
+async def approval_latency(url: str, secret: str, files: list[Path], codec: CodecName) -> None:
     from providers.local import LocalCascadeProvider
     from voice_hitl.speech.asr import load_recognizer
 
-    backend = JanusConferenceBackend(url, ROOM, secret=secret, seats=1, sample_rate=RATE)
+    backend = JanusConferenceBackend(
+        url, ROOM, secret=secret, seats=1, sample_rate=RATE, codec=codec
+    )
     await backend.start()
     alice = await RtpParticipant(url, ROOM, "Alice", backend.reserve_seat("Alice")).join()
     recognizer = await load_recognizer("whisper")
@@ -114,7 +117,10 @@ async def approval_latency(url: str, secret: str, files: list[Path]) -> None:
     await conf.close()
     await alice.leave()
     await backend.aclose()
-    print(f"\n1. approval latency over {len(files)} 'confirm' recordings (clean, held out)")
+    print(
+        f"\n1. approval latency over {len(files)} 'confirm' recordings (clean, held out), "
+        f"bot leg {codec}"
+    )
     print(
         f"   counted {len(latencies)}/{len(files)}; end of speech -> approval counted: "
         f"p50 {percentile(latencies, 50) * 1000:.0f} ms, p99 {percentile(latencies, 99) * 1000:.0f}"
@@ -259,8 +265,10 @@ async def attribution(url: str, secret: str, meetings: int, seed: int = 7) -> No
 # -- 3. bot CPU ------------------------------------------------------------------------------------
 
 
-async def bot_cpu(url: str, secret: str, seconds: float) -> None:
-    backend = JanusConferenceBackend(url, ROOM + 50, secret=secret, seats=3, sample_rate=RATE)
+async def bot_cpu(url: str, secret: str, seconds: float, codec: CodecName) -> None:
+    backend = JanusConferenceBackend(
+        url, ROOM + 50, secret=secret, seats=3, sample_rate=RATE, codec=codec
+    )
     await backend.start()
     seats = [backend.reserve_seat(n) for n in ("Alice", "Bob", "Carol")]
     lane = backend.open_audio()
@@ -282,8 +290,9 @@ async def bot_cpu(url: str, secret: str, seconds: float) -> None:
     await reader
     await backend.aclose()
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    print(f"\n3. bot CPU: {cpu / elapsed * 1000:.1f} ms per conference-second ({cpu:.2f} s "
-          f"over {elapsed:.1f} s, 3 people talking, {len(frames)} frames out)")  # fmt: skip
+    print(f"\n3. bot CPU ({codec}): {cpu / elapsed * 1000:.1f} ms per conference-second "
+          f"({cpu:.2f} s over {elapsed:.1f} s, 3 people talking, "
+          f"{len(frames)} frames out)")  # fmt: skip
 
 
 async def speak_child(url: str, room: int, spec: str, seconds: float) -> None:
@@ -358,11 +367,11 @@ async def main(args: argparse.Namespace) -> None:
     try:
         files = sorted(CONFIRMS.glob("confirm__*__clean__*.flac"))[: 6 if args.quick else 30]
         if args.only in (None, 1):
-            await approval_latency(server.url, server.room_secret, files)
+            await approval_latency(server.url, server.room_secret, files, args.codec)
         if args.only in (None, 2):
             await attribution(server.url, server.room_secret, 2 if args.quick else 6)
         if args.only in (None, 3):
-            await bot_cpu(server.url, server.room_secret, 10.0 if args.quick else 30.0)
+            await bot_cpu(server.url, server.room_secret, 10.0 if args.quick else 30.0, args.codec)
         if args.only in (None, 4):
             await jitter(server.url, server.room_secret, [0, 40, 80, 120, 200])
     finally:
@@ -374,6 +383,7 @@ if __name__ == "__main__":
         asyncio.run(speak_child(sys.argv[2], int(sys.argv[3]), sys.argv[4], float(sys.argv[5])))
     else:
         parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+        parser.add_argument("--codec", choices=("pcmu", "opus"), default="pcmu")
         parser.add_argument("--only", type=int, choices=(1, 2, 3, 4), help="one section")
         parser.add_argument("--verbose", action="store_true", help="log why votes miss")
         parser.add_argument("--quick", action="store_true", help="fewer recordings and meetings")

@@ -31,6 +31,7 @@ from conference import (
     verify_receipt,
 )
 from conference.janus import JanusConferenceBackend
+from conference.janus._codec import CodecName
 from providers.mock import MockRealtimeProvider
 from voice_hitl import (
     Heard,
@@ -74,7 +75,7 @@ class Meeting:
 
 @asynccontextmanager
 async def meeting(
-    server: JanusServer, *names: str, keepalive: float = 15.0
+    server: JanusServer, *names: str, keepalive: float = 15.0, codec: CodecName = "pcmu"
 ) -> AsyncIterator[Meeting]:
     """The bot's room with the named plain-RTP participants in it (each in a seat)."""
     backend = JanusConferenceBackend(
@@ -85,6 +86,7 @@ async def meeting(
         sample_rate=RATE,
         keepalive=keepalive,
         request_timeout=min(10.0, keepalive * 4),
+        codec=codec,
     )
     events: asyncio.Queue[ConferenceEvent] = asyncio.Queue()
     backend.add_listener(events.put_nowait)
@@ -104,8 +106,14 @@ async def meeting(
         await backend.aclose()
 
 
-async def test_roster_attribution_bot_speech_and_leaving(janus: JanusServer) -> None:  # noqa: F811
-    async with meeting(janus, "Alice", "Bob") as m:
+@pytest.mark.parametrize("codec", ["pcmu", "opus"])
+async def test_roster_attribution_bot_speech_and_leaving(
+    janus: JanusServer,  # noqa: F811
+    codec: CodecName,
+) -> None:
+    if codec == "opus":
+        pytest.importorskip("av", reason="Opus on the bot leg needs PyAV")
+    async with meeting(janus, "Alice", "Bob", codec=codec) as m:
         assert {p.display_name for p in m.backend.participants.values()} == {"Alice", "Bob"}
         lane = m.backend.open_audio()
         frames: list[MixedFrame] = []
@@ -143,7 +151,9 @@ async def test_roster_attribution_bot_speech_and_leaving(janus: JanusServer) -> 
     ]
     silent = [f for f in frames if np.abs(f.samples).max() < 100]
     assert len(silent) > 20
-    assert sum(1 for f in silent if f.speakers) <= 6  # silence unattributed (but at the edges)
+    # Silence is unattributed, but at the edges of speech: a seat counts +-45 ms around a loud
+    # frame, and Opus delays the mix a frame against the µ-law seat levels.
+    assert sum(1 for f in silent if f.speakers) <= len(silent) // 5
     assert all(f.speakers <= {alice} for f in frames)
     assert all(len(f.samples) == RATE // 50 for f in frames)
     assert m.backend.media.jitter.stats.lost == 0

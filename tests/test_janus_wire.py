@@ -303,3 +303,23 @@ def test_demo_janus_needs_the_conference_flag(
     assert main(["demo", "--janus", "--out", str(tmp_path / "out")]) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert "--janus runs the meeting in a Janus room: use it with --conference" in line
+
+
+def test_opus_codec_round_trip_and_rtp_clock() -> None:
+    pytest.importorskip("av", reason="Opus needs PyAV")
+    from conference.janus._codec import Opus
+
+    codec = Opus()
+    sender = RtpSender(codec=codec, ssrc=1)
+    sender.timestamp = 0
+    t = np.arange(960 * 10) / 48_000
+    signal = (np.sin(2 * np.pi * 440 * t) * 8000).astype(np.int16)
+    packets = [parse_rtp(sender.packet(signal[i : i + 960])) for i in range(0, len(signal), 960)]
+    assert [p.timestamp for p in packets[:3]] == [0, 960, 1920]  # 48 kHz clock, 20 ms each
+    assert {p.payload_type for p in packets} == {111}
+    decoded = np.concatenate([codec.decode(p.payload) for p in packets])
+    assert len(decoded) == len(signal)
+    # Opus delays its output a little; past that it is the same tone at the same level.
+    assert abs(audio_level(decoded[2880:]) - audio_level(signal[2880:])) <= 1
+    spectrum = np.abs(np.fft.rfft(decoded[2880:].astype(float)))
+    assert abs(np.fft.rfftfreq(len(decoded) - 2880, 1 / 48_000)[spectrum.argmax()] - 440) < 10

@@ -36,6 +36,7 @@ from .._backend import (
 )
 from . import _wire
 from ._client import JanusSession
+from ._codec import CodecName, make_codec
 from ._lane import JanusAudioLane
 from ._media import BotMedia
 from ._speakers import SpeakerClock
@@ -74,9 +75,12 @@ class JanusConferenceBackend:
         keepalive: Seconds between Janus keepalives.
         request_timeout: Seconds a request (a keepalive too) may take before the session
             counts as lost.
+        codec: The bot leg's codec: ``"pcmu"`` (G.711 µ-law, 8 kHz, no library) or
+            ``"opus"`` (48 kHz through PyAV's libopus; the bot hears the room's 16 kHz mix).
 
     Raises:
-        ValueError: A number is out of range.
+        ValueError: A number is out of range, or an unknown codec.
+        ModuleNotFoundError: ``codec="opus"`` without PyAV (``av``) installed.
     """
 
     def __init__(
@@ -92,6 +96,7 @@ class JanusConferenceBackend:
         jitter_depth: int = 3,
         keepalive: float = 15.0,
         request_timeout: float = 10.0,
+        codec: CodecName = "pcmu",
     ) -> None:
         if room <= 0:
             raise ValueError(f"room must be a positive AudioBridge room id, got {room}")
@@ -106,7 +111,9 @@ class JanusConferenceBackend:
         self.display_name = display_name
         self.sample_rate = sample_rate
         self.clock = SpeakerClock()
-        self.media = BotMedia(sample_rate, self.clock, jitter_depth=jitter_depth)
+        self.media = BotMedia(
+            sample_rate, self.clock, jitter_depth=jitter_depth, codec=make_codec(codec)
+        )
         self._session = JanusSession(
             url,
             on_message=self._on_message,
@@ -162,6 +169,8 @@ class JanusConferenceBackend:
                     self.display_name,
                     rtp_port=self.media.local_port,
                     group=_BOT_GROUP if self._seat_groups else None,
+                    codec=self.media.codec.name,
+                    payload_type=self.media.codec.payload_type,
                 ),
             )
             own = [e for e in _wire.read_events(joined) if isinstance(e, _wire.OwnJoin)]

@@ -20,13 +20,18 @@ if TYPE_CHECKING:
 
 __all__ = ["JanusAudioLane", "OutboundAudio"]
 
-_WIRE_RATE = 8_000
-
 
 class OutboundAudio:
-    """The bot's speech waiting to go out, at 8 kHz, taken one 20 ms packet at a time."""
+    """The bot's speech waiting to go out at the codec's rate, taken one packet at a time.
 
-    def __init__(self) -> None:
+    Args:
+        rate: The codec's rate.
+        frame: Samples per packet.
+    """
+
+    def __init__(self, rate: int = 8_000, frame: int = FRAME_SAMPLES) -> None:
+        self.rate = rate
+        self.frame = frame
         self._chunks: deque[PCM16] = deque()
         self.queued = 0
 
@@ -43,11 +48,11 @@ class OutboundAudio:
         """One packet's samples (zero-padded at the end of speech), or None when idle."""
         if not self._chunks:
             return None
-        out = np.zeros(FRAME_SAMPLES, dtype=np.int16)
+        out = np.zeros(self.frame, dtype=np.int16)
         filled = 0
-        while filled < FRAME_SAMPLES and self._chunks:
+        while filled < self.frame and self._chunks:
             chunk = self._chunks[0]
-            used = min(FRAME_SAMPLES - filled, len(chunk))
+            used = min(self.frame - filled, len(chunk))
             out[filled : filled + used] = chunk[:used]
             filled += used
             if used == len(chunk):
@@ -69,7 +74,7 @@ class JanusAudioLane:
     def __init__(self, sample_rate: int, outbound: OutboundAudio) -> None:
         self.sample_rate = sample_rate
         self._outbound = outbound
-        self._downsample = StreamResampler(sample_rate, _WIRE_RATE, quality="MQ")
+        self._downsample = StreamResampler(sample_rate, outbound.rate, quality="MQ")
         self._queue: asyncio.Queue[MixedFrame | None] = asyncio.Queue()
         self.closed = False
         self.barge_ins = 0

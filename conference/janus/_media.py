@@ -20,12 +20,12 @@ import numpy as np
 from providers.twilio._mulaw import mulaw_to_pcm16
 
 from .._backend import MixedFrame
+from ._codec import Codec, Pcmu
 from ._jitter import JitterBuffer
 from ._lane import JanusAudioLane, OutboundAudio
 from ._resample import StreamResampler
 from ._rtp import (
     FRAME_SAMPLES,
-    PCMU,
     RtpSender,
     audio_level,
     forwarded_g711_payload,
@@ -38,7 +38,6 @@ __all__ = ["BotMedia", "open_udp"]
 logger = logging.getLogger("conference.janus")
 
 PACKET_SECONDS = FRAME_SAMPLES / 8_000
-_SILENCE = np.zeros(FRAME_SAMPLES, dtype=np.int16)
 
 
 class _Inbox(asyncio.DatagramProtocol):
@@ -77,6 +76,7 @@ class BotMedia:
         clock: Who spoke when.
         jitter_depth: Packets the jitter buffer holds before playing (x 20 ms of delay).
         speech_level: A seat frame whose RFC 6464 level is below this counts as speech.
+        codec: The bot leg's codec (µ-law by default).
     """
 
     def __init__(
@@ -86,14 +86,17 @@ class BotMedia:
         *,
         jitter_depth: int = 3,
         speech_level: int = 50,
+        codec: Codec | None = None,
     ) -> None:
         self.sample_rate = sample_rate
         self.clock = clock
         self.speech_level = speech_level
         self.jitter: JitterBuffer[_Arrived] = JitterBuffer(jitter_depth)
-        self.outbound = OutboundAudio()
+        self.codec: Codec = codec or Pcmu()
+        self._silence = np.zeros(self.codec.frame, dtype=np.int16)
+        self.outbound = OutboundAudio(self.codec.rate, self.codec.frame)
         self.lanes: set[JanusAudioLane] = set()
-        self.sender = RtpSender()
+        self.sender = RtpSender(codec=self.codec)
         self.bot: asyncio.DatagramTransport | None = None
         self.seats: list[asyncio.DatagramTransport] = []
         self.remote: tuple[str, int] | None = None
@@ -102,7 +105,7 @@ class BotMedia:
         self._task: asyncio.Task[None] | None = None
         self._last_at = 0.0
         self._times: deque[float] = deque([0.0, 0.0], maxlen=2)
-        self.upsample = StreamResampler(8_000, 8_000)  # replaced by open()
+        self.upsample = StreamResampler(self.codec.rate, self.codec.rate)  # see open()
 
     @property
     def local_port(self) -> int:
@@ -115,7 +118,9 @@ class BotMedia:
         Cancellation: safe.
         """
         # Importing soxr takes ~0.15 s: off the loop, not in the pacing.
-        self.upsample = await asyncio.to_thread(StreamResampler, 8_000, self.sample_rate)
+        self.upsample = await asyncio.to_thread(
+            StreamResampler, self.codec.rate, self.sample_rate
+        )
         self.bot = await open_udp(self._on_mix)
 
     async def open_seat(self, participant_id: str) -> int:
@@ -144,7 +149,7 @@ class BotMedia:
         except ValueError:
             self.malformed += 1
             return
-        if packet.payload_type != PCMU:
+        if packet.payload_type != self.codec.payload_type:
             self.malformed += 1
             return
         self.received += 1
@@ -173,9 +178,9 @@ class BotMedia:
         played, item = self.jitter.pop()
         if played:
             if item is None:
-                samples, at = _SILENCE, self._last_at + PACKET_SECONDS
+                samples, at = self._silence, self._last_at + PACKET_SECONDS
             else:
-                samples, at = mulaw_to_pcm16(item.payload), item.at
+                samples, at = self.codec.decode(item.payload), item.at
             self._last_at = at
             # The upsampler hands out each frame's audio frame_delay frames late: label it
             # with the arrival time of the audio it holds.
@@ -188,7 +193,7 @@ class BotMedia:
                 else:
                     lane.feed(frame)
         out = self.outbound.take()
-        packet = self.sender.packet(_SILENCE if out is None else out, voice=out is not None)
+        packet = self.sender.packet(self._silence if out is None else out, voice=out is not None)
         if self.bot is not None and self.remote is not None:
             self.bot.sendto(packet, self.remote)
 

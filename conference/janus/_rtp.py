@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from providers.base import PCM16
-from providers.twilio._mulaw import pcm16_to_mulaw
+
+from ._codec import Codec, Pcmu
 
 __all__ = [
     "FRAME_SAMPLES",
@@ -141,17 +142,21 @@ def audio_level(samples: PCM16) -> int:
 
 
 class RtpSender:
-    """Packs PCM16 at 8 kHz into 20 ms PCMU packets of one stream.
+    """Packs PCM16 into 20 ms packets of one stream (µ-law at 8 kHz unless ``codec`` says).
 
     Args:
         level_id: When given, every packet carries the RFC 6464 audio level of its samples
             under this one-byte extension id (as browsers send it).
         ssrc: The stream's SSRC (random by default).
+        codec: The payload's codec (:class:`Pcmu` by default).
     """
 
-    def __init__(self, *, level_id: int | None = None, ssrc: int | None = None) -> None:
+    def __init__(
+        self, *, level_id: int | None = None, ssrc: int | None = None, codec: Codec | None = None
+    ) -> None:
         if level_id is not None and not 1 <= level_id <= 14:
             raise ValueError(f"a one-byte extension id is 1..14, got {level_id}")
+        self.codec: Codec = codec or Pcmu()
         self.level_id = level_id
         self.ssrc = secrets.randbits(32) if ssrc is None else ssrc
         self.sequence = secrets.randbits(16)
@@ -159,7 +164,7 @@ class RtpSender:
         self._talking = False
 
     def packet(self, frame: PCM16, *, voice: bool | None = None) -> bytes:
-        """One packet of exactly :data:`FRAME_SAMPLES` samples (zero-padded if shorter).
+        """One packet of the codec's 20 ms frame of samples (zero-padded if shorter).
 
         ``voice`` sets the extension's V flag and the talkspurt marker; by default a frame
         louder than -50 dBov is voice.
@@ -167,21 +172,26 @@ class RtpSender:
         Raises:
             ValueError: The frame is longer than one packet.
         """
-        if len(frame) > FRAME_SAMPLES:
-            raise ValueError(f"a packet holds {FRAME_SAMPLES} samples, got {len(frame)}")
-        if len(frame) < FRAME_SAMPLES:
-            frame = np.concatenate([frame, np.zeros(FRAME_SAMPLES - len(frame), np.int16)])
+        size = self.codec.frame
+        if len(frame) > size:
+            raise ValueError(f"a packet holds {size} samples, got {len(frame)}")
+        if len(frame) < size:
+            frame = np.concatenate([frame, np.zeros(size - len(frame), np.int16)])
         level = audio_level(frame)
         speaking = level < 50 if voice is None else voice
         marker = speaking and not self._talking
         self._talking = speaking
         first = 0x80 | (0x10 if self.level_id is not None else 0)
         header = _HEADER.pack(
-            first, (0x80 if marker else 0) | PCMU, self.sequence, self.timestamp, self.ssrc
+            first,
+            (0x80 if marker else 0) | self.codec.payload_type,
+            self.sequence,
+            self.timestamp,
+            self.ssrc,
         )
         if self.level_id is not None:
             value = (0x80 if speaking else 0) | level
             header += struct.pack("!HHBBxx", _ONE_BYTE_PROFILE, 1, self.level_id << 4, value)
         self.sequence = (self.sequence + 1) & 0xFFFF
-        self.timestamp = (self.timestamp + FRAME_SAMPLES) & 0xFFFFFFFF
-        return header + pcm16_to_mulaw(frame)
+        self.timestamp = (self.timestamp + size) & 0xFFFFFFFF
+        return header + self.codec.encode(frame)

@@ -170,16 +170,19 @@ def room_join(
     group: str | None = None,
     audiolevel_ext: int | None = None,
     pin: str | None = None,
+    codec: str = "pcmu",
+    payload_type: int = 0,
 ) -> dict[str, Any]:
-    """Join ``room`` as a plain-RTP PCMU participant receiving its mix at ``rtp_port``."""
-    rtp: dict[str, Any] = {"ip": "127.0.0.1", "port": rtp_port, "payload_type": 0}
+    """Join ``room`` as a plain-RTP participant (``codec``: ``pcmu`` or ``opus``) receiving
+    its mix at ``rtp_port``."""
+    rtp: dict[str, Any] = {"ip": "127.0.0.1", "port": rtp_port, "payload_type": payload_type}
     if audiolevel_ext is not None:
         rtp["audiolevel_ext"] = audiolevel_ext
     body: dict[str, Any] = {
         "request": "join",
         "room": room,
         "display": display,
-        "codec": "pcmu",
+        "codec": codec,
         "rtp": rtp,
     }
     if participant_id is not None:
