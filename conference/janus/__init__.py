@@ -2,10 +2,13 @@
 
 :class:`JanusConferenceBackend` puts the bot into a real audio conference: it creates or joins
 an AudioBridge room over the Janus HTTP API and takes part as a plain-RTP participant (G.711
-µ-law on loopback), with the roster from the room's events and speaker attribution from
-talking events and per-seat group levels. The wire mapping is sans I/O: ``_wire`` (Janus and
-AudioBridge JSON), ``_rtp`` (RTP packets and the RFC 6464 audio level), ``_jitter`` (the input
-jitter buffer) and ``_speakers`` (who spoke when); ``_client`` and ``_media`` only move bytes.
+µ-law on loopback, or Opus through PyAV), with the roster from the room's events and speaker
+attribution from talking events and per-seat group levels. The wire mapping is sans I/O:
+``_wire`` (Janus and AudioBridge JSON), ``_rtp`` (RTP packets and the RFC 6464 audio level),
+``_jitter`` (the input jitter buffer) and ``_speakers`` (who spoke when); ``_client`` and
+``_media`` only move bytes. :func:`start_local_janus` and :class:`RtpParticipant` hold a meeting
+on loopback (the demo's ``voice-hitl demo --conference --janus``, the tests,
+``bench/bench_janus.py``).
 
 How the backend protocol maps onto other conferencing servers (so they fit later without
 changing the channel):

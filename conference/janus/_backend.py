@@ -1,13 +1,13 @@
 """``JanusConferenceBackend``: a conference in a Janus AudioBridge room.
 
-The bot joins the room as a plain-RTP participant (G.711 µ-law on loopback), so it hears the
-room's mix without itself and speaks into it. The roster follows the room's join and leave
-events, with display names. Who spoke in each mixed frame comes from two sources joined with
-the frame's arrival (see ``_speakers``): talking events for WebRTC participants, and for
-plain-RTP participants, for whom Janus 1.1.2 emits no talking events, the level of their own
-AudioBridge group, which the bot receives through an RTP forwarder. A plain-RTP participant
-gets such a seat from :meth:`JanusConferenceBackend.reserve_seat` and joins with its id and
-group.
+The bot joins the room as a plain-RTP participant (G.711 µ-law on loopback by default, Opus as
+an option), so it hears the room's mix without itself and speaks into it. The roster follows the
+room's join and leave events, with display names. Who spoke in each mixed frame comes from two
+sources joined with the frame's arrival (see ``_speakers``): talking events for WebRTC
+participants, and for plain-RTP participants, for whom Janus 1.1.2 emits no talking events, the
+level of their own AudioBridge group, which the bot receives through an RTP forwarder. A
+plain-RTP participant gets such a seat from :meth:`JanusConferenceBackend.reserve_seat` and
+joins with its id and group.
 
 A participant leaving or being kicked, and the room being destroyed, reach listeners as
 :class:`~conference.ParticipantLeft`; the room destroyed, the bot kicked, or the Janus session
