@@ -20,7 +20,14 @@ from pathlib import Path
 from providers.base import ProviderEvent, TranscriptionEvent
 from voice_hitl import HumanInputHandler, HumanInputToolHandler, VoiceKit, VoiceResponder
 from voice_hitl._caller_transport import CallerTurn
-from voice_hitl._demo import MEETING, DemoResult, _open_journal, _provider, load_turns
+from voice_hitl._demo import (
+    JOURNAL_FILE,
+    MEETING,
+    DemoResult,
+    _open_journal,
+    _provider,
+    load_turns,
+)
 from voice_hitl._demo_agent import ApprovalAgent
 from voice_hitl._standard_tools import CONFIRM_ACTION
 from voice_hitl._timeline import Timeline
@@ -140,7 +147,7 @@ async def run_janus_demo(
     if out_dir is not None:
         transcript = out_dir / "transcript.json"
         await asyncio.to_thread(transcript.write_text, json.dumps(asdict(result), indent=2))
-        result.files = [str(transcript), str(out_dir / "journal.sqlite3")]
+        result.files = [str(transcript), str(out_dir / JOURNAL_FILE)]
     return result
 
 
