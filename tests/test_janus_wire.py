@@ -4,6 +4,7 @@ streaming resampler. The JSON below is what Janus 1.1.2 sent in ``test_janus_con
 
 from __future__ import annotations
 
+import asyncio
 import struct
 from pathlib import Path
 
@@ -323,3 +324,26 @@ def test_opus_codec_round_trip_and_rtp_clock() -> None:
     assert abs(audio_level(decoded[2880:]) - audio_level(signal[2880:])) <= 1
     spectrum = np.abs(np.fft.rfft(decoded[2880:].astype(float)))
     assert abs(np.fft.rfftfreq(len(decoded) - 2880, 1 / 48_000)[spectrum.argmax()] - 440) < 10
+
+
+async def test_talking_events_of_webrtc_participants_label_the_frames() -> None:
+    # Janus emits talking events only for WebRTC participants (none in the real-room tests,
+    # whose participants are plain RTP): fed here as Janus sends them.
+    backend = JanusConferenceBackend("http://127.0.0.1:1/janus", 1, secret="s")
+    events: list[object] = []
+    backend.add_listener(events.append)
+    dee = {"audiobridge": "joined", "participants": [{"id": 5, "display": "Dee"}]}
+    backend._on_message(bridge(dee))
+    loop = asyncio.get_running_loop()
+    backend._on_message(bridge({"audiobridge": "talking", "id": 5}))
+    talking_from = loop.time() - backend.clock.talk_lag
+    assert backend.clock.speakers_at(talking_from + 0.01) == {"5"}
+    backend._on_message(bridge({"audiobridge": "stopped-talking", "id": 5}))
+    assert backend.clock.speakers_at(loop.time() + 0.01) == frozenset()
+    backend._on_message(bridge({"audiobridge": "destroyed", "room": 1}))
+    assert [type(e).__name__ for e in events] == [
+        "ParticipantJoined",
+        "ParticipantLeft",
+        "ConferenceEnded",
+    ]
+    assert backend.participants == {} and backend.ended is not None
