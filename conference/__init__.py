@@ -14,6 +14,7 @@ from ._approval import Approval, ApprovalRequest, ApprovalResult
 from ._backend import (
     ConferenceAudio,
     ConferenceBackend,
+    ConferenceEnded,
     ConferenceEvent,
     ConferenceListener,
     MixedFrame,
@@ -46,6 +47,7 @@ __all__ = [
     "ConferenceAudio",
     "ConferenceBackend",
     "ConferenceChannel",
+    "ConferenceEnded",
     "ConferenceEvent",
     "ConferenceLine",
     "ConferenceListener",

@@ -18,6 +18,7 @@ from providers.base import PCM16
 __all__ = [
     "ConferenceAudio",
     "ConferenceBackend",
+    "ConferenceEnded",
     "ConferenceEvent",
     "ConferenceListener",
     "MixedFrame",
@@ -72,7 +73,17 @@ class SpeakerTranscription:
     type: Literal["speaker_transcription"] = "speaker_transcription"
 
 
-ConferenceEvent = ParticipantJoined | ParticipantLeft | SpeakerTranscription
+@dataclass(frozen=True, slots=True)
+class ConferenceEnded:
+    """The call itself ended under the bot (the room was destroyed, the conferencing server
+    went away); ``reason`` says how. The channel unplugs its provider and settles every open
+    request with that reason."""
+
+    reason: str
+    type: Literal["conference_ended"] = "conference_ended"
+
+
+ConferenceEvent = ParticipantJoined | ParticipantLeft | SpeakerTranscription | ConferenceEnded
 """Everything a backend reports to its listeners."""
 
 ConferenceListener = Callable[[ConferenceEvent], None]

@@ -40,6 +40,7 @@ from ._answers_api import AnswersApi
 from ._attribution import TurnAttribution, attribution
 from ._backend import (
     ConferenceBackend,
+    ConferenceEnded,
     ConferenceEvent,
     MixedFrame,
     Participant,
@@ -244,6 +245,17 @@ class ConferenceChannel(AnswersApi):
         self._ending.add(task)
         task.add_done_callback(self._ending.discard)
 
+    def _ended_by_backend(self, reason: str) -> None:
+        """The call ended under the bot: unplug the provider (in a task :meth:`close`
+        awaits), settling its open requests with ``reason``, and fail the approvals the
+        application opened."""
+        self._desk.fail_all(reason)
+        if self._plug is None:
+            return
+        task = asyncio.create_task(self._unplug(reason, only=self._plug), name="unplug-ended")
+        self._ending.add(task)
+        task.add_done_callback(self._ending.discard)
+
     async def _unplug(self, reason: str, *, only: RealtimePlug | None = None) -> None:
         async with self._lock:
             plug = self._plug
@@ -352,7 +364,9 @@ class ConferenceChannel(AnswersApi):
         self._desk.spoken(speaker, said.text, said)
 
     def _on_backend_event(self, event: ConferenceEvent) -> None:
-        if isinstance(event, ParticipantLeft):
+        if isinstance(event, ConferenceEnded):
+            self._ended_by_backend(event.reason)
+        elif isinstance(event, ParticipantLeft):
             self._desk.participant_left(event.participant, event.reason)
         elif isinstance(event, SpeakerTranscription) and event.final:
             self._turn.heard(event.participant_id)

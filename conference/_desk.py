@@ -396,6 +396,13 @@ class AnswerDesk:
 
     def close(self) -> None:
         """Fail the approvals the application opened (the channel closed)."""
+        self._fail(f"conference {self.channel_id!r} closed")
+
+    def fail_all(self, reason: str) -> None:
+        """Fail the approvals the application opened: the call ended under the bot."""
+        self._fail(f"conference {self.channel_id!r} ended: {reason}")
+
+    def _fail(self, message: str) -> None:
         for question in list(self._questions.values()):
             if question.approval is not None and question.handler is None:
-                question.approval.fail(ChannelClosedError(f"conference {self.channel_id!r} closed"))
+                question.approval.fail(ChannelClosedError(message))

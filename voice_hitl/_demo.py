@@ -432,7 +432,14 @@ def _run(args: argparse.Namespace) -> int:
 
         return run_operator_command(args)
     out = _check(args)
-    if args.phone:
+    if args.janus:
+        if not args.conference or args.phone:
+            raise UsageError("--janus runs the meeting in a Janus room: use it with --conference")
+        require_packages("voice-hitl demo --conference --janus", "httpx soxr", extras="janus")
+        from conference.janus._demo import run_janus_demo
+
+        result = asyncio.run(run_janus_demo(out_dir=out, recognizer=args.recognizer))
+    elif args.phone:
         if args.conference:
             raise UsageError("--phone places the one-caller demo call; drop --conference")
         require_packages("voice-hitl demo --phone", "websockets", extras="twilio")
@@ -506,6 +513,14 @@ def add_demo_command(subparsers: Any) -> None:
         help=(
             "place the call through Twilio Media Streams on loopback (8 kHz µ-law both ways; "
             "extra 'twilio')"
+        ),
+    )
+    parser.add_argument(
+        "--janus",
+        action="store_true",
+        help=(
+            "with --conference: hold the meeting in a Janus AudioBridge room on loopback "
+            "(needs the Debian package janus and the 'janus' extra; real time)"
         ),
     )
     parser.add_argument(

@@ -1,0 +1,220 @@
+"""The bot's RTP: the room mix in (through a jitter buffer), speech out, seat levels in.
+
+:class:`BotMedia` owns the UDP sockets and one pacing task. Every 20 ms the task plays one
+packet time of the room mix out of the jitter buffer (a lost packet is 20 ms of silence) to the
+open lanes, labelled with who was speaking when it arrived, and sends one packet of the bot's
+speech (silence when it has nothing to say: AudioBridge answers a plain-RTP participant only
+once it sends, and a steady stream keeps the timestamps true to the clock).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from providers.twilio._mulaw import mulaw_to_pcm16
+
+from .._backend import MixedFrame
+from ._codec import Codec, Pcmu
+from ._jitter import JitterBuffer
+from ._lane import JanusAudioLane, OutboundAudio
+from ._resample import StreamResampler
+from ._rtp import (
+    FRAME_SAMPLES,
+    RtpSender,
+    audio_level,
+    forwarded_g711_payload,
+    parse_rtp,
+)
+from ._speakers import SpeakerClock
+
+__all__ = ["BotMedia", "open_udp"]
+
+logger = logging.getLogger("conference.janus")
+
+PACKET_SECONDS = FRAME_SAMPLES / 8_000
+
+
+class _Inbox(asyncio.DatagramProtocol):
+    def __init__(self, on_datagram: Callable[[bytes], None]) -> None:
+        self.on_datagram = on_datagram
+
+    def datagram_received(self, data: bytes, addr: tuple[str | object, ...]) -> None:
+        self.on_datagram(data)
+
+    def error_received(self, exc: Exception) -> None:  # ICMP unreachable: Janus gone
+        logger.debug("janus rtp: %s", exc)
+
+
+async def open_udp(on_datagram: Callable[[bytes], None]) -> asyncio.DatagramTransport:
+    """A UDP socket on 127.0.0.1 (a free port) feeding ``on_datagram``.
+
+    Cancellation: safe.
+    """
+    transport, _ = await asyncio.get_running_loop().create_datagram_endpoint(
+        lambda: _Inbox(on_datagram), local_addr=("127.0.0.1", 0)
+    )
+    return transport
+
+
+@dataclass(slots=True)
+class _Arrived:
+    payload: bytes
+    at: float
+
+
+class BotMedia:
+    """The bot leg's RTP and the seats' level streams.
+
+    Args:
+        sample_rate: The rate of the mixed frames handed to lanes.
+        clock: Who spoke when.
+        jitter_depth: Packets the jitter buffer holds before playing (x 20 ms of delay).
+        speech_level: A seat frame whose RFC 6464 level is below this counts as speech.
+        codec: The bot leg's codec (µ-law by default).
+    """
+
+    def __init__(
+        self,
+        sample_rate: int,
+        clock: SpeakerClock,
+        *,
+        jitter_depth: int = 3,
+        speech_level: int = 50,
+        codec: Codec | None = None,
+    ) -> None:
+        self.sample_rate = sample_rate
+        self.clock = clock
+        self.speech_level = speech_level
+        self.jitter: JitterBuffer[_Arrived] = JitterBuffer(jitter_depth)
+        self.codec: Codec = codec or Pcmu()
+        self._silence = np.zeros(self.codec.frame, dtype=np.int16)
+        self.outbound = OutboundAudio(self.codec.rate, self.codec.frame)
+        self.lanes: set[JanusAudioLane] = set()
+        self.sender = RtpSender(codec=self.codec)
+        self.bot: asyncio.DatagramTransport | None = None
+        self.seats: list[asyncio.DatagramTransport] = []
+        self.remote: tuple[str, int] | None = None
+        self.received = 0
+        self.malformed = 0
+        self._task: asyncio.Task[None] | None = None
+        self._last_at = 0.0
+        self._times: deque[float] = deque([0.0, 0.0], maxlen=2)
+        self.upsample = StreamResampler(self.codec.rate, self.codec.rate)  # see open()
+
+    @property
+    def local_port(self) -> int:
+        assert self.bot is not None
+        return int(self.bot.get_extra_info("sockname")[1])
+
+    async def open(self) -> None:
+        """Bind the bot's RTP socket (before joining: the join names its port).
+
+        Cancellation: safe.
+        """
+        # Importing soxr takes ~0.15 s: off the loop, not in the pacing.
+        self.upsample = await asyncio.to_thread(
+            StreamResampler, self.codec.rate, self.sample_rate
+        )
+        self.bot = await open_udp(self._on_mix)
+
+    async def open_seat(self, participant_id: str) -> int:
+        """Bind a socket for one seat's forwarded group mix; returns its port.
+
+        Cancellation: safe.
+        """
+        loop = asyncio.get_running_loop()
+
+        def on_seat(data: bytes) -> None:
+            try:
+                payload = forwarded_g711_payload(data)
+            except ValueError:
+                self.malformed += 1
+                return
+            loud = audio_level(mulaw_to_pcm16(payload)) < self.speech_level
+            self.clock.level(participant_id, loop.time(), loud)
+
+        transport = await open_udp(on_seat)
+        self.seats.append(transport)
+        return int(transport.get_extra_info("sockname")[1])
+
+    def _on_mix(self, data: bytes) -> None:
+        try:
+            packet = parse_rtp(data)
+        except ValueError:
+            self.malformed += 1
+            return
+        if packet.payload_type != self.codec.payload_type:
+            self.malformed += 1
+            return
+        self.received += 1
+        now = asyncio.get_running_loop().time()
+        self.jitter.push(packet.sequence, _Arrived(packet.payload, now))
+
+    def start(self, remote: tuple[str, int]) -> None:
+        """Start pacing: mix out to lanes and bot speech to ``remote`` every 20 ms."""
+        self.remote = remote
+        self._task = asyncio.create_task(self._pace(), name="janus-rtp-pace")
+
+    async def _pace(self) -> None:
+        loop = asyncio.get_running_loop()
+        due = loop.time()
+        while True:
+            self.tick(loop.time())
+            due += PACKET_SECONDS
+            delay = due - loop.time()
+            if delay < -0.2:  # the loop stalled: resume the clock instead of bursting
+                due = loop.time()
+                delay = 0.0
+            await asyncio.sleep(max(0.0, delay))
+
+    def tick(self, now: float) -> None:
+        """One packet time: play the mix to the lanes and send one packet of bot audio."""
+        played, item = self.jitter.pop()
+        if played:
+            if item is None:
+                samples, at = self._silence, self._last_at + PACKET_SECONDS
+            else:
+                samples, at = self.codec.decode(item.payload), item.at
+            self._last_at = at
+            # The upsampler hands out each frame's audio frame_delay frames late: label it
+            # with the arrival time of the audio it holds.
+            self._times.append(at)
+            heard_at = self._times[-1 - self.upsample.frame_delay]
+            frame = MixedFrame(self.upsample.frame(samples), self.clock.speakers_at(heard_at))
+            for lane in list(self.lanes):
+                if lane.closed:
+                    self.lanes.discard(lane)
+                else:
+                    lane.feed(frame)
+        out = self.outbound.take()
+        packet = self.sender.packet(self._silence if out is None else out, voice=out is not None)
+        if self.bot is not None and self.remote is not None:
+            self.bot.sendto(packet, self.remote)
+
+    def end_lanes(self) -> None:
+        """The call ended: every lane's mixed audio ends."""
+        for lane in list(self.lanes):
+            lane.end()
+        self.lanes.clear()
+
+    async def aclose(self) -> None:
+        """Stop pacing and close the sockets. Idempotent.
+
+        Cancellation: safe.
+        """
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        self.end_lanes()
+        for transport in [self.bot, *self.seats]:
+            if transport is not None:
+                transport.close()
+        self.bot = None
+        self.seats = []
