@@ -151,6 +151,8 @@ class HumanInputHandler:
         self._id_prefix = f"hi_{secrets.token_hex(4)}_"
         self._ids = itertools.count(1)
         self._observers: list[RequestObserver] = []
+        # Settled outcomes an observer must store before wait() returns them (sync journal).
+        self._holds: dict[str, list[concurrent.futures.Future[None]]] = {}
 
     # -- observers -----------------------------------------------------------------------
 
@@ -171,9 +173,24 @@ class HumanInputHandler:
     def _emit(self, event: RequestEvent) -> None:
         for observer in tuple(self._observers):
             try:
-                observer(event)
+                hold = observer(event)
             except Exception:
                 logger.exception("request observer %r failed on %s", observer, event.type)
+            else:
+                if isinstance(hold, concurrent.futures.Future):
+                    self._hold(event.pending_id, hold)
+
+    def _hold(self, pending_id: str, hold: concurrent.futures.Future[None]) -> None:
+        holds = self._holds
+        if len(holds) >= 1024:  # requests nobody waits on: forget the finished holds
+            for key in [k for k, fs in holds.items() if all(f.done() for f in fs)]:
+                del holds[key]
+        holds.setdefault(pending_id, []).append(hold)
+
+    async def _held(self, pending_id: str) -> None:
+        """Await what observers must store before the outcome is returned (sync journal)."""
+        for hold in self._holds.pop(pending_id, ()):
+            await asyncio.wrap_future(hold)
 
     def note(self, pending_id: str, note: str, data: Mapping[str, Any] | None = None) -> bool:
         """Tell observers about a step of an open request (e.g. ``escalated``, ``approval``).
@@ -411,6 +428,8 @@ class HumanInputHandler:
                     timer.cancel()
         if not slot.pending.detached:
             self._active.pop(pending_id, None)
+        if self._holds:
+            await self._held(pending_id)
         kind = slot.kind
         assert kind is not None
         return slot.text if kind is _ANSWERED else unwrap(kind, slot.text)

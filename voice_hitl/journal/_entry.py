@@ -15,7 +15,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["GENESIS", "ChainProblem", "JournalEntry", "digest_of", "verify_chain"]
+__all__ = [
+    "EDITED",
+    "GENESIS",
+    "ChainCheck",
+    "ChainProblem",
+    "JournalEntry",
+    "digest_of",
+    "verify_chain",
+]
 
 GENESIS = "0" * 64
 """The ``prev`` of the first entry."""
@@ -75,11 +83,23 @@ class ChainProblem:
         return f"entry {self.seq}: {self.problem}"
 
 
-def verify_chain(entries: Iterable[JournalEntry], key: bytes) -> list[ChainProblem]:
-    """Check entries read in sequence order; an empty list means the chain is intact."""
-    problems: list[ChainProblem] = []
-    expected_seq, prev = 1, GENESIS
-    for entry in entries:
+class ChainCheck:
+    """Checks entries one at a time, in sequence order, keeping nothing but the last link.
+
+    ``feed`` returns the problems of one entry; ``verified`` counts the entries whose digest
+    matches under the key (none at all, over a non-empty journal, means a wrong key).
+    """
+
+    def __init__(self, key: bytes) -> None:
+        self._key = key
+        self.expected_seq, self.prev = 1, GENESIS
+        self.count = 0
+        self.verified = 0
+
+    def feed(self, entry: JournalEntry) -> list[ChainProblem]:
+        """The problems of ``entry`` (the next one read); an empty list when it is sound."""
+        problems: list[ChainProblem] = []
+        expected_seq = self.expected_seq
         if entry.seq != expected_seq:
             missing = (
                 f"{expected_seq}"
@@ -87,14 +107,24 @@ def verify_chain(entries: Iterable[JournalEntry], key: bytes) -> list[ChainProbl
                 else (f"{expected_seq}..{entry.seq - 1}")
             )
             problems.append(ChainProblem(entry.seq, f"entries {missing} are missing (deleted?)"))
-        elif entry.prev != prev:
+        elif entry.prev != self.prev:
             problems.append(ChainProblem(entry.seq, "does not link to the entry before it"))
         want = digest_of(
-            key, entry.seq, entry.request_id, entry.at, entry.kind, entry.data, entry.prev
+            self._key, entry.seq, entry.request_id, entry.at, entry.kind, entry.data, entry.prev
         )
-        if not hmac.compare_digest(want, entry.digest):
-            problems.append(
-                ChainProblem(entry.seq, "its content does not match its digest (edited?)")
-            )
-        expected_seq, prev = entry.seq + 1, entry.digest
-    return problems
+        if hmac.compare_digest(want, entry.digest):
+            self.verified += 1
+        else:
+            problems.append(ChainProblem(entry.seq, EDITED))
+        self.count += 1
+        self.expected_seq, self.prev = entry.seq + 1, entry.digest
+        return problems
+
+
+EDITED = "its content does not match its digest (edited?)"
+
+
+def verify_chain(entries: Iterable[JournalEntry], key: bytes) -> list[ChainProblem]:
+    """Check entries read in sequence order; an empty list means the chain is intact."""
+    check = ChainCheck(key)
+    return [problem for entry in entries for problem in check.feed(entry)]
