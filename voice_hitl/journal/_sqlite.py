@@ -76,6 +76,10 @@ class SqliteJournalStore:
 
     def _open_read_only(self) -> sqlite3.Connection:
         uri = f"file:{quote(str(self.path.absolute()))}?mode=ro"
+        if _wal_at_rest(self.path):
+            # A WAL file no process has open: SQLite would create -wal and -shm files to read
+            # it. Nothing can be pending in a WAL that is not there, so read the file in place.
+            uri += "&immutable=1"
         try:
             db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
         except sqlite3.Error as exc:
@@ -188,3 +192,14 @@ class SqliteJournalStore:
             if self._db is not None:
                 self._db.close()
                 self._db = None
+
+
+def _wal_at_rest(path: Path) -> bool:
+    """A WAL-mode SQLite file without a ``-wal`` file beside it (no writer has it open)."""
+    try:
+        with open(path, "rb") as file:
+            header = file.read(20)
+    except OSError:
+        return False
+    wal = header.startswith(b"SQLite format 3\0") and header[18:20] == b"\x02\x02"
+    return wal and not Path(f"{path}-wal").exists()
