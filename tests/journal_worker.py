@@ -8,9 +8,9 @@ created, answered by ``WORKER_ID`` and waited on, as a call would; the journal i
 the end. Prints one line: ``done WRITTEN RELINKED FAILURES``.
 
 ``burst`` answers requests as fast as it can, CONCURRENCY calls at a time, journaled in the
-SQLite FILE with DURABILITY (``fast`` or ``sync``), until it is killed. It prints ``ready``,
-then ``ack ID`` for requests whose call has read its answer (flushed every 50), for the
-crash test to check against the journal after a SIGKILL.
+SQLite FILE with DURABILITY (``fast`` or ``sync``), until it is killed. It prints ``ready``
+once a first request is stored, then ``ack ID`` for requests whose call has read its answer
+(flushed every 50), for the crash test to check against the journal after a SIGKILL.
 """
 
 from __future__ import annotations
@@ -56,6 +56,10 @@ async def burst(path: str, durability: str, concurrency: int) -> None:
                 sys.stdout.flush()
                 acked.clear()
 
+    pending = await handler.create("ConfirmAction", {"action": "start"}, timeout=60)
+    handler.resolve(pending.pending_id, "yes", by="ann", via="api")
+    await handler.wait(pending.pending_id, timeout=60)
+    assert await asyncio.to_thread(journal.flush)  # the file is a journal before the burst
     print("ready", flush=True)
     async with asyncio.TaskGroup() as group:
         for _ in range(concurrency):
