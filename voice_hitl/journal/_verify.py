@@ -112,9 +112,9 @@ def verify_journal(
     verdict.problems += [str(p) for p in merged] + cut
     verdict.unlisted = max(0, counted - _LISTED)
     if head_problem is not None:
-        problem = head_problem(last)
-        if problem is not None:
-            verdict.problems.append(problem)
+        head = head_problem(last)
+        if head is not None:
+            verdict.problems.append(head)
     if anchor is not None:
         _check_anchor(verdict, anchor.where, points, unsigned, last, at_top)
     return verdict
