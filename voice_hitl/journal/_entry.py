@@ -8,7 +8,6 @@ the sequence and the next entry's link.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import json
 from collections.abc import Iterable, Mapping
@@ -29,20 +28,22 @@ GENESIS = "0" * 64
 """The ``prev`` of the first entry."""
 
 
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str)
+"""What ``json.dumps(..., sort_keys=True, separators=(",", ":"), default=str)`` builds on each
+call, built once (the chain's canonical form; verify spends a third of its time here)."""
+
+
 def _canonical(
     seq: int, request_id: str, at: str, kind: str, data: Mapping[str, Any], prev: str
 ) -> bytes:
-    body = [seq, request_id, at, kind, data, prev]
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), default=str).encode()
+    return _ENCODER.encode([seq, request_id, at, kind, data, prev]).encode()
 
 
 def digest_of(
     key: bytes, seq: int, request_id: str, at: str, kind: str, data: Mapping[str, Any], prev: str
 ) -> str:
     """The HMAC-SHA256 (hex) that links an entry into the chain."""
-    return hmac.new(
-        key, _canonical(seq, request_id, at, kind, data, prev), hashlib.sha256
-    ).hexdigest()
+    return hmac.digest(key, _canonical(seq, request_id, at, kind, data, prev), "sha256").hex()
 
 
 @dataclass(frozen=True, slots=True)
