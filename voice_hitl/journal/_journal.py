@@ -24,13 +24,12 @@ checkpoint into the journal's anchor after each stored batch (:mod:`._anchor`).
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import queue
 import threading
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future, InvalidStateError
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,9 +39,10 @@ from .._lifecycle import RequestEvent
 from ._anchor import FileAnchor, JournalAnchor, RedisAnchor
 from ._checkpoints import Checkpoints
 from ._entry import GENESIS, JournalEntry, digest_of
-from ._errors import ChainMoved, JournalUnavailableError
+from ._errors import ChainMoved
 from ._record import Record, iso, record_of
 from ._store import JournalStats, JournalStore
+from ._waiting import Waiting, fail
 
 if TYPE_CHECKING:
     from .._human_input import HumanInputHandler
@@ -140,7 +140,7 @@ class Journal:
         # fast: let a batch gather after a wake-up; sync: calls wait, so write at once (the
         # batch is whatever arrived while the previous one was being written)
         self._gather = 0.01 if durability == "fast" else 0.0
-        self._promises: dict[int, tuple[Future[None], float]] = {}  # id(record) -> (done, by)
+        self._waiting = Waiting(sync_timeout)
         chosen = default_anchor(store) if anchor is True else anchor or None
         self._checkpoints = None if chosen is None else Checkpoints(chosen, key, self.stats)
         self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
@@ -278,7 +278,7 @@ class Journal:
                 elif isinstance(item, _Held):
                     record = record_of(item.event)
                     self._records.append(record)
-                    self._promises[id(record)] = (item.done, time.monotonic() + self._sync_timeout)
+                    self._waiting.hold(record, item.done)
                 else:
                     self._records.append(record_of(item))  # type: ignore[arg-type]
                 if len(self._records) >= self._batch * 4:
@@ -288,7 +288,7 @@ class Journal:
                 except queue.Empty:
                     item = None
             self._write_all()
-            if self._promises:
+            if self._waiting:
                 self._expire()
             for marker in markers:
                 marker.set()
@@ -310,7 +310,7 @@ class Journal:
                 left,
                 self.stats.last_error,
             )
-        self._fail_all("the journal closed before it could store the outcome")
+        self._waiting.fail_all("the journal closed before it could store the outcome")
         if self._checkpoints is not None:
             self._checkpoints.closing(self._chain, left)
 
@@ -397,11 +397,8 @@ class Journal:
                 self._dropped_since = None
         self._chain = (entries[-1].seq, entries[-1].digest)
         self.stats.written += len(entries)
-        if self._promises:
-            for record in records:
-                held = self._promises.pop(id(record), None)
-                if held is not None:
-                    _complete(held[0])
+        if self._waiting:
+            self._waiting.stored(records)
         if self._checkpoints is not None:
             self._checkpoints.stored(self._chain[0], self._chain[1], self.unwritten)
 
@@ -417,9 +414,9 @@ class Journal:
         held = 0 if self._unsure is None else len(self._unsure.records)
         extra = min(len(self._records), len(self._records) + held - self._max_buffered)
         if extra > 0:
-            if self._promises:
+            if self._waiting:
                 why = f"the journal dropped the outcome (store down: {self.stats.last_error})"
-                self._fail(self._records[:extra], why)
+                self._waiting.failed(self._records[:extra], why)
             del self._records[:extra]
             if self._dropped_since is None:
                 self._dropped_since = datetime.now(UTC).isoformat()
@@ -429,36 +426,12 @@ class Journal:
 
     def _expire(self) -> None:
         """``sync``: fail the calls whose outcome was not stored within ``sync_timeout``."""
-        now = time.monotonic()
-        late = [key for key, (_, by) in self._promises.items() if by <= now]
-        if not late:
-            return
         why = (
             f"the journal could not store the outcome within {self._sync_timeout:g}s"
             f" ({self.stats.last_error or 'the store is behind'}); it stays queued"
         )
-        for key in late:
-            done, _ = self._promises.pop(key)
-            _complete(done, JournalUnavailableError(why))
-        with self.stats._lock:
-            self.stats.late += len(late)
-
-    def _fail(self, records: list[Record], why: str) -> None:
-        for record in records:
-            held = self._promises.pop(id(record), None)
-            if held is not None:
-                _complete(held[0], JournalUnavailableError(why))
-
-    def _fail_all(self, why: str) -> None:
-        for done, _ in self._promises.values():
-            _complete(done, JournalUnavailableError(why))
-        self._promises.clear()
-
-
-def _complete(done: Future[None], error: BaseException | None = None) -> None:
-    """Settle a waiting call's future (it may have been cancelled meanwhile)."""
-    with contextlib.suppress(InvalidStateError):
-        if error is None:
-            done.set_result(None)
-        else:
-            done.set_exception(error)
+        late = self._waiting.expire()
+        if late:
+            with self.stats._lock:
+                self.stats.late += len(late)
+            fail(late, why)  # after counting: a failed call sees itself in the stats
