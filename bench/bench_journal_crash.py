@@ -98,7 +98,7 @@ def crash(durability: str, seconds: float, width: int) -> None:
             f"{len(settled):7d} settled entries stored, lost {lost}"
         )
         print(f"      verify exit {verify.returncode}:")
-        for line in (verify.stdout + verify.stderr).strip().splitlines():
+        for line in (verify.stderr + verify.stdout).strip().splitlines():
             print(f"        {line}")
 
 

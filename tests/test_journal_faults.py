@@ -21,6 +21,7 @@ import pytest
 from voice_hitl import HumanInputHandler
 from voice_hitl._cli import main
 from voice_hitl.journal import (
+    FileAnchor,
     Journal,
     JournalEntry,
     JournalUnavailableError,
@@ -104,12 +105,11 @@ def delete_tail(path: Path, count: int) -> None:
 
 
 def shorten_a_checkpoint(anchor: Path) -> str:
-    """Edit one writer's checkpoint to claim a one-entry journal; returns the writer."""
-    records = json.loads(anchor.read_text())
-    writer, text = next(iter(records.items()))
-    forged = {**json.loads(text), "seq": 1}
-    anchor.write_text(json.dumps({**records, writer: json.dumps(forged)}))
-    return str(writer)
+    """Edit the newest checkpoint to claim a one-entry journal; returns its writer."""
+    *lines, last = anchor.read_text().splitlines()
+    forged = {**json.loads(last), "seq": 1}
+    anchor.write_text("".join(f"{line}\n" for line in [*lines, json.dumps(forged)]))
+    return str(forged["writer"])
 
 
 async def test_entries_deleted_from_the_end_of_a_file_are_found(
@@ -138,6 +138,35 @@ async def test_entries_deleted_from_the_end_of_a_file_are_found(
     await asyncio.to_thread(anchor.unlink)
     code, _, err = run(verify, capsys)
     assert code == 1 and "no checkpoint in the anchor" in err
+
+
+async def test_the_anchor_is_compacted_and_an_old_checkpoint_put_back_changes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "j.sqlite3"
+    anchor_path = tmp_path / "elsewhere.anchor"
+    anchor = FileAnchor(anchor_path, compact_at=2000)
+    journal = Journal(SqliteJournalStore(path), KEY, anchor=anchor)
+    journal.start()
+    handler = HumanInputHandler()
+    journal.attach(handler)
+    await answered(handler, 1)
+    assert await asyncio.to_thread(journal.flush)
+    old = (await asyncio.to_thread(anchor_path.read_text)).splitlines()[-1]
+    for _ in range(30):  # a batch, and a checkpoint, each
+        await answered(handler, 1)
+        assert await asyncio.to_thread(journal.flush)
+        assert (await asyncio.to_thread(anchor_path.stat)).st_size < 2000 + 2 * len(old)
+    await asyncio.to_thread(journal.close)
+    await asyncio.to_thread(delete_tail, path, 2)
+    with await asyncio.to_thread(anchor_path.open, "a") as file:
+        file.write(old + "\n")  # a checkpoint of entry 2, saved earlier, put back
+    monkeypatch.setenv("VOICE_HITL_JOURNAL_KEY", KEY.decode())
+    code, _, err = run(["journal", "verify", "--journal", str(path)], capsys)
+    assert code == 1 and "no checkpoint in the anchor" in err  # not the default place
+    verify = ["journal", "verify", "--journal", str(path), "--anchor", str(anchor_path)]
+    code, _, err = run(verify, capsys)
+    assert code == 1 and "entries 61..62 are missing from the end" in err, err
 
 
 async def test_a_redis_tail_deleted_with_its_head_key_set_back_is_found(

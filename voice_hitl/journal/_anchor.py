@@ -11,11 +11,12 @@ journal still reaches it, and names every writer that never closed (entries it h
 may be missing).
 
 Where checkpoints live: a sidecar file (:class:`FileAnchor`, ``<journal>.anchor`` by default,
-one JSON object, replaced atomically under a lock file) or a Redis hash (:class:`RedisAnchor`,
-``{prefix}:anchor`` by default). Keep it where whoever can write the journal cannot: a file on
-another volume or host, another Redis. An anchor in the same store as the journal stops the
-tail from being cut and the head set back, but not someone who saved an old checkpoint and
-puts it back (a rollback of the anchor itself).
+one signed checkpoint per line, appended; compacted now and then) or a Redis hash
+(:class:`RedisAnchor`, ``{prefix}:anchor`` by default, one field per writer). Each writer's
+newest checkpoint counts (its highest entry), so a checkpoint copied back into the file
+changes nothing; only cutting the anchor itself back (restoring an old copy of the file, or of
+a Redis field) rolls it back. So keep it where whoever can write the journal cannot: a file on
+another volume or host, another Redis.
 """
 
 from __future__ import annotations
@@ -30,7 +31,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-__all__ = ["Checkpoint", "FileAnchor", "JournalAnchor", "RedisAnchor", "read_checkpoint"]
+__all__ = [
+    "Checkpoint",
+    "FileAnchor",
+    "JournalAnchor",
+    "RedisAnchor",
+    "kept",
+    "newest",
+    "read_checkpoint",
+]
 
 _DOMAIN = b"voice-hitl journal anchor\0"
 
@@ -80,23 +89,25 @@ def read_checkpoint(text: str, key: bytes) -> Checkpoint | None:
     return point
 
 
-def _seq_state(text: str) -> tuple[int, str]:
-    """A checkpoint's sequence number and state, unverified (for pruning only)."""
-    try:
-        item = json.loads(text)
-        return int(item["seq"]), str(item["state"])
-    except (TypeError, KeyError, ValueError):
-        return -1, "closed"
+def newest(points: list[Checkpoint]) -> dict[str, Checkpoint]:
+    """Each writer's newest checkpoint: its highest entry, ``closed`` over ``open`` at the same
+    one (an older checkpoint put back in the anchor changes nothing)."""
+    chosen: dict[str, Checkpoint] = {}
+    for point in points:
+        held = chosen.get(point.writer)
+        if held is None or (point.seq, point.state == "closed") > (
+            held.seq,
+            held.state == "closed",
+        ):
+            chosen[point.writer] = point
+    return chosen
 
 
-def _pruned(records: dict[str, str]) -> dict[str, str]:
-    """Keep the newest checkpoint and every open writer's; drop other closed writers'."""
-    if not records:
-        return records
-    newest = max(records, key=lambda w: _seq_state(records[w])[0])
-    return {
-        w: text for w, text in records.items() if w == newest or _seq_state(text)[1] == "open"
-    }
+def kept(points: list[Checkpoint]) -> list[Checkpoint]:
+    """What a compacted anchor keeps: the newest checkpoint overall, and each open writer's."""
+    latest = newest(points)
+    top = max(latest.values(), key=lambda p: p.seq, default=None)
+    return [p for p in latest.values() if p is top or p.state == "open"]
 
 
 class JournalAnchor(Protocol):
@@ -106,76 +117,109 @@ class JournalAnchor(Protocol):
     """How to name it in messages."""
 
     def save(self, writer: str, text: str) -> None:
-        """Keep ``text`` as ``writer``'s checkpoint (replacing its previous one)."""
+        """Add ``text``, ``writer``'s newest checkpoint."""
 
-    def load(self) -> dict[str, str]:
-        """Every writer's checkpoint text (empty when there is no anchor)."""
+    def load(self) -> list[str]:
+        """Every checkpoint text it holds (empty when there is no anchor)."""
 
-    def exists(self) -> bool:
-        """Whether the anchor has been written at all."""
+    def crowded(self) -> bool:
+        """Whether it holds enough old checkpoints to be worth compacting."""
+
+    def rewrite(self, texts: list[str]) -> None:
+        """Keep only ``texts`` (the writer chose them with the key: see :func:`kept`)."""
 
     def close(self) -> None:
         """Release it."""
 
 
 class FileAnchor:
-    """Checkpoints in a sidecar file (JSON: writer -> signed checkpoint).
+    """Checkpoints in a sidecar file: one signed checkpoint per line, appended.
+
+    An append is one ``write`` to a file opened with ``O_APPEND`` (tens of microseconds);
+    writers in several processes share it under a shared ``flock`` of ``<path>.lock``, and
+    the file is compacted (rewritten and renamed over, under the exclusive lock) once it
+    passes ``compact_at`` bytes and when a writer closes.
 
     Args:
-        path: The file (``<journal>.anchor`` by default); ``<path>.lock`` serialises writers.
+        path: The file (``<journal>.anchor`` by default).
         read_only: Never write (what ``voice-hitl journal verify`` opens).
+        compact_at: The size in bytes past which a writer compacts it.
     """
 
-    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
+    def __init__(
+        self, path: str | Path, *, read_only: bool = False, compact_at: int = 1 << 20
+    ) -> None:
         self.path = Path(path)
         self.where = str(self.path)
         self._read_only = read_only
+        self._compact_at = compact_at
+        self._fd: int | None = None
+        self._lock: int | None = None
+        self._size = 0
 
-    def exists(self) -> bool:
-        """Whether the file is there."""
-        return self.path.exists()
-
-    def load(self) -> dict[str, str]:
-        """Every writer's checkpoint; empty when the file is missing.
-
-        Raises:
-            ValueError: The file is not an anchor.
-        """
+    def load(self) -> list[str]:
+        """Every checkpoint line; empty when the file is missing."""
         try:
             text = self.path.read_text()
         except FileNotFoundError:
-            return {}
-        try:
-            records = json.loads(text)
-            if not isinstance(records, dict) or not all(
-                isinstance(v, str) for v in records.values()
-            ):
-                raise ValueError("not an object of checkpoints")
-        except ValueError as exc:
+            return []
+        except (OSError, UnicodeDecodeError) as exc:
             raise ValueError(f"{self.path}: not a journal anchor ({exc})") from None
-        return records
+        return [line for line in text.splitlines() if line.strip()]
 
-    def save(self, writer: str, text: str) -> None:
-        """Replace ``writer``'s checkpoint (atomically: a temporary file renamed over it)."""
+    def _locked(self, how: int) -> int:
         if self._read_only:
             raise PermissionError(f"{self.path}: opened read-only")
-        with open(f"{self.path}.lock", "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                records = self.load()
-            except ValueError:
-                records = {}  # an unreadable anchor is replaced; verify reports the gap
-            records[writer] = text
+        if self._lock is None:
+            self._lock = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(self._lock, how)
+        return self._lock
+
+    def save(self, writer: str, text: str) -> None:
+        """Append ``text`` (one line)."""
+        lock = self._locked(fcntl.LOCK_SH)
+        try:
+            fd = self._fd
+            if fd is not None:
+                try:
+                    moved = os.stat(self.path).st_ino != os.fstat(fd).st_ino
+                except FileNotFoundError:
+                    moved = True
+                if moved:  # another writer compacted it (renamed a new file over it)
+                    os.close(fd)
+                    fd = self._fd = None
+            if fd is None:
+                fd = self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            os.write(fd, text.encode() + b"\n")
+            self._size = os.fstat(fd).st_size
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def crowded(self) -> bool:
+        """Past ``compact_at`` bytes (as of this process's last append)."""
+        return self._size > self._compact_at
+
+    def rewrite(self, texts: list[str]) -> None:
+        """Replace the file with ``texts`` (atomically: a temporary file renamed over it)."""
+        lock = self._locked(fcntl.LOCK_EX)
+        try:
             temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-            temporary.write_text(json.dumps(_pruned(records), indent=0, sort_keys=True))
+            temporary.write_text("".join(f"{t}\n" for t in texts))
             os.replace(temporary, self.path)
+            self._size = 0
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
     def close(self) -> None:
-        """Nothing to release (each save opens and closes the file)."""
+        """Close its files (idempotent)."""
+        for fd in (self._fd, self._lock):
+            if fd is not None:
+                os.close(fd)
+        self._fd = self._lock = None
 
 
 class RedisAnchor:
-    """Checkpoints in a Redis hash (writer -> signed checkpoint).
+    """Checkpoints in a Redis hash (writer -> its newest signed checkpoint).
 
     Args:
         client: A sync ``redis.Redis``.
@@ -189,25 +233,28 @@ class RedisAnchor:
         self._read_only = read_only
         self.where = f"Redis key {key}"
 
-    def exists(self) -> bool:
-        """Whether the hash is there."""
-        return bool(self._client.exists(self._key))
-
-    def load(self) -> dict[str, str]:
+    def load(self) -> list[str]:
         """Every writer's checkpoint."""
-        raw = self._client.hgetall(self._key)
-        return {_text(w): _text(t) for w, t in raw.items()}
+        return [_text(t) for t in self._client.hgetall(self._key).values()]
 
     def save(self, writer: str, text: str) -> None:
-        """Replace ``writer``'s checkpoint; on a close, drop closed writers' older ones."""
+        """Replace ``writer``'s checkpoint."""
         if self._read_only:
             raise PermissionError(f"{self.where}: opened read-only")
         self._client.hset(self._key, writer, text)
-        if _seq_state(text)[1] == "closed":
-            records = self.load()
-            stale = set(records) - set(_pruned(records))
-            if stale:
-                self._client.hdel(self._key, *stale)
+
+    def crowded(self) -> bool:
+        """One field per writer: only a close compacts it."""
+        return False
+
+    def rewrite(self, texts: list[str]) -> None:
+        """Drop the writers whose checkpoint is not among ``texts``."""
+        if self._read_only:
+            raise PermissionError(f"{self.where}: opened read-only")
+        keep = {json.loads(t)["writer"] for t in texts}
+        stale = [w for w in map(_text, self._client.hkeys(self._key)) if w not in keep]
+        if stale:
+            self._client.hdel(self._key, *stale)
 
     def close(self) -> None:
         """The client belongs to whoever passed it."""

@@ -14,7 +14,7 @@ import secrets
 import socket
 from datetime import UTC, datetime
 
-from ._anchor import Checkpoint, JournalAnchor, read_checkpoint
+from ._anchor import Checkpoint, JournalAnchor, kept, newest, read_checkpoint
 from ._record import Record
 from ._store import JournalStats, JournalStore
 
@@ -57,12 +57,13 @@ class Checkpoints:
         """
         self._opened = True
         try:
-            records = self.anchor.load()
+            texts = self.anchor.load()
             head = store.last() or (0, "")
         except Exception as exc:
             self._failed(exc)
             return None
-        points = [p for p in (self._read(t) for t in records.values()) if p is not None]
+        signed = [p for p in map(self._read, texts) if p is not None]
+        points = list(newest(signed).values())
         self._stats.unclosed = [unclosed_note(p) for p in points if p.state == "open"]
         for note in self._stats.unclosed:
             logger.warning("journal: %s", note)
@@ -87,11 +88,26 @@ class Checkpoints:
     def stored(self, seq: int, digest: str, unwritten: int) -> None:
         """The writer stored entries up to ``seq``; ``unwritten`` are still queued."""
         self._save(seq, digest, "open", unwritten)
+        if self.anchor.crowded():
+            self._compact()
 
     def closing(self, head: tuple[int, str] | None, unwritten: int) -> None:
         """The writer stopped; ``unwritten`` entries could not be stored."""
         seq, digest = head or (0, "")
         self._save(seq, digest, "closed", unwritten)
+        self._compact()
+
+    def _compact(self) -> None:
+        """Keep the newest checkpoint and each open writer's (unsigned lines are kept too:
+        they are not this writer's to drop, and ``verify`` names them)."""
+        try:
+            texts = self.anchor.load()
+            points = {text: self._read(text) for text in texts}
+            keep = {id(p) for p in kept([p for p in points.values() if p is not None])}
+            chosen = [t for t, p in points.items() if p is None or id(p) in keep]
+            self.anchor.rewrite(chosen)
+        except Exception as exc:
+            self._failed(exc)
 
     def _read(self, text: str) -> Checkpoint | None:
         try:

@@ -17,10 +17,11 @@ returns a :class:`Verdict`:
 from __future__ import annotations
 
 import heapq
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from ._anchor import Checkpoint, JournalAnchor, read_checkpoint
+from ._anchor import Checkpoint, JournalAnchor, newest, read_checkpoint
 from ._checkpoints import unclosed_note
 from ._entry import EDITED, ChainCheck, ChainProblem, JournalEntry
 
@@ -71,12 +72,18 @@ def verify_journal(
     points: list[Checkpoint] = []
     unsigned: list[str] = []
     if anchor is not None:
-        for writer, text in sorted(anchor.load().items()):
-            point = read_checkpoint(text, key)
+        for line, text in enumerate(anchor.load(), 1):
+            try:
+                point = read_checkpoint(text, key)
+            except ValueError:
+                unsigned.append(f"line {line} is not a checkpoint")
+                continue
             if point is None:
-                unsigned.append(writer)
+                writer = json.loads(text).get("writer")
+                unsigned.append(f"the checkpoint of writer {writer} is not signed with this key")
             else:
                 points.append(point)
+        points = list(newest(points).values())
     top = max(points, key=lambda p: p.seq, default=None)
     at_top: str | None = None
     check = ChainCheck(key)
@@ -128,11 +135,8 @@ def _check_anchor(
     last: tuple[int, str] | None,
     at_top: str | None,
 ) -> None:
-    for writer in unsigned:
-        verdict.problems.append(
-            f"anchor {where}: the checkpoint of writer {writer} is not signed with this key "
-            "(forged?)"
-        )
+    for problem in unsigned:
+        verdict.problems.append(f"anchor {where}: {problem} (forged?)")
     top = max(points, key=lambda p: p.seq, default=None)
     ends = 0 if last is None else last[0]
     if top is None:
