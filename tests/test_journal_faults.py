@@ -327,8 +327,8 @@ async def test_sync_durability_fails_the_call_when_the_store_cannot_take_it(
     journal.attach(handler)
     pending = await handler.create("ConfirmAction", {"action": "pay"})
     handler.resolve(pending.pending_id, "yes")
-    with pytest.raises(JournalUnavailableError, match=r"could not store the outcome within 0\.2s"):
-        await handler.wait(pending.pending_id)
+    with pytest.raises(JournalUnavailableError, match=r"could not be recorded within 0\.2s"):
+        await handler.wait(pending.pending_id)  # a ToolFailedError: the model reads it
     assert journal.stats.late == 1
     store.fail = False  # the store is back: the entries are written after all
     assert await asyncio.to_thread(journal.flush)

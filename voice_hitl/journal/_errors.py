@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._exceptions import VoiceHitlError
+from .._exceptions import ToolFailedError, VoiceHitlError
 
 __all__ = ["ChainMoved", "JournalUnavailableError", "NotAJournalError"]
 
@@ -23,9 +23,10 @@ class NotAJournalError(VoiceHitlError, ValueError):
     """What a journal command was pointed at is not a journal (the message says what it is)."""
 
 
-class JournalUnavailableError(VoiceHitlError, RuntimeError):
+class JournalUnavailableError(ToolFailedError):
     """A ``sync`` journal could not store a settled outcome in time, so it is not delivered.
 
     The request stays settled and its entries stay queued: they are written when the store is
-    back. The tool call fails with this message instead of acting on an unrecorded decision.
+    back. The tool call fails with this message (what the model reads) instead of acting on an
+    unrecorded decision; the store's error is in the journal's log and ``stats.last_error``.
     """

@@ -310,7 +310,9 @@ class Journal:
                 left,
                 self.stats.last_error,
             )
-        self._waiting.fail_all("the journal closed before it could store the outcome")
+        self._waiting.fail_all(
+            "The answer could not be recorded (the journal closed first), so it was not acted on"
+        )
         if self._checkpoints is not None:
             self._checkpoints.closing(self._chain, left)
 
@@ -415,7 +417,8 @@ class Journal:
         extra = min(len(self._records), len(self._records) + held - self._max_buffered)
         if extra > 0:
             if self._waiting:
-                why = f"the journal dropped the outcome (store down: {self.stats.last_error})"
+                why = "The answer could not be recorded (the journal dropped it), so it was not "
+                why += "acted on"
                 self._waiting.failed(self._records[:extra], why)
             del self._records[:extra]
             if self._dropped_since is None:
@@ -427,8 +430,8 @@ class Journal:
     def _expire(self) -> None:
         """``sync``: fail the calls whose outcome was not stored within ``sync_timeout``."""
         why = (
-            f"the journal could not store the outcome within {self._sync_timeout:g}s"
-            f" ({self.stats.last_error or 'the store is behind'}); it stays queued"
+            f"The answer could not be recorded within {self._sync_timeout:g}s, so it was not "
+            "acted on (the journal is unavailable)"
         )
         late = self._waiting.expire()
         if late:
