@@ -378,9 +378,12 @@ class HumanInputHandler:
             RuntimeError: The handler gave the request up (closed, released, withdrawn).
             ValueError: The id was never seen, or was evicted from the retention; or
                 ``timeout`` is not None and not a finite number of seconds above zero.
+            ToolFailedError: An observer that must store the outcome first (a journal with
+                ``durability="sync"``) could not (``journal.JournalUnavailableError``).
 
         Cancellation: withdraws the request: it is given up and a later ``resolve()``
-        returns False.
+        returns False (once it is settled, e.g. while a sync journal stores the outcome, the
+        outcome stands).
         """
         if timeout is not None and not (0 < timeout < _INF):  # NaN fails too
             optional_seconds("timeout", timeout)  # raises, naming what is wrong
