@@ -107,12 +107,13 @@ def build(path: Path, count: int, batch: int = 5000) -> None:
 _CLI = "import sys; from voice_hitl._cli import main; sys.exit(main(sys.argv[1:]))"
 
 
-def timed(argv: list[str]) -> tuple[float, float, int, str]:
-    """Run the CLI in a fresh process: seconds, peak RSS in MB, exit code, last line."""
+def timed(argv: list[str], python: str = sys.executable) -> tuple[float, float, float, int, str]:
+    """Run the CLI in a fresh process: seconds, CPU seconds, peak RSS in MB, exit code, its
+    last line."""
     env = {**os.environ, "VOICE_HITL_JOURNAL_KEY": KEY.decode()}
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-c", _CLI, *argv],
+        [python, "-c", _CLI, *argv],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         env=env,
@@ -125,7 +126,8 @@ def timed(argv: list[str]) -> tuple[float, float, int, str]:
         proc.stdout.close()
     lines = out.strip().splitlines()
     last = lines[-1] if lines else ""
-    return took, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), last
+    cpu = usage.ru_utime + usage.ru_stime
+    return took, cpu, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), last
 
 
 def verify_scale(count: int) -> None:
@@ -136,10 +138,13 @@ def verify_scale(count: int) -> None:
         size = path.stat().st_size / 1e6
         took = time.perf_counter() - start
         print(f"built            {took:8.1f} s: {count} entries, {size:.0f} MB")
-        base = timed(["--help"])[1]
+        base = timed(["--help"])[2]
         print(f"interpreter      {base:8.0f} MB peak RSS (voice-hitl --help)")
-        took, peak, code, last = timed(["journal", "verify", "--journal", str(path)])
-        print(f"verify           {took:8.1f} s, {peak:6.0f} MB peak RSS, exit {code}: {last}")
+        took, cpu, peak, code, last = timed(["journal", "verify", "--journal", str(path)])
+        print(
+            f"verify           {took:8.1f} s ({cpu:.1f} CPU-s), {peak:6.0f} MB peak RSS,"
+            f" exit {code}: {last}"
+        )
 
 
 def main() -> None:

@@ -118,6 +118,7 @@ async def test_entries_deleted_from_the_end_of_a_file_are_found(
     monkeypatch.setenv("VOICE_HITL_JOURNAL_KEY", KEY.decode())
     path = tmp_path / "j.sqlite3"
     await journal_file(path, 3)
+    await journal_file(path, 0)  # a writer that stored nothing closes cleanly too
     verify = ["journal", "verify", "--journal", str(path)]
     assert run(verify, capsys)[:2] == (0, "chain intact: 6 entries\n")
     delete_tail(path, 2)  # the last request's story, gone

@@ -90,14 +90,14 @@ def read_checkpoint(text: str, key: bytes) -> Checkpoint | None:
 
 
 def newest(points: list[Checkpoint]) -> dict[str, Checkpoint]:
-    """Each writer's newest checkpoint: its highest entry, ``closed`` over ``open`` at the same
-    one (an older checkpoint put back in the anchor changes nothing)."""
+    """Each writer's newest checkpoint: its ``closed`` one, else the one at its highest entry
+    (an older checkpoint put back in the anchor changes nothing)."""
     chosen: dict[str, Checkpoint] = {}
     for point in points:
         held = chosen.get(point.writer)
-        if held is None or (point.seq, point.state == "closed") > (
-            held.seq,
+        if held is None or (point.state == "closed", point.seq) > (
             held.state == "closed",
+            held.seq,
         ):
             chosen[point.writer] = point
     return chosen

@@ -46,6 +46,7 @@ class Checkpoints:
         self._key = key
         self._stats = stats
         self._opened = False
+        self._head = (0, "")  # the newest entry this writer knows of (opening, or stored)
 
     def opening(self, store: JournalStore) -> Record | None:
         """Read the anchor before the first write: note writers that never closed, and check
@@ -68,6 +69,7 @@ class Checkpoints:
         for note in self._stats.unclosed:
             logger.warning("journal: %s", note)
         top = max(points, key=lambda p: p.seq, default=None)
+        self._head = head
         self._save(head[0], head[1], "open", 0)
         if top is None or head[0] >= top.seq:
             return None
@@ -87,13 +89,15 @@ class Checkpoints:
 
     def stored(self, seq: int, digest: str, unwritten: int) -> None:
         """The writer stored entries up to ``seq``; ``unwritten`` are still queued."""
+        self._head = (seq, digest)
         self._save(seq, digest, "open", unwritten)
         if self.anchor.crowded():
             self._compact()
 
     def closing(self, head: tuple[int, str] | None, unwritten: int) -> None:
-        """The writer stopped; ``unwritten`` entries could not be stored."""
-        seq, digest = head or (0, "")
+        """The writer stopped; ``unwritten`` entries could not be stored (``head``: the newest
+        entry it stored, None when it stored none: the one it found when it started)."""
+        seq, digest = head or self._head
         self._save(seq, digest, "closed", unwritten)
         self._compact()
 
