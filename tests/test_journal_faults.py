@@ -94,6 +94,25 @@ async def test_read_commands_change_nothing_and_refuse_what_is_not_a_journal(
     assert fingerprint(journal.parent) == before
 
 
+async def test_redis_read_commands_refuse_a_prefix_that_is_not_a_journal(
+    redis_url: str, redis_prefix: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    redis = pytest.importorskip("redis", reason="the Redis journal needs the 'redis' extra")
+    client = redis.Redis.from_url(redis_url)
+    try:
+        listing = ["journal", "list", "--redis", redis_url, "--prefix"]
+        code, out, err = await asyncio.to_thread(run, [*listing, redis_prefix + "none"], capsys)
+        assert code == 2 and f"no journal under prefix '{redis_prefix}none'" in err
+        await asyncio.to_thread(client.set, f"{redis_prefix}other:entries", "an app's value")
+        code, out, err = await asyncio.to_thread(run, [*listing, redis_prefix + "other"], capsys)
+        assert code == 2 and "entries is a Redis string, not a journal's stream" in err, err
+        keys = await asyncio.to_thread(client.keys, f"{redis_prefix}*")
+        assert keys == [f"{redis_prefix}other:entries".encode()]  # nothing was written
+    finally:
+        await asyncio.to_thread(client.delete, f"{redis_prefix}other:entries")
+        client.close()
+
+
 # -- 10: a deleted tail is found --------------------------------------------------------
 
 
