@@ -12,10 +12,18 @@
 * **store appends**: the store alone: ``2 * n`` entries chained beforehand, appended in
   batches of 512 (the journal's default) from one thread; entries per second, best run.
 
-Many processes on one Redis stream: ``bench/bench_journal_scale.py``.
+* **durability** (``--durability``): the call path with ``durability="sync"`` (each call
+  reads its answer only once the settled entry is stored) beside ``fast``: one call at a time
+  (every call waits for its own write: the latency a person's answer gains) and 64 calls in
+  flight (writes are shared by the calls that settled meanwhile: the cost per request under
+  load). SQLite in ``sync`` is opened with ``synchronous=FULL`` (``Journal.open``'s choice);
+  the figure with ``NORMAL`` (survives a process crash, not a machine crash) is printed too.
 
-Run: ``python bench/bench_journal.py [-n 10000] [--redis redis://127.0.0.1:6379/0]``. It
-prints its figures and exits 0.
+Many processes on one Redis stream: ``bench/bench_journal_scale.py``; a crash mid-burst:
+``bench/bench_journal_crash.py``.
+
+Run: ``python bench/bench_journal.py [-n 10000] [--redis redis://127.0.0.1:6379/0]
+[--durability]``. It prints its figures and exits 0.
 """
 
 from __future__ import annotations
@@ -131,13 +139,68 @@ def store_appends(count: int, redis_url: str | None, batch: int = 512) -> float:
     return count / elapsed
 
 
+async def concurrent_trips(handler: HumanInputHandler, n: int, width: int) -> float:
+    """``n`` round trips, ``width`` calls in flight at a time."""
+
+    async def calls(count: int) -> None:
+        for _ in range(count):
+            pending = await handler.create("AskUserQuestion", {"question": "?"})
+            handler.resolve(pending.pending_id, "yes")
+            await handler.wait(pending.pending_id)
+
+    start = time.perf_counter()
+    async with asyncio.TaskGroup() as group:
+        for index in range(width):
+            group.create_task(calls(n // width + (index < n % width)))
+    return time.perf_counter() - start
+
+
+async def durability(n: int, repeats: int, redis_url: str | None) -> None:
+    """Per request: fast vs sync, one call at a time and 64 in flight (best of ``repeats``)."""
+    modes: list[tuple[str, str, str]] = [("fast", "fast", "NORMAL"), ("sync", "sync", "FULL")]
+    if redis_url is None:
+        modes.append(("sync (NORMAL)", "sync", "NORMAL"))
+    where = "SQLite file" if redis_url is None else f"Redis stream at {redis_url}"
+    print(f"durability: {n} requests x best of {repeats}; journal on a {where}")
+    for width in (1, 64):
+        count = n if width > 1 else max(n // 10, 200)  # one at a time: a write per call
+        for label, mode, synchronous in modes:
+            best = float("inf")
+            for _ in range(repeats):
+                with tempfile.TemporaryDirectory() as folder:
+                    if redis_url is None:
+                        path = Path(folder) / "j.sqlite3"
+                        store: JournalStore = SqliteJournalStore(path, synchronous=synchronous)
+                    else:
+                        store = _store(folder, redis_url)
+                    journal = Journal(store, KEY, durability=mode)  # type: ignore[arg-type]
+                    journal.start()
+                    handler = HumanInputHandler(retention=0)
+                    journal.attach(handler)
+                    if width == 1:
+                        took = await round_trips(handler, count)
+                    else:
+                        took = await concurrent_trips(handler, count, width)
+                    assert await asyncio.to_thread(journal.flush, None)
+                    assert journal.stats.written == 2 * count
+                    await asyncio.to_thread(journal.close)
+                    _clean(store)
+                best = min(best, took)
+            per = best / count * 1e6
+            print(f"{width:3d} in flight  {label:<14} {per:9.1f} us/request ({count} requests)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
     parser.add_argument("-n", type=int, default=10_000, help="requests per run")
     parser.add_argument("--repeats", type=int, default=3, help="runs; the best is kept")
     parser.add_argument("--redis", default=None, help="measure the journal on this Redis")
+    parser.add_argument("--durability", action="store_true", help="fast vs sync per request")
     args = parser.parse_args()
-    asyncio.run(measure(args.n, args.repeats, args.redis))
+    if args.durability:
+        asyncio.run(durability(args.n, args.repeats, args.redis))
+    else:
+        asyncio.run(measure(args.n, args.repeats, args.redis))
 
 
 if __name__ == "__main__":

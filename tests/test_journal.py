@@ -223,7 +223,7 @@ async def test_journal_commands(
         (["journal", "list", "--journal", "/nonexistent/j.sqlite3"], "no such file"),
         (["journal", "show", "nope", "--journal", "{db}"], "no request 'nope'"),
         (["journal", "verify", "--journal", "{db}"], "key is not set"),
-        (["journal", "list", "--journal", "{junk}"], "not a readable journal"),
+        (["journal", "list", "--journal", "{junk}"], "junk.sqlite3: not a journal"),
         (["journal", "export", "--journal", "{db}", "--out", "/nonexistent/x"], "--out"),
     ],
 )

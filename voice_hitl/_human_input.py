@@ -150,6 +150,8 @@ class HumanInputHandler:
         self._id_prefix = f"hi_{secrets.token_hex(4)}_"
         self._ids = itertools.count(1)
         self._observers: list[RequestObserver] = []
+        # Settled outcomes an observer must store before wait() returns them (sync journal).
+        self._holds: dict[str, list[concurrent.futures.Future[None]]] = {}
 
     # -- observers -----------------------------------------------------------------------
 
@@ -170,9 +172,24 @@ class HumanInputHandler:
     def _emit(self, event: RequestEvent) -> None:
         for observer in tuple(self._observers):
             try:
-                observer(event)
+                hold = observer(event)
             except Exception:
                 logger.exception("request observer %r failed on %s", observer, event.type)
+            else:
+                if isinstance(hold, concurrent.futures.Future):
+                    self._hold(event.pending_id, hold)
+
+    def _hold(self, pending_id: str, hold: concurrent.futures.Future[None]) -> None:
+        holds = self._holds
+        if len(holds) >= 1024:  # requests nobody waits on: forget the finished holds
+            for key in [k for k, fs in holds.items() if all(f.done() for f in fs)]:
+                del holds[key]
+        holds.setdefault(pending_id, []).append(hold)
+
+    async def _held(self, pending_id: str) -> None:
+        """Await what observers must store before the outcome is returned (sync journal)."""
+        for hold in self._holds.pop(pending_id, ()):
+            await asyncio.wrap_future(hold)
 
     def note(self, pending_id: str, note: str, data: Mapping[str, Any] | None = None) -> bool:
         """Tell observers about a step of an open request (e.g. ``escalated``, ``approval``).
@@ -376,9 +393,12 @@ class HumanInputHandler:
             RuntimeError: The handler gave the request up (closed, released, withdrawn).
             ValueError: The id was never seen, or was evicted from the retention; or
                 ``timeout`` is not None and not a finite number of seconds above zero.
+            ToolFailedError: An observer that must store the outcome first (a journal with
+                ``durability="sync"``) could not (``journal.JournalUnavailableError``).
 
         Cancellation: withdraws the request: it is given up and a later ``resolve()``
-        returns False.
+        returns False (once it is settled, e.g. while a sync journal stores the outcome, the
+        outcome stands).
         """
         if timeout is not None and not (0 < timeout <= MAX_SECONDS):  # NaN fails too
             optional_seconds("timeout", timeout)  # raises, naming what is wrong
@@ -426,6 +446,8 @@ class HumanInputHandler:
                     timer.cancel()
         if not slot.pending.detached:
             self._active.pop(pending_id, None)
+        if self._holds:
+            await self._held(pending_id)
         kind = slot.kind
         assert kind is not None
         return slot.text if kind is _ANSWERED else unwrap(kind, slot.text)

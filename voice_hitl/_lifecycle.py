@@ -12,12 +12,17 @@ synchronously with one event per step of a request's life, in order:
 - :class:`RequestDelivered` when the gate has turned the outcome into what the model reads.
 
 Observer policy: a callback must not block (hand slow work to a task or a thread of its own);
-an exception it raises is logged with its traceback and never reaches the call path.
+an exception it raises is logged with its traceback and never reaches the call path. A callback
+that must see a settled outcome stored before the call goes on (a journal in ``sync``
+durability) returns a :class:`concurrent.futures.Future` for the :class:`RequestSettled` event:
+the request's ``wait()`` awaits it before returning the outcome (its exception, if any, is
+raised there). Any other return value is ignored.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -122,5 +127,5 @@ class RequestDelivered:
 RequestEvent = RequestOpened | RequestNotified | RequestNoted | RequestSettled | RequestDelivered
 """Every event a handler's observers receive."""
 
-RequestObserver = Callable[[RequestEvent], None]
+RequestObserver = Callable[[RequestEvent], "Future[None] | None"]
 """Receives a handler's request events; must not block (see the module's observer policy)."""

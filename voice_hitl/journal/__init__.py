@@ -12,31 +12,49 @@ Many workers share one journal on Redis Streams::
     journal = Journal(RedisJournalStore(redis_url), key=app_key)
     journal.start()
 
-``voice-hitl journal list|show|verify|export`` reads either.
+Choose ``durability="sync"`` to have every settled outcome stored before the call reads it.
+Each writer signs checkpoints into an anchor beside the journal (``<file>.anchor``, or
+``{prefix}:anchor`` on Redis) so that entries deleted from the end are found too.
+
+``voice-hitl journal list|show|verify|export`` reads either, read-only.
 """
 
 from __future__ import annotations
 
 from .._public import publish
+from ._anchor import Checkpoint, FileAnchor, JournalAnchor, RedisAnchor
 from ._entry import GENESIS, ChainProblem, JournalEntry, digest_of, verify_chain
-from ._errors import ChainMoved
-from ._journal import Journal, JournalStats, JournalStore, record_of
+from ._errors import ChainMoved, JournalUnavailableError, NotAJournalError
+from ._journal import Durability, Journal, default_anchor
+from ._record import record_of
 from ._redis import RedisJournalStore
 from ._sqlite import SqliteJournalStore
+from ._store import JournalStats, JournalStore
+from ._verify import Verdict, verify_journal
 
 __all__ = [
     "GENESIS",
     "ChainMoved",
     "ChainProblem",
+    "Checkpoint",
+    "Durability",
+    "FileAnchor",
     "Journal",
+    "JournalAnchor",
     "JournalEntry",
     "JournalStats",
     "JournalStore",
+    "JournalUnavailableError",
+    "NotAJournalError",
+    "RedisAnchor",
     "RedisJournalStore",
     "SqliteJournalStore",
+    "Verdict",
+    "default_anchor",
     "digest_of",
     "record_of",
     "verify_chain",
+    "verify_journal",
 ]
 
 publish(__name__, globals(), __all__)

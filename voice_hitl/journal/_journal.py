@@ -12,6 +12,14 @@ writer keeps that batch aside and, once the store answers again, asks it whether
 last entry is there (:meth:`JournalStore.contains`) before writing anything else: if it is,
 the batch counts as written; if not, it is written again. So a lost reply never duplicates
 entries, even when other processes appended in between.
+
+Durability is chosen per journal. ``fast`` (the default): the observer only queues, so a crash
+of the process loses what was queued and not yet written (``unwritten``). ``sync``: for a
+``settled`` event the observer also returns a future that the writer completes once the entry
+is stored, and the handler's ``wait()`` awaits it, so no call reads an answer the journal has
+not stored; if the store cannot take it within ``sync_timeout`` the call fails with
+:class:`JournalUnavailableError` (the entry stays queued). Either way the writer signs a
+checkpoint into the journal's anchor after each stored batch (:mod:`._anchor`).
 """
 
 from __future__ import annotations
@@ -20,20 +28,26 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal
 
 from .._lifecycle import RequestEvent
+from ._anchor import FileAnchor, JournalAnchor, RedisAnchor
+from ._checkpoints import Checkpoints
 from ._entry import GENESIS, JournalEntry, digest_of
 from ._errors import ChainMoved
+from ._record import Record, iso, record_of
+from ._store import JournalStats, JournalStore
+from ._waiting import Waiting, fail
 
 if TYPE_CHECKING:
     from .._human_input import HumanInputHandler
 
-__all__ = ["Journal", "JournalStats", "JournalStore", "record_of"]
+__all__ = ["Durability", "Journal", "default_anchor"]
 
 logger = logging.getLogger("voice_hitl.journal")
 
@@ -41,27 +55,16 @@ _STOP = object()
 _RELINKS = 1000
 
 
-class JournalStore(Protocol):
-    """Where entries are kept (blocking calls, made from the journal's writer thread)."""
-
-    def last(self) -> tuple[int, str] | None:
-        """The newest entry's sequence number and digest."""
-
-    def append(self, entries: Sequence[JournalEntry]) -> None:
-        """Write entries atomically, in order, if the newest stored entry is the one the first
-        links to; else raise :class:`ChainMoved` (another writer appended first)."""
-
-    def read(self, request_id: str | None = None) -> list[JournalEntry]:
-        """Entries in sequence order (all, or one request's)."""
-
-    def contains(self, entry: JournalEntry) -> bool:
-        """Whether this very entry (its sequence number and digest) is stored."""
-
-    def close(self) -> None:
-        """Release the store."""
+Durability = Literal["fast", "sync"]
+"""``fast``: queue and go on; ``sync``: a settled outcome is stored before the call reads it."""
 
 
-Record = tuple[str, str, str, dict[str, Any]]  # request id, at, kind, data
+@dataclass(frozen=True, slots=True)
+class _Held:
+    """A ``settled`` event whose call waits until it is stored (``sync`` durability)."""
+
+    event: RequestEvent
+    done: Future[None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,62 +77,17 @@ class _Unsure:
     gap: int
 
 
-def _iso(at: datetime | None) -> str | None:
-    return None if at is None else at.astimezone(UTC).isoformat()
+def default_anchor(store: JournalStore, *, read_only: bool = False) -> JournalAnchor | None:
+    """Where ``store``'s checkpoints go by default: ``<file>.anchor`` beside a SQLite journal,
+    the hash ``{prefix}:anchor`` beside a Redis one, none for other stores."""
+    from ._redis import RedisJournalStore
+    from ._sqlite import SqliteJournalStore
 
-
-def record_of(event: RequestEvent) -> Record:
-    """What the journal keeps of one lifecycle event."""
-    at = _iso(event.at) or ""
-    if event.type == "opened":
-        r = event.request
-        data: dict[str, Any] = {
-            "tool": r.tool_name,
-            "arguments": dict(r.arguments),
-            "room": r.room_id,
-            "channel": r.channel_id,
-            "channel_type": str(r.channel_type),
-            "tool_call_id": r.tool_call_id,
-            "actor": r.actor_id,
-            "deadline": _iso(r.deadline),
-            "context": dict(r.context),
-        }
-    elif event.type == "notified":
-        data = {"denied": event.denied, "error": event.error}
-    elif event.type == "noted":
-        data = {"note": event.note, **dict(event.data)}
-    elif event.type == "settled":
-        data = {
-            "outcome": event.outcome,
-            "text": event.text,
-            "detail": event.detail,
-            "by": event.by,
-            "via": event.via,
-        }
-    else:
-        data = {
-            "tool_call_id": event.tool_call_id,
-            "outcome": event.outcome,
-            "text": event.text,
-            "detail": event.detail,
-        }
-    return event.pending_id, at, event.type, data
-
-
-@dataclass
-class JournalStats:
-    """What the writer did: entries written, failed writes, entries dropped, gaps recorded,
-    batches re-linked because another writer appended first, failed writes found stored."""
-
-    written: int = 0
-    failures: int = 0
-    dropped: int = 0
-    gaps: int = 0
-    relinked: int = 0
-    unsure: int = 0
-    """Failed writes that had in fact reached the store (the reply was lost)."""
-    last_error: str = ""
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    if isinstance(store, SqliteJournalStore):
+        return FileAnchor(f"{store.path}.anchor", read_only=read_only)
+    if isinstance(store, RedisJournalStore):
+        return RedisAnchor(store.client, f"{store.prefix}:anchor", read_only=read_only)
+    return None
 
 
 class Journal:
@@ -143,6 +101,12 @@ class Journal:
             dropped (and recorded as a gap), except a failed batch that may have reached the
             store, which waits until the store says whether it has it.
         retry_interval: Seconds between write attempts while the store fails.
+        durability: ``fast`` (queue and go on) or ``sync`` (a settled outcome is stored before
+            the call reads it; see the module docstring).
+        sync_timeout: ``sync``: seconds a call waits for its outcome to be stored before it
+            fails with :class:`JournalUnavailableError`.
+        anchor: Where the writer signs its checkpoints: True for the store's default
+            (:func:`default_anchor`), False for none, or a :class:`JournalAnchor`.
     """
 
     def __init__(
@@ -153,18 +117,32 @@ class Journal:
         batch: int = 512,
         max_buffered: int = 100_000,
         retry_interval: float = 0.5,
+        durability: Durability = "fast",
+        sync_timeout: float = 10.0,
+        anchor: JournalAnchor | bool = True,
     ) -> None:
         if not key:
             raise ValueError("the journal needs a non-empty key for its chain")
         if batch < 1 or max_buffered < 1 or not retry_interval > 0:
             raise ValueError("batch and max_buffered must be >= 1 and retry_interval > 0")
+        if durability not in ("fast", "sync"):
+            raise ValueError(f"durability must be 'fast' or 'sync', not {durability!r}")
+        if not 0 < sync_timeout < float("inf"):
+            raise ValueError(f"sync_timeout must be a finite number of seconds > 0: {sync_timeout}")
         self.store = store
         self.stats = JournalStats()
         self._key = key
         self._batch = min(batch, max_buffered)
         self._max_buffered = max_buffered
         self._retry = retry_interval
-        self._gather = 0.01  # seconds the writer lets events gather after a wake-up
+        self.durability: Durability = durability
+        self._sync_timeout = sync_timeout
+        # fast: let a batch gather after a wake-up; sync: calls wait, so write at once (the
+        # batch is whatever arrived while the previous one was being written)
+        self._gather = 0.01 if durability == "fast" else 0.0
+        self._waiting = Waiting(sync_timeout)
+        chosen = default_anchor(store) if anchor is True else anchor or None
+        self._checkpoints = None if chosen is None else Checkpoints(chosen, key, self.stats)
         self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._records: list[Record] = []
@@ -176,10 +154,16 @@ class Journal:
 
     @classmethod
     def open(cls, path: str | Path, key: bytes, **options: Any) -> Journal:
-        """A started journal on a SQLite file (the embedded default)."""
+        """A started journal on a SQLite file (the embedded default).
+
+        With ``durability="sync"`` the file is opened with ``synchronous=FULL``: a stored
+        outcome survives a crash of the machine too, not only of the process.
+        """
         from ._sqlite import SqliteJournalStore
 
-        journal = cls(SqliteJournalStore(path), key, **options)
+        full = options.get("durability") == "sync"
+        store = SqliteJournalStore(path, synchronous="FULL" if full else "NORMAL")
+        journal = cls(store, key, **options)
         journal.start()
         return journal
 
@@ -206,9 +190,19 @@ class Journal:
         """Journal every request of ``handler``; returns a function that detaches it."""
         return handler.add_observer(self)
 
-    def __call__(self, event: RequestEvent) -> None:
-        """The observer: queue the event (nothing else happens on the call path)."""
+    def __call__(self, event: RequestEvent) -> Future[None] | None:
+        """The observer: queue the event (nothing else happens on the call path).
+
+        Returns:
+            ``sync`` durability, a ``settled`` event: a future done once it is stored (the
+            handler's ``wait()`` awaits it); otherwise None.
+        """
+        if self.durability == "sync" and event.type == "settled":
+            done: Future[None] = Future()
+            self._queue.put(_Held(event, done))
+            return done
         self._queue.put(event)
+        return None
 
     def record(
         self, request_id: str, kind: str, data: Mapping[str, Any], at: datetime | None = None
@@ -217,7 +211,7 @@ class Journal:
 
         ``data`` must be JSON-serialisable (anything else is written as its ``str``).
         """
-        when = _iso(at or datetime.now(UTC)) or ""
+        when = iso(at or datetime.now(UTC)) or ""
         self._queue.put((request_id, when, kind, dict(data)))
 
     def flush(self, timeout: float | None = 10.0) -> bool:
@@ -253,10 +247,17 @@ class Journal:
             self._queue.put(_STOP)
             thread.join(timeout)
         self.store.close()
+        if self._checkpoints is not None:
+            self._checkpoints.anchor.close()
 
     # -- the writer thread ---------------------------------------------------------------
 
     def _run(self) -> None:
+        checkpoints = self._checkpoints
+        if checkpoints is not None:
+            gap = checkpoints.opening(self.store)
+            if gap is not None:
+                self._records.append(gap)
         stop = False
         while not stop:
             waiting = bool(self._records) or self._unsure is not None
@@ -274,6 +275,10 @@ class Journal:
                     markers.append(item)
                 elif isinstance(item, tuple):
                     self._records.append(item)
+                elif isinstance(item, _Held):
+                    record = record_of(item.event)
+                    self._records.append(record)
+                    self._waiting.hold(record, item.done)
                 else:
                     self._records.append(record_of(item))  # type: ignore[arg-type]
                 if len(self._records) >= self._batch * 4:
@@ -283,6 +288,8 @@ class Journal:
                 except queue.Empty:
                     item = None
             self._write_all()
+            if self._waiting:
+                self._expire()
             for marker in markers:
                 marker.set()
         self._drain()
@@ -303,6 +310,11 @@ class Journal:
                 left,
                 self.stats.last_error,
             )
+        self._waiting.fail_all(
+            "The answer could not be recorded (the journal closed first), so it was not acted on"
+        )
+        if self._checkpoints is not None:
+            self._checkpoints.closing(self._chain, left)
 
     def _write_all(self) -> None:
         if self._unsure is not None and not self._settle_unsure():
@@ -330,7 +342,7 @@ class Journal:
         if stored:  # only the reply was lost
             with self.stats._lock:
                 self.stats.unsure += 1
-            self._landed(unsure.entries, unsure.gap)
+            self._landed(unsure.entries, unsure.gap, unsure.records)
         else:
             self._records[:0] = unsure.records
         return True
@@ -374,11 +386,12 @@ class Journal:
         except Exception as exc:
             self._failed(exc)
             return False
-        self._landed(entries, gap)
+        self._landed(entries, gap, records)
         return True
 
-    def _landed(self, entries: list[JournalEntry], gap: int) -> None:
-        """Account for a batch that is in the store (``gap``: the drops its gap entry names)."""
+    def _landed(self, entries: list[JournalEntry], gap: int, records: list[Record]) -> None:
+        """Account for a batch that is in the store (``gap``: the drops its gap entry names;
+        ``records``: its records, whose waiting calls may now go on)."""
         if gap:
             self.stats.gaps += 1
             self._dropped_pending -= gap
@@ -386,6 +399,10 @@ class Journal:
                 self._dropped_since = None
         self._chain = (entries[-1].seq, entries[-1].digest)
         self.stats.written += len(entries)
+        if self._waiting:
+            self._waiting.stored(records)
+        if self._checkpoints is not None:
+            self._checkpoints.stored(self._chain[0], self._chain[1], self.unwritten)
 
     def _failed(self, exc: Exception) -> None:
         with self.stats._lock:
@@ -399,9 +416,25 @@ class Journal:
         held = 0 if self._unsure is None else len(self._unsure.records)
         extra = min(len(self._records), len(self._records) + held - self._max_buffered)
         if extra > 0:
+            if self._waiting:
+                why = "The answer could not be recorded (the journal dropped it), so it was not "
+                why += "acted on"
+                self._waiting.failed(self._records[:extra], why)
             del self._records[:extra]
             if self._dropped_since is None:
                 self._dropped_since = datetime.now(UTC).isoformat()
             self._dropped_pending += extra
             self.stats.dropped += extra
             logger.error("journal unavailable: %d entries dropped (recorded as a gap)", extra)
+
+    def _expire(self) -> None:
+        """``sync``: fail the calls whose outcome was not stored within ``sync_timeout``."""
+        why = (
+            f"The answer could not be recorded within {self._sync_timeout:g}s, so it was not "
+            "acted on (the journal is unavailable)"
+        )
+        late = self._waiting.expire()
+        if late:
+            with self.stats._lock:
+                self.stats.late += len(late)
+            fail(late, why)  # after counting: a failed call sees itself in the stats

@@ -19,18 +19,20 @@ per-request lists are not declared as the script's keys, so it runs on a single 
 primary with replicas), not on Redis Cluster.
 
 Every method blocks (the sync ``redis`` client): the journal's writer thread and the CLI call
-them, never an event loop.
+them, never an event loop. Opened ``read_only`` (``voice-hitl journal``), the store only reads:
+``append`` refuses, and a prefix with no journal, or whose keys are not a journal's, raises
+:class:`NotAJournalError`.
 """
 
 from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ._entry import JournalEntry
-from ._errors import ChainMoved
+from ._errors import ChainMoved, NotAJournalError
 
 __all__ = ["RedisJournalStore"]
 
@@ -91,6 +93,7 @@ class RedisJournalStore:
         url: The Redis server (``redis://host:port/db``).
         prefix: The journal's key prefix (one journal per prefix).
         client: A ``redis.Redis`` to use instead of connecting to ``url``.
+        read_only: Only read (what ``voice-hitl journal`` opens).
     """
 
     def __init__(
@@ -99,6 +102,7 @@ class RedisJournalStore:
         *,
         prefix: str = DEFAULT_PREFIX,
         client: Any = None,
+        read_only: bool = False,
     ) -> None:
         if client is None:
             import redis
@@ -112,6 +116,29 @@ class RedisJournalStore:
         self._stream = f"{self.prefix}:entries"
         self._head = f"{self.prefix}:head"
         self._requests = f"{self.prefix}:req:"
+        self.read_only = read_only
+        self._checked = False
+
+    @property
+    def client(self) -> Any:
+        """The ``redis.Redis`` client (the anchor beside the journal shares it)."""
+        return self._client
+
+    def check(self) -> None:
+        """Raise :class:`NotAJournalError` unless the prefix holds a journal (read-only use)."""
+        if self._checked:
+            return
+        kinds = {key: self._client.type(key) for key in (self._stream, self._head)}
+        kinds = {k: v.decode() if isinstance(v, bytes) else str(v) for k, v in kinds.items()}
+        if kinds[self._stream] == "none" and kinds[self._head] == "none":
+            raise NotAJournalError(f"no journal under prefix {self.prefix!r} ({self._stream})")
+        for key, want in ((self._stream, "stream"), (self._head, "string")):
+            if kinds[key] not in (want, "none"):
+                raise NotAJournalError(
+                    f"{key} is a Redis {kinds[key]}, not a journal's {want}"
+                    f" (prefix {self.prefix!r} is not a journal)"
+                )
+        self._checked = True
 
     def last(self) -> tuple[int, str] | None:
         """The chain's head: the newest entry's sequence number and digest."""
@@ -124,6 +151,8 @@ class RedisJournalStore:
         Raises:
             ChainMoved: Another writer appended first; carries the head to re-link to.
         """
+        if self.read_only:
+            raise PermissionError(f"journal {self.prefix!r} opened read-only")
         if not entries:
             return
         first, last = entries[0], entries[-1]
@@ -139,19 +168,28 @@ class RedisJournalStore:
 
     def read(self, request_id: str | None = None) -> list[JournalEntry]:
         """Entries in chain order: all of them, or one request's (through its index)."""
-        with self._lock:
-            if request_id is not None:
+        if request_id is not None:
+            with self._lock:
+                if self.read_only:
+                    self.check()
                 return self._indexed(request_id)
-            entries: list[JournalEntry] = []
-            start = "-"
-            while True:
-                chunk = self._client.xrange(self._stream, start, "+", count=5000)
-                if start != "-":
-                    chunk = chunk[1:]  # the first is the last of the previous chunk
-                if not chunk:
-                    return entries
-                entries += [_entry_from(fields[b"e"]) for _, fields in chunk]
-                start = chunk[-1][0]
+        return list(self.iterate())
+
+    def iterate(self, chunk: int = 5000) -> Iterator[JournalEntry]:
+        """Every entry in chain order, read ``chunk`` at a time (constant memory)."""
+        start = "-"
+        while True:
+            with self._lock:
+                if self.read_only:
+                    self.check()
+                found = self._client.xrange(self._stream, start, "+", count=chunk)
+            if start != "-":
+                found = found[1:]  # the first is the last of the previous chunk
+            if not found:
+                return
+            for _, fields in found:
+                yield _entry_from(fields[b"e"])
+            start = found[-1][0]
 
     def contains(self, entry: JournalEntry) -> bool:
         """Whether this very entry (its sequence number and digest) is stored.
@@ -182,10 +220,18 @@ class RedisJournalStore:
             pipe.xrange(self._stream, stream_id, stream_id)
         return [_entry_from(fields[b"e"]) for found in pipe.execute() for _, fields in found]
 
-    def head_problem(self, entries: Sequence[JournalEntry]) -> str | None:
-        """Why the stream's last entry is not the chain's head (a deleted tail), if it is not."""
+    def head_problem(
+        self, entries: Sequence[JournalEntry] | tuple[int, str] | None
+    ) -> str | None:
+        """Why the stream's last entry is not the chain's head (a deleted tail), if it is not.
+
+        ``entries``: what was read, or just its last entry's sequence number and digest.
+        """
         head = self.last()
-        tail = (entries[-1].seq, entries[-1].digest) if entries else None
+        if entries is None or isinstance(entries, tuple):
+            tail = entries
+        else:
+            tail = (entries[-1].seq, entries[-1].digest) if entries else None
         if head == tail:
             return None
         if head is None:
