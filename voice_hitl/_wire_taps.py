@@ -2,7 +2,7 @@
 
 A provider that talks to its model over a wire (the OpenAI Realtime and Gemini Live
 WebSockets) offers ``provider.wire_taps``; one without a wire (the local cascade, LiveKit,
-Pipecat, the mocks) leaves it ``None``. A tap is called on the event loop with one
+the mocks) leaves it ``None``. A tap is called on the event loop with one
 :class:`WireFrame` per frame, both ways, and must not block (a call recorder queues it). With
 no tap attached a frame costs one truth test.
 """
