@@ -27,6 +27,8 @@ from voice_hitl import (
     AITool,
     ChannelClosedError,
     ChannelType,
+    ConnectHook,
+    ConnectHooks,
     Heard,
     HumanInputToolHandler,
     PendingInputEvent,
@@ -99,6 +101,7 @@ class ConferenceChannel(AnswersApi):
         self._desk = AnswerDesk(channel_id, lambda: self.backend.participants, self._key)
         self._remove_listener = backend.add_listener(self._on_backend_event)
         self._speech_listeners: list[Callable[[Heard], None]] = []
+        self._connect_hooks = ConnectHooks()
 
     # -- properties ------------------------------------------------------------------------
 
@@ -211,6 +214,7 @@ class ConferenceChannel(AnswersApi):
                 actor=self._turn.actor,
                 listener=self._on_provider_event,
                 on_ended=lambda reason: self._ended_by_provider(plugged, reason),
+                hooks=self._connect_hooks,
             )
             plugged.append(plug)
             if plug.human is not None:
@@ -317,6 +321,15 @@ class ConferenceChannel(AnswersApi):
                 listener(heard)
             except Exception:
                 logger.exception("conference %r: speech listener failed", self._channel_id)
+
+    def add_connect_hook(self, hook: ConnectHook) -> Callable[[], None]:
+        """Run ``hook(provider, config, connect)`` around each provider session plugged from
+        now on; it must return ``await connect(config)`` (or raise). Returns a remover.
+
+        A call recorder uses it to prepare for a session before it is dialled; see
+        :class:`~voice_hitl.ConnectHooks`.
+        """
+        return self._connect_hooks.add(hook)
 
     def add_provider_listener(
         self, listener: Callable[[ProviderEvent], None]

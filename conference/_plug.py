@@ -12,6 +12,7 @@ from providers.base import AudioFormat, AudioOutEvent, ProviderSession, SessionC
 from voice_hitl import (
     ChannelClosedError,
     ChannelType,
+    ConnectHooks,
     Door,
     EventListener,
     ProviderError,
@@ -53,11 +54,13 @@ class RealtimePlug:
         actor: Callable[[], str | None],
         listener: EventListener,
         on_ended: Callable[[str], None] | None = None,
+        hooks: ConnectHooks | None = None,
     ) -> RealtimePlug:
         """Connect the provider and open an audio lane; nothing runs until :meth:`start`.
 
         ``on_ended(reason)`` is called when the provider's event stream ends or fails on its
-        own (its open calls already withdrawn with ``reason``).
+        own (its open calls already withdrawn with ``reason``). ``hooks`` run around the
+        provider's ``connect``.
 
         Cancellation: safe; nothing is opened unless this returns.
         """
@@ -75,7 +78,9 @@ class RealtimePlug:
             tool_timeout_seconds=config.tool_timeout_seconds,
         )
         session_id = f"conf_{secrets.token_hex(6)}"
-        provider_session = await config.provider.connect(
+        hooks = hooks or ConnectHooks()
+        provider_session = await hooks.connect(
+            config.provider,
             SessionConfig(
                 instructions=config.instructions,
                 tools=tuple(gate.toolset.values()),

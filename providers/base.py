@@ -27,6 +27,7 @@ from voice_hitl._provider_events import (
     ToolCallEvent,
     TranscriptionEvent,
 )
+from voice_hitl._wire_taps import WireDirection, WireFrame, WireTap, WireTaps
 
 __all__ = [
     "PCM16",
@@ -44,4 +45,8 @@ __all__ = [
     "ToolCallCancelledEvent",
     "ToolCallEvent",
     "TranscriptionEvent",
+    "WireDirection",
+    "WireFrame",
+    "WireTap",
+    "WireTaps",
 ]

@@ -15,6 +15,7 @@ from ._approval_policy import ApprovalPolicy, ApprovalRule, canonical_arguments
 from ._approvals import AlwaysGrant, ApprovalDecision, ToolApprovals, read_decision
 from ._call_line import CallLine, Heard, Inbox, SpeechSynthesizer
 from ._caller_transport import CallerTurn, ScriptedCallerTransport
+from ._connect_hooks import ConnectHook, ConnectHooks
 from ._deadline import DeadlinePolicy, Escalation
 from ._driver import EventListener, SessionDriver
 from ._exceptions import (
@@ -71,6 +72,7 @@ from ._transport import KeypadTransport, LocalTransport, Transport
 from ._types import ChannelType
 from ._voice_channel import RealtimeVoiceChannel, VoiceSession
 from ._voice_line import VoiceLine
+from ._wire_taps import WireDirection, WireFrame, WireTap, WireTaps
 
 __all__ = [
     "AlwaysGrant",
@@ -103,6 +105,12 @@ __all__ = [
     "VoiceResponder",
     "answer_json",
     "VoiceLine",
+    "ConnectHook",
+    "ConnectHooks",
+    "WireDirection",
+    "WireFrame",
+    "WireTap",
+    "WireTaps",
     "EventListener",
     "SessionDriver",
     "ReasoningBackend",

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from ._provider_events import PCM16, ProviderEvent
 from ._tools import AITool
+from ._wire_taps import WireTaps
 
 __all__ = [
     "AudioFormat",
@@ -135,6 +136,9 @@ class RealtimeProvider(abc.ABC):
     """A speech-to-speech model: holds configuration, opens sessions."""
 
     capabilities: ProviderCapabilities = ProviderCapabilities()
+    wire_taps: WireTaps | None = None
+    """The provider's wire frames, both ways, for observers (a call recorder); ``None`` for a
+    provider without a wire to its model (see :mod:`voice_hitl._wire_taps`)."""
 
     @abc.abstractmethod
     async def connect(self, config: SessionConfig) -> ProviderSession:

@@ -14,6 +14,7 @@ import logging
 import secrets
 from collections.abc import Callable, Iterable
 
+from ._connect_hooks import ConnectHook, ConnectHooks
 from ._driver import EventListener, SessionDriver
 from ._exceptions import ChannelClosedError
 from ._gate import Door, ToolGate
@@ -165,6 +166,7 @@ class RealtimeVoiceChannel:
         self._ending: set[asyncio.Task[None]] = set()
         self._state = _State.OPEN
         self._kit: VoiceKit | None = None
+        self._connect_hooks = ConnectHooks()
 
     @property
     def channel_id(self) -> str:
@@ -194,6 +196,15 @@ class RealtimeVoiceChannel:
     def tools(self) -> list[AITool]:
         """The turn's toolset: host tools plus the human-input definitions."""
         return list(self._gate.toolset.values())
+
+    def add_connect_hook(self, hook: ConnectHook) -> Callable[[], None]:
+        """Run ``hook(provider, config, connect)`` around each provider session opened from
+        now on; it must return ``await connect(config)`` (or raise). Returns a remover.
+
+        A call recorder uses it to prepare for a session before it is dialled; see
+        :class:`~voice_hitl.ConnectHooks`.
+        """
+        return self._connect_hooks.add(hook)
 
     @property
     def sessions(self) -> list[VoiceSession]:
@@ -254,7 +265,7 @@ class RealtimeVoiceChannel:
             session_id=session_id,
             room_id=room_id,
         )
-        provider_session = await self.provider.connect(config)
+        provider_session = await self._connect_hooks.connect(self.provider, config)
         try:
             self._check_open()
         except ChannelClosedError:

@@ -10,6 +10,7 @@ from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 from providers.openai._options import ReconnectPolicy
 from voice_hitl._exceptions import ProviderError
 from voice_hitl._provider import ProviderCapabilities, RealtimeProvider, SessionConfig
+from voice_hitl._wire_taps import WireTaps
 
 from ._options import LiveOptions
 from ._session import GeminiLiveSession
@@ -53,6 +54,8 @@ class GeminiLiveProvider(RealtimeProvider):
         self._headers = headers
         self.options = options or LiveOptions()
         self.reconnect = reconnect or ReconnectPolicy()
+        self.wire_taps: WireTaps = WireTaps()
+        """Every frame of every session, both ways (``add`` a tap; see ``WireTaps``)."""
         self.capabilities = ProviderCapabilities(
             can_say=True,
             speaker_attribution=False,

@@ -110,6 +110,9 @@ class GeminiLiveSession(ProviderSession):
                         message = await ws.recv()
                     except ConnectionClosed:
                         raise _close_error(ws, "the Live server closed the connection") from None
+                    taps = self.provider.wire_taps
+                    if taps:
+                        taps.emit(self.config.session_id, self.connections, "in", message)
                     self.protocol.receive(message)
                     self._drain_events()
             await self._flush()  # what waited for setupComplete
@@ -166,6 +169,9 @@ class GeminiLiveSession(ProviderSession):
                         "not connected to the Live server", code="not_connected", recoverable=True
                     )
                 message = self._outbox.popleft()
+                taps = self.provider.wire_taps
+                if taps:
+                    taps.emit(self.config.session_id, self.connections, "out", message)
                 try:
                     await ws.send(message)
                 except ConnectionClosed as exc:
@@ -267,8 +273,11 @@ class GeminiLiveSession(ProviderSession):
     async def _read(self, ws: ClientConnection) -> int:
         received = 0
         try:
+            taps = self.provider.wire_taps
             async for message in ws:
                 received += 1
+                if taps:
+                    taps.emit(self.config.session_id, self.connections, "in", message)
                 self.protocol.receive(message)
                 self._drain_events()
                 try:

@@ -30,6 +30,7 @@ from voice_hitl._provider import (
 )
 from voice_hitl._provider_events import PCM16, ProviderErrorEvent, ProviderEvent
 from voice_hitl._transport import check_pcm16
+from voice_hitl._wire_taps import WireTaps
 
 from ._deliveries import Delivery
 from ._options import RealtimeOptions, ReconnectPolicy
@@ -96,6 +97,8 @@ class OpenAIRealtimeProvider(RealtimeProvider):
         self._headers = headers
         self.options = options or RealtimeOptions()
         self.reconnect = reconnect or ReconnectPolicy()
+        self.wire_taps: WireTaps = WireTaps()
+        """Every frame of every session, both ways (``add`` a tap; see ``WireTaps``)."""
         self.capabilities = ProviderCapabilities(
             can_say=True,
             speaker_attribution=False,
@@ -216,6 +219,9 @@ class OpenAIRealtimeSession(ProviderSession):
                         code="not_connected",
                         recoverable=True,
                     )
+                taps = self.provider.wire_taps
+                if taps:
+                    taps.emit(self.config.session_id, self.connections, "out", message)
                 try:
                     await ws.send(message)
                 except ConnectionClosed as exc:
@@ -327,8 +333,11 @@ class OpenAIRealtimeSession(ProviderSession):
     async def _read(self, ws: ClientConnection) -> int:
         received = 0
         try:
+            taps = self.provider.wire_taps
             async for message in ws:
                 received += 1
+                if taps:
+                    taps.emit(self.config.session_id, self.connections, "in", message)
                 self.protocol.receive(message)
                 self._drain_events()
                 self._notify()

@@ -107,7 +107,6 @@ class CallRecording:
         self.request_ids: set[str] = set()
         self.finished = False
         self._started = time.monotonic()
-        self._connections = 0
         self.on_finish: list[Callable[[], None]] = []
         """Undo what attached this call (a keypad listener)."""
         self._manifest: dict[str, Any] = {
@@ -164,11 +163,6 @@ class CallRecording:
     def now(self) -> float:
         """Seconds since the call's recording began."""
         return time.monotonic() - self._started
-
-    def new_connection(self) -> int:
-        """Number the next provider connection (1, then 2 after a reconnect...)."""
-        self._connections += 1
-        return self._connections
 
     def wire(self, direction: str, conn: int, data: str | bytes) -> None:
         """One provider frame (``in`` from the provider, ``out`` to it)."""

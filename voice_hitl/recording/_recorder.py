@@ -9,20 +9,21 @@ Twilio phone call is a voice channel on a ``TwilioTransport``) or to a
     ...
     await recorder.aclose()           # finishes the calls still open
 
-Per session it taps the provider's ``connect``: the WebSocket the OpenAI and Gemini providers
-dial is wrapped so each frame both ways is queued with its time (a provider without a
-WebSocket dial records no wire events); the session's ``send_audio`` is wrapped so the
-caller's audio as the transport delivered it is queued too; the channel's human-input handler
-is observed for the stories of the call's requests. Nothing on the event loop but queue
-puts: a writer thread per call writes (see :mod:`._writer`).
+It hooks the channel's session start (``add_connect_hook``) to open a call's folder before
+the provider dials, and taps the provider's wire (``provider.wire_taps``: the OpenAI and
+Gemini WebSockets) so each frame both ways is queued with its time (a provider without a
+wire, ``wire_taps is None``, records no wire events); the session's ``send_audio`` is
+wrapped so the caller's audio as the transport delivered it is queued too; the channel's
+human-input handler is observed for the stories of the call's requests. Nothing on the event
+loop but queue puts: a writer thread per call writes (see :mod:`._writer`).
 """
 
 from __future__ import annotations
 
-import contextvars
 import logging
 import secrets
-from collections.abc import AsyncIterator, Callable
+import weakref
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from .._lifecycle import RequestEvent
 from .._provider import ProviderSession, RealtimeProvider, SessionConfig
 from .._transport import KeypadTransport
 from .._voice_channel import RealtimeVoiceChannel
+from .._wire_taps import WireFrame
 from ._call import CallRecording
 from ._redact import Redaction
 
@@ -39,38 +41,8 @@ __all__ = ["CallRecorder"]
 
 logger = logging.getLogger("voice_hitl.recording")
 
-_CURRENT: contextvars.ContextVar[CallRecording | None] = contextvars.ContextVar(
-    "voice_hitl_recording", default=None
-)
-
-
-class _TappedSocket:
-    """A client WebSocket whose frames are also handed to a recording."""
-
-    def __init__(self, ws: Any, call: CallRecording) -> None:
-        self._ws = ws
-        self._call = call
-        self._conn = call.new_connection()
-
-    async def send(self, message: str | bytes, *args: Any, **kwargs: Any) -> None:
-        self._call.wire("out", self._conn, message)
-        await self._ws.send(message, *args, **kwargs)
-
-    async def recv(self, *args: Any, **kwargs: Any) -> Any:
-        message = await self._ws.recv(*args, **kwargs)
-        self._call.wire("in", self._conn, message)
-        return message
-
-    def __aiter__(self) -> AsyncIterator[Any]:
-        return self._frames()
-
-    async def _frames(self) -> AsyncIterator[Any]:
-        async for message in self._ws:
-            self._call.wire("in", self._conn, message)
-            yield message
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._ws, name)
+_RECORDED: weakref.WeakSet[Any] = weakref.WeakSet()
+"""The channels some recorder records (one recorder a channel)."""
 
 
 @dataclass(frozen=True)
@@ -156,17 +128,21 @@ class CallRecorder:
                 config (each ``plug_realtime`` of that config is a call).
 
         Raises:
-            ValueError: The channel's provider is already recorded; a conference without a
-                ``realtime`` config.
+            ValueError: The channel is already recorded; a conference without a ``realtime``
+                config.
         """
         source = _Source.of(channel)
-        provider = source.provider
-        if getattr(provider, "_voice_hitl_recorder", None) is not None:
-            raise ValueError(f"{provider!r} is already recorded")
-        original_connect = provider.connect
-        original_dial = getattr(provider, "_dial", None)
+        if channel in _RECORDED:
+            raise ValueError(f"{channel!r} is already recorded")
+        calls: dict[str, CallRecording] = {}  # this channel's calls being recorded
 
-        async def connect(config: SessionConfig) -> ProviderSession:
+        async def hook(
+            provider: RealtimeProvider,
+            config: SessionConfig,
+            connect: Callable[[SessionConfig], Awaitable[ProviderSession]],
+        ) -> ProviderSession:
+            if provider is not source.provider:  # a plug with another config's provider
+                return await connect(config)
             call = self._new_call(source, provider, config)
             try:
                 await call.begin()
@@ -174,16 +150,19 @@ class CallRecorder:
                 logger.error("session %r is not recorded: %s", config.session_id, exc)
                 self._open.pop(config.session_id, None)
                 call.finished = True
-                return await original_connect(config)
-            token = _CURRENT.set(call)
+                return await connect(config)
+            calls[config.session_id] = call
+
+            def forget() -> None:
+                calls.pop(config.session_id, None)
+
+            call.on_finish.append(forget)
             try:
-                session = await original_connect(config)
+                session = await connect(config)
             except BaseException:
                 await call.finish("the provider did not connect")
                 self._open.pop(config.session_id, None)
                 raise
-            finally:
-                _CURRENT.reset(token)
             self._bind(call, session)
             transport = source.transport
             if isinstance(transport, KeypadTransport):  # keys heard beside the audio
@@ -192,27 +171,24 @@ class CallRecorder:
                 )
             return session
 
-        async def dial(*args: Any, **kwargs: Any) -> Any:
-            assert original_dial is not None
-            ws = await original_dial(*args, **kwargs)
-            call = _CURRENT.get()
-            return ws if call is None or call.provider is not provider else _TappedSocket(ws, call)
+        def wire(frame: WireFrame) -> None:
+            call = calls.get(frame.session_id)
+            if call is not None:
+                call.wire(frame.direction, frame.connection, frame.data)
 
-        setattr(provider, "connect", connect)  # noqa: B010 (an instance attribute on purpose)
-        if original_dial is not None:
-            setattr(provider, "_dial", dial)  # noqa: B010
-        setattr(provider, "_voice_hitl_recorder", self)  # noqa: B010
+        removers = [channel.add_connect_hook(hook)]
+        taps = source.provider.wire_taps  # None: a provider without a wire records no frames
+        if taps is not None:
+            removers.append(taps.add(wire))
         human = source.human
-        remove_observer = (
-            human.handler.add_observer(self._observer(source.channel_id))
-            if human is not None
-            else (lambda: None)
-        )
+        if human is not None:
+            removers.append(human.handler.add_observer(self._observer(source.channel_id)))
+        _RECORDED.add(channel)
 
         def detach() -> None:
-            for name in ("connect", "_dial", "_voice_hitl_recorder"):
-                provider.__dict__.pop(name, None)
-            remove_observer()
+            for remove in removers:
+                remove()
+            _RECORDED.discard(channel)
 
         self._detachers.append(detach)
         return detach
