@@ -34,6 +34,7 @@ from collections.abc import AsyncIterator, Coroutine, Sequence
 from types import TracebackType
 from typing import Any
 
+from .._edge import scrub
 from .._human_input import HumanInputHandler
 from .._lifecycle import RequestEvent, RequestOpened, RequestSettled
 from ._model import (
@@ -136,6 +137,8 @@ class BoardBridge:
         """Local settles that lost on the board (see the module docstring)."""
         self.reconnects = 0
         """Times the bridge re-subscribed and re-published after losing the board."""
+        self.failures = 0
+        """Events the board refused for a reason other than being unreachable (logged)."""
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -231,7 +234,15 @@ class BoardBridge:
                 return  # the board settled it first; nothing to send back
             status = _STATUS[event.outcome]
             self._queue.put_nowait(
-                ("settle", event.pending_id, status, event.text, event.by, event.via, event.detail)
+                (
+                    "settle",
+                    event.pending_id,
+                    status,
+                    scrub(event.text),
+                    scrub(event.by),
+                    scrub(event.via),
+                    scrub(event.detail),
+                )
             )
 
     async def _publish_loop(self) -> None:
@@ -246,6 +257,16 @@ class BoardBridge:
                     except BoardUnavailableError:
                         _check_cancelled()
                         self._lost()
+                    except Exception:
+                        # One bad item must not stop the others reaching the board.
+                        logger.exception(
+                            "worker %s: could not put %s %s on the board",
+                            self.worker_id,
+                            item[0],
+                            getattr(item[1], "id", item[1]),
+                        )
+                        self.failures += 1
+                        break
             finally:
                 self._queue.task_done()
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from .._edge import scrub
 from .._exceptions import VoiceHitlError
 from .._pending import PendingInputEvent
 from ..speech import AnswerSpec, AnswerSpecError
@@ -262,16 +263,17 @@ def request_from_pending(event: PendingInputEvent, worker: str) -> BoardRequest:
     The spec comes from :meth:`AnswerSpec.from_tool_call` (None for tools it does not map);
     addressed people from the arguments ``ask`` / ``approvers`` / ``quorum`` (the conference's
     addressing) or the context's ``addressed``; transcript lines from the context's
-    ``transcript``.
+    ``transcript``. Text is scrubbed (:func:`voice_hitl._edge.scrub`): a lone surrogate a
+    program put in the arguments shows as U+FFFD instead of breaking the board.
     """
-    arguments = dict(event.arguments)
+    arguments: dict[str, Any] = scrub(dict(event.arguments))
     try:
         spec: dict[str, Any] | None = spec_to_wire(
             AnswerSpec.from_tool_call(event.tool_name, arguments)
         )
     except AnswerSpecError:
         spec = None
-    context = event.context
+    context = scrub(dict(event.context))
     quorum = arguments.get("quorum")
     addressed = _names(arguments.get("ask")) or _names(context.get("addressed"))
     transcript = context.get("transcript") or ()
@@ -283,10 +285,10 @@ def request_from_pending(event: PendingInputEvent, worker: str) -> BoardRequest:
         worker=worker,
         created_at=created,
         spec=spec,
-        room=event.room_id,
-        channel=event.channel_id,
+        room=scrub(event.room_id),
+        channel=scrub(event.channel_id),
         channel_type=str(event.channel_type),
-        actor=event.actor_id,
+        actor=scrub(event.actor_id),
         addressed=addressed,
         approvers=_names(arguments.get("approvers")),
         quorum=quorum if isinstance(quorum, int) and not isinstance(quorum, bool) else None,

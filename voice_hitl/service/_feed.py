@@ -93,8 +93,11 @@ async def serve_feed(websocket: WebSocket, desk: OperatorDesk, hub: FeedHub) -> 
         await snapshot()
         forwarding = asyncio.create_task(forward(), name="operator-feed-forward")
         while True:
-            message = await websocket.receive_text()
-            parsed = parse_message(message)
+            received = await websocket.receive()
+            if received["type"] == "websocket.disconnect":
+                raise WebSocketDisconnect(received.get("code", 1000))
+            message = received.get("text")
+            parsed = parse_message(received.get("bytes") or b"" if message is None else message)
             reply = parsed.reply() if isinstance(parsed, RpcError) else None
             if isinstance(parsed, RpcCall):
                 reply = await _dispatch(desk, operator, parsed, via)
