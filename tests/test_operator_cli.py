@@ -118,3 +118,34 @@ async def test_pending_watch_follows_the_feed() -> None:
         finally:
             watcher.terminate()
             await watcher.wait()
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["--port", "99999"], "99999 is not a port: use 0-65535"),
+        (["--port", "http"], "'http' is not a port number"),
+        (["--heartbeat", "0"], "0 is out of range"),
+        (["--heartbeat", "inf"], "inf is out of range"),
+        (["--heartbeat", "nan"], "nan is out of range"),
+        (["--redis", "notaurl"], "'notaurl' is not a Redis URL"),
+    ],
+)
+def test_serve_refuses_bad_options_in_one_line(
+    argv: list[str],
+    needle: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    operators = {"operators": [{"name": "ann", "token": ANN}]}
+    monkeypatch.setenv("VOICE_HITL_OPERATORS", json.dumps(operators))
+    args = ["serve", "--no-journal", *argv]
+    try:
+        code = main(args)
+    except SystemExit as exit_:  # argparse's own usage errors
+        code = exit_.code
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert code == 2, captured
+    assert "Traceback" not in captured.err + captured.out
+    assert needle in lines[-1] and lines[-1].startswith("voice-hitl"), lines

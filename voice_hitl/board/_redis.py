@@ -64,7 +64,11 @@ class RedisBoard:
         url: The server, e.g. ``redis://127.0.0.1:6379/0``.
         prefix: The key prefix every key and channel of this board starts with.
         retention: Seconds a settled request stays readable.
-        timeout: Seconds a single command may take before the board counts as unavailable.
+        timeout: Seconds a single command may take before the board counts as unavailable;
+            also how long a command waits for a free connection.
+        max_connections: Connections this board opens at most (subscriptions included);
+            further commands wait for one to come free, up to ``timeout``, instead of failing
+            (redis-py's default pool refuses the 101st command in flight).
     """
 
     def __init__(
@@ -74,16 +78,20 @@ class RedisBoard:
         prefix: str = "voice-hitl:",
         retention: float = 3600.0,
         timeout: float = 5.0,
+        max_connections: int = 64,
     ) -> None:
         self.prefix = prefix
         self._retention = str(max(1, int(retention)))
-        self._redis = aioredis.Redis.from_url(
+        pool = aioredis.BlockingConnectionPool.from_url(
             url,
+            max_connections=max_connections,
+            timeout=timeout,
             decode_responses=True,
             retry=Retry(NoBackoff(), 0),
             socket_timeout=timeout,
             socket_connect_timeout=timeout,
         )
+        self._redis = aioredis.Redis.from_pool(pool)
         self._publish = self._redis.register_script(PUBLISH)
         self._settle = self._redis.register_script(SETTLE)
         self._reap = self._redis.register_script(REAP)

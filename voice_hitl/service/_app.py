@@ -24,7 +24,7 @@ from ..board import BoardUnavailableError, RequestBoard
 from ..board._bridge import stop_tasks
 from ..journal import Journal
 from ._auth import Operators
-from ._desk import DeskError, ForbiddenError, InvalidError, NotFoundError, OperatorDesk
+from ._desk import DeskError, InvalidError, NotFoundError, OperatorDesk
 from ._feed import serve_feed
 from ._http import read_json
 from ._hub import FeedHub
@@ -134,10 +134,9 @@ def create_app(
         if journal is None:
             raise NotFoundError("the service keeps no journal (voice-hitl serve --no-journal)")
         entries = await story_of(journal, request_id)
-        if not entries:
+        if not entries or not operator.may_see_place(*place_of(entries)):
+            # Outside the scope reads as unknown: a refusal must not tell that it exists.
             raise NotFoundError(f"no request {request_id!r} in the journal")
-        if not operator.may_see_place(*place_of(entries)):
-            raise ForbiddenError(f"request {request_id!r} is outside your rooms and channels")
         return JSONResponse({"id": request_id, "entries": [e.to_json() for e in entries]})
 
     async def openapi(request: Request) -> Response:

@@ -32,8 +32,8 @@ EXIT_OK, EXIT_USAGE, EXIT_AUTH, EXIT_NOT_FOUND, EXIT_SETTLED, EXIT_INVALID, EXIT
 EXIT_CODES = {
     EXIT_OK: "done",
     EXIT_USAGE: "bad usage or configuration",
-    EXIT_AUTH: "no valid token, or the request is outside your scope (401/403)",
-    EXIT_NOT_FOUND: "no such request (404)",
+    EXIT_AUTH: "no valid token (401/403)",
+    EXIT_NOT_FOUND: "no such request, or none you may see (404)",
     EXIT_SETTLED: "already answered, rejected, timed out, withdrawn or abandoned (409)",
     EXIT_INVALID: "the answer or reason does not fit (422, 400, 413)",
     EXIT_DOWN: "the service (or its board) cannot be reached",
@@ -188,6 +188,27 @@ def _reject(client: Any, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port: use 0-65535")
+    return port
+
+
+def _sweep_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    # 0 would sweep in a busy loop; inf (or nan) would never mark dead workers' requests.
+    if not 0.02 <= seconds <= 3600:
+        raise argparse.ArgumentTypeError(f"{text} is out of range: use 0.02 to 3600 seconds")
+    return seconds
+
+
 def _serve(args: argparse.Namespace) -> int:
     require_packages("voice-hitl serve", "starlette uvicorn redis")
     from ._serve import serve_forever
@@ -203,7 +224,7 @@ def add_operator_commands(subparsers: Any) -> None:
         epilog="Operators come from --operators FILE or $VOICE_HITL_OPERATORS (JSON).",
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    serve.add_argument("--port", type=int, default=8765, help="port to listen on")
+    serve.add_argument("--port", type=_port, default=8765, help="port to listen on (0-65535)")
     serve.add_argument(
         "--redis",
         default=None,
@@ -212,7 +233,10 @@ def add_operator_commands(subparsers: Any) -> None:
     serve.add_argument("--prefix", default="voice-hitl:", help="the board's Redis key prefix")
     serve.add_argument("--operators", default=None, help="operators JSON file (tokens, scopes)")
     serve.add_argument(
-        "--heartbeat", type=float, default=2.0, help="seconds between abandoned-request sweeps"
+        "--heartbeat",
+        type=_sweep_seconds,
+        default=2.0,
+        help="abandoned-request sweeps happen every HEARTBEAT/2 seconds (0.02-3600)",
     )
     journal = serve.add_mutually_exclusive_group()
     journal.add_argument(

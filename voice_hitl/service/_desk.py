@@ -56,7 +56,9 @@ class UnauthorizedError(DeskError):
 
 
 class ForbiddenError(DeskError):
-    """The request is outside the operator's rooms or channels."""
+    """Refused for the operator's scope. The desk no longer raises it for a request outside
+    the scope (that is a :class:`NotFoundError`, so a refusal does not tell the request
+    exists); kept for callers that catch it."""
 
     status, code = 403, "forbidden"
 
@@ -84,6 +86,11 @@ def _settled_message(request: BoardRequest) -> str:
 
     who = f" by {request.settled_by}" if request.settled_by else ""
     return f"request {request.id} was already {request.status}{who} at {iso(request.settled_at)}"
+
+
+def not_found_message(request_id: str) -> str:
+    """The one refusal for an unknown id and for a request outside the operator's scope."""
+    return f"no request {request_id!r} (unknown, or settled long ago)"
 
 
 def spec_of(request: BoardRequest) -> AnswerSpec:
@@ -151,17 +158,17 @@ class OperatorDesk:
     async def get(self, operator: Operator, request_id: str) -> BoardRequest:
         """One request (open or settled).
 
+        A request outside the operator's rooms and channels is refused exactly as an unknown
+        id is (same status, same message), so the refusal does not tell that it exists.
+
         Raises:
-            NotFoundError: Unknown id.
-            ForbiddenError: Outside the operator's scope.
+            NotFoundError: Unknown id, or outside the operator's scope.
 
         Cancellation: safe.
         """
         request = await self.board.get(request_id)
-        if request is None:
-            raise NotFoundError(f"no request {request_id!r} (unknown, or settled long ago)")
-        if not operator.may_see(request):
-            raise ForbiddenError(f"request {request_id!r} is outside your rooms and channels")
+        if request is None or not operator.may_see(request):
+            raise NotFoundError(not_found_message(request_id))
         return request
 
     async def _open(self, operator: Operator, request_id: str) -> BoardRequest:
@@ -179,7 +186,7 @@ class OperatorDesk:
             The settled request.
 
         Raises:
-            NotFoundError, ForbiddenError: As :meth:`get`.
+            NotFoundError: As :meth:`get`.
             SettledError: Somebody settled it first (or its worker is gone).
             InvalidError: ``value`` does not fit the request's spec.
 
@@ -198,7 +205,7 @@ class OperatorDesk:
         """Refuse a request; the model reads ``reason``.
 
         Raises:
-            NotFoundError, ForbiddenError, SettledError: As :meth:`answer`.
+            NotFoundError, SettledError: As :meth:`answer`.
             InvalidError: ``reason`` is not a non-empty string of at most 2,000 characters.
 
         Cancellation: as :meth:`answer`.

@@ -90,11 +90,11 @@ _ONE = {
     "properties": {"request": {"$ref": "#/components/schemas/Request"}},
 }
 _ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
-_AUTH_ERRORS = {"401": _error("No or unknown bearer token."), "403": _error("Outside scope.")}
+_AUTH_ERRORS = {"401": _error("No or unknown bearer token.")}
 _SETTLE_ERRORS = {
     **_AUTH_ERRORS,
     "400": _error("The body is not JSON."),
-    "404": _error("Unknown request id."),
+    "404": _error("Unknown request id, or outside your rooms and channels."),
     "409": _error("Already answered, rejected, timed out, withdrawn or abandoned."),
     "413": _error("The body is over 64 KiB."),
     "422": _error("The body does not fit (e.g. an answer the request's spec does not accept)."),
@@ -199,7 +199,7 @@ def openapi_document() -> dict[str, Any]:
                     "responses": {
                         "200": _ok(_ONE, "The request, open or settled."),
                         **_AUTH_ERRORS,
-                        "404": _error("Unknown request id."),
+                        "404": _error("Unknown request id, or outside your rooms and channels."),
                     },
                 }
             },

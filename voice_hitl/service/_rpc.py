@@ -18,7 +18,7 @@ Client → server methods (with an ``id``; the reply carries the same ``id``):
 
 Errors use JSON-RPC's codes for malformed messages (-32700 parse error, -32600 invalid request,
 -32601 unknown method, -32602 invalid params) and the HTTP status as the code for the desk's
-refusals (401, 403, 404, 409, 422) with the same body as the HTTP API in ``data``. Batches are
+refusals (401, 404, 409, 422, 503) with the same body as the HTTP API in ``data``. Batches are
 not supported (-32600). A message is read through the same edge check as an HTTP body
 (:mod:`voice_hitl._edge`: 64 KiB, 32 levels, valid Unicode): a bigger one gets -32600 with
 ``data`` ``{"status": 413}``, a lone surrogate or too deep nesting -32600 with the reason,

@@ -70,6 +70,13 @@ def serve_forever(args: Any) -> int:
         print(f"voice-hitl: {exc}", file=sys.stderr)
         return 2
     url = args.redis or os.environ.get("VOICE_HITL_REDIS_URL") or "redis://127.0.0.1:6379/0"
+    from redis.asyncio.connection import parse_url
+
+    try:
+        parse_url(url)
+    except ValueError as exc:
+        print(f"voice-hitl: {url!r} is not a Redis URL ({exc})", file=sys.stderr)
+        return 2
 
     async def check() -> None:
         board = RedisBoard(url, prefix=args.prefix)
