@@ -5,9 +5,14 @@ The bridge is a request observer (``handler.add_observer``) plus three tasks it 
 - the **publisher** sends the handler's events to the board in order: each opened request is
   published, each local settle (a spoken answer, a timeout, a withdrawal) settles the board's
   record at once, so other processes see it immediately;
-- the **inbox** follows the board's events for this worker's requests and delivers an answer or
-  rejection given elsewhere to the handler (``resolve`` / ``reject`` with ``by`` and ``via``);
-  the handler's first-settle-wins makes that exactly once;
+- the **inbox** follows the board's events for this worker's requests. An operator's answer
+  or rejection arrives as a *claim* (:mod:`voice_hitl.board._protocol`): the inbox takes it
+  on the board (atomically, only within the claim's window), hands it to the handler
+  (``resolve`` / ``reject`` with ``by`` and ``via``), and settles the board's record with it,
+  which is the operator's acknowledgement. When the handler settled first (the call timed out
+  or withdrew the request), its own outcome is what the board records. A settle made
+  elsewhere without a claim is delivered the same way; the handler's first-settle-wins makes
+  either exactly once;
 - the **heartbeat** keeps the worker alive on the board every ``heartbeat`` seconds; after
   ``misses`` missed beats its requests are abandoned.
 
@@ -38,6 +43,7 @@ from .._edge import scrub
 from .._human_input import HumanInputHandler
 from .._lifecycle import RequestEvent, RequestOpened, RequestSettled
 from ._model import (
+    BoardClaimed,
     BoardEvent,
     BoardRequest,
     BoardSettled,
@@ -329,9 +335,36 @@ class BoardBridge:
         self._up.clear()
         self._broken.set()
 
+    async def _take(self, request: BoardRequest) -> None:
+        """Take an operator's claim, hand it to the handler, acknowledge it (module docstring)."""
+        claim = request.claim
+        if claim is None or claim.taken or request.worker != self.worker_id:
+            return
+        pending = self.handler.get(request.id)
+        if pending is None or pending.status != "pending":
+            return  # the handler's own settle is on its way to the board
+        if not await self.board.take(request.id, claim.token, self.worker_id):
+            return  # the window closed (the operator was told), or another step won
+        self._delivering.add(request.id)
+        try:
+            if claim.status is BoardStatus.ANSWERED:
+                won = self.handler.resolve(request.id, claim.text, by=claim.by, via=claim.via)
+            else:
+                won = self.handler.reject(request.id, claim.text, by=claim.by, via=claim.via)
+        finally:
+            self._delivering.discard(request.id)
+        if won:
+            self.delivered += 1
+            self._queue.put_nowait(
+                ("settle", request.id, claim.status, claim.text, claim.by, claim.via, "")
+            )
+        # else: the handler settled during the take; that settle is queued already.
+
     async def _pump(self, events: AsyncIterator[BoardEvent]) -> None:
         async for event in events:
-            if isinstance(event, BoardSettled):
+            if isinstance(event, BoardClaimed):
+                await self._take(event.request)
+            elif isinstance(event, BoardSettled):
                 self._deliver(event.request)
 
     async def _resync(self) -> None:
@@ -340,6 +373,8 @@ class BoardBridge:
             record = await self.board.publish(request, revive=True)
             if not record.is_open:
                 self._deliver(record)
+            elif record.claim is not None:
+                await self._take(record)
 
     async def _connection_loop(self, first: asyncio.Future[None]) -> None:
         while True:

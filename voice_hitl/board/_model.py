@@ -24,6 +24,8 @@ from .._pending import PendingInputEvent
 from ..speech import AnswerSpec, AnswerSpecError
 
 __all__ = [
+    "BoardClaim",
+    "BoardClaimed",
     "BoardError",
     "BoardEvent",
     "BoardOpened",
@@ -31,6 +33,7 @@ __all__ = [
     "BoardSettled",
     "BoardStatus",
     "BoardUnavailableError",
+    "ClaimResult",
     "SettleResult",
     "iso",
     "request_from_pending",
@@ -66,6 +69,24 @@ def iso(seconds: float | None) -> str | None:
 
 
 @dataclass(frozen=True, slots=True)
+class BoardClaim:
+    """An operator's answer or rejection waiting for the owning worker to take it.
+
+    ``until`` (POSIX seconds, the board's clock) is when the claim lapses unless the worker
+    took it; ``taken`` is set by the worker, atomically, before it hands the answer to its
+    handler (see :mod:`voice_hitl.board._protocol`).
+    """
+
+    token: str
+    status: BoardStatus
+    text: str
+    by: str | None
+    via: str | None
+    until: float
+    taken: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class BoardRequest:
     """One request as the board shows it (see the module docstring).
 
@@ -94,6 +115,8 @@ class BoardRequest:
     settled_at: float | None = None
     settled_by: str | None = None
     settled_via: str | None = None
+    claim: BoardClaim | None = None
+    """The operator's answer waiting for the worker (open), or the one it took (settled)."""
 
     @property
     def is_open(self) -> bool:
@@ -218,8 +241,31 @@ class BoardSettled:
     type: Literal["settled"] = "settled"
 
 
-BoardEvent = BoardOpened | BoardSettled
+@dataclass(frozen=True, slots=True)
+class BoardClaimed:
+    """An operator claimed one of a worker's requests (only a worker's own subscription sees
+    it): the worker should take the claim and hand its answer to the handler."""
+
+    request: BoardRequest
+    type: Literal["claimed"] = "claimed"
+
+
+BoardEvent = BoardOpened | BoardSettled | BoardClaimed
 """What a board subscription yields."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimResult:
+    """What a claim attempt did.
+
+    ``outcome``: ``claimed`` (this claim is on the request, or was already: same token),
+    ``busy`` (another operator's claim is waiting), ``settled`` (the request is settled:
+    ``request`` says how; it may be this token's claim, taken and settled), ``missing`` (no
+    such id).
+    """
+
+    outcome: Literal["claimed", "busy", "settled", "missing"]
+    request: BoardRequest | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -20,15 +21,18 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from ._model import (
+    BoardClaim,
+    BoardClaimed,
     BoardEvent,
     BoardOpened,
     BoardRequest,
     BoardSettled,
     BoardStatus,
     BoardUnavailableError,
+    ClaimResult,
     SettleResult,
 )
-from ._redis_lua import PUBLISH, REAP, SETTLE
+from ._redis_lua import CLAIM, PUBLISH, REAP, RELEASE, SETTLE, TAKE
 
 __all__ = ["RedisBoard"]
 
@@ -40,6 +44,17 @@ def _request(fields: Sequence[Any] | Mapping[Any, Any]) -> BoardRequest:
     if not isinstance(fields, Mapping):
         fields = {_text(fields[i]): _text(fields[i + 1]) for i in range(0, len(fields) - 1, 2)}
     request = BoardRequest.from_static_json(fields["data"])
+    if fields.get("claim"):
+        claim = BoardClaim(
+            fields["claim"],
+            BoardStatus(fields.get("claim_status", "answered")),
+            fields.get("claim_text", ""),
+            fields.get("claim_by") or None,
+            fields.get("claim_via") or None,
+            float(fields.get("claim_until") or 0.0),
+            fields.get("claim_taken") == "1",
+        )
+        request = replace(request, claim=claim)
     status = BoardStatus(fields.get("status", "open"))
     if status is BoardStatus.OPEN:
         return request
@@ -95,6 +110,9 @@ class RedisBoard:
         self._publish = self._redis.register_script(PUBLISH)
         self._settle = self._redis.register_script(SETTLE)
         self._reap = self._redis.register_script(REAP)
+        self._claim = self._redis.register_script(CLAIM)
+        self._take = self._redis.register_script(TAKE)
+        self._release = self._redis.register_script(RELEASE)
 
     async def _call(self, script: Any, *args: Any) -> Any:
         try:
@@ -143,6 +161,54 @@ class RedisBoard:
         if reply[0] == "missing":
             return SettleResult(False, None)
         return SettleResult(reply[0] == "won", _request(reply[1:]))
+
+    async def claim(
+        self,
+        request_id: str,
+        status: BoardStatus,
+        text: str,
+        *,
+        token: str,
+        window: float,
+        by: str | None = None,
+        via: str | None = None,
+    ) -> ClaimResult:
+        """See :meth:`RequestBoard.claim`.
+
+        Cancellation: the claim may or may not be on the board; claiming again with the same
+        token is safe.
+        """
+        if status not in (BoardStatus.ANSWERED, BoardStatus.REJECTED):
+            raise ValueError("a claim answers or rejects")
+        reply = await self._call(
+            self._claim,
+            request_id,
+            str(status),
+            text,
+            by or "",
+            via or "",
+            token,
+            f"{max(window, 0.001):.6f}",
+            self._retention,
+        )
+        if reply[0] == "missing":
+            return ClaimResult("missing", None)
+        return ClaimResult(reply[0], _request(reply[1:]))
+
+    async def take(self, request_id: str, token: str, worker: str) -> bool:
+        """See :meth:`RequestBoard.take`.
+
+        Cancellation: the claim may or may not be taken; :meth:`get` tells.
+        """
+        return bool(await self._call(self._take, request_id, token, worker))
+
+    async def release(self, request_id: str, token: str) -> BoardRequest | None:
+        """See :meth:`RequestBoard.release`.
+
+        Cancellation: the claim may or may not be released; :meth:`get` tells.
+        """
+        reply = await self._call(self._release, request_id, token, self._retention)
+        return None if reply[0] == "missing" else _request(reply[1:])
 
     async def get(self, request_id: str) -> BoardRequest | None:
         """See :meth:`RequestBoard.get`. Cancellation: safe."""
@@ -217,7 +283,12 @@ class RedisBoard:
             fields = json.loads(message["data"])
             kind = fields.pop("type", "")
             request = _request(fields)
-            yield BoardOpened(request) if kind == "opened" else BoardSettled(request)
+            if kind == "opened":
+                yield BoardOpened(request)
+            elif kind == "claimed":
+                yield BoardClaimed(request)
+            else:
+                yield BoardSettled(request)
 
     async def aclose(self) -> None:
         """Close the connection pool (idempotent). Cancellation: safe."""

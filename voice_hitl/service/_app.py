@@ -31,10 +31,14 @@ from ._hub import FeedHub
 from ._openapi import openapi_document
 from ._story import journal_board, place_of, story_of
 
-__all__ = ["CLIENT_HEADER", "create_app"]
+__all__ = ["CLIENT_HEADER", "IDEMPOTENCY_HEADER", "create_app"]
 
 CLIENT_HEADER = "x-voice-hitl-client"
 """A client may name itself here (``cli``); the answer's ``via`` records it."""
+
+IDEMPOTENCY_HEADER = "idempotency-key"
+"""An answer or a rejection with the same key (same operator) is made once; a retry returns
+the first attempt's outcome."""
 
 logger = logging.getLogger("voice_hitl.service")
 
@@ -68,16 +72,20 @@ def create_app(
     reap_interval: float = 1.0,
     close_board: bool = False,
     journal: Journal | None = None,
+    ack_timeout: float = 3.0,
 ) -> Starlette:
     """Build the service over ``board`` for ``operators``.
 
     The app's lifespan follows the board for the live feed and reaps abandoned requests every
     ``reap_interval`` seconds; with ``close_board`` it closes the board on shutdown. With a
     ``journal`` (started; the caller closes it) every board event is journaled and
-    ``GET /v1/requests/{id}/story`` serves a request's entries.
+    ``GET /v1/requests/{id}/story`` serves a request's entries. An answer is reported taken
+    only once the owning worker took it; the worker has ``ack_timeout`` seconds to
+    (:mod:`voice_hitl.service._taken`).
     """
-    desk = OperatorDesk(board, operators)
+    desk = OperatorDesk(board, operators, ack_timeout=ack_timeout)
     hub = FeedHub(board)
+    hub.add_listener(desk.acks.notify)
     if journal is not None:
         hub.add_listener(journal_board(journal))
 
@@ -114,7 +122,11 @@ def create_app(
         if not isinstance(body, dict) or "answer" not in body:
             raise InvalidError('the body must be an object with "answer"')
         settled = await desk.answer(
-            operator, request.path_params["id"], body["answer"], via=via_of(request)
+            operator,
+            request.path_params["id"],
+            body["answer"],
+            via=via_of(request),
+            idempotency_key=request.headers.get(IDEMPOTENCY_HEADER),
         )
         return JSONResponse({"request": settled.to_wire()})
 
@@ -124,7 +136,11 @@ def create_app(
         if not isinstance(body, dict) or "reason" not in body:
             raise InvalidError('the body must be an object with "reason"')
         settled = await desk.reject(
-            operator, request.path_params["id"], body["reason"], via=via_of(request)
+            operator,
+            request.path_params["id"],
+            body["reason"],
+            via=via_of(request),
+            idempotency_key=request.headers.get(IDEMPOTENCY_HEADER),
         )
         return JSONResponse({"request": settled.to_wire()})
 

@@ -42,10 +42,15 @@ async def _dispatch(desk: OperatorDesk, operator: Operator, call: RpcCall, via: 
                 for_=params.get("for"),
             )
             return result_reply(call.id, {"requests": [r.to_wire() for r in found]})
+        key = params.get("idempotency_key")
         if call.method == "answer":
-            settled = await desk.answer(operator, params["id"], params["answer"], via=via)
+            settled = await desk.answer(
+                operator, params["id"], params["answer"], via=via, idempotency_key=key
+            )
         else:
-            settled = await desk.reject(operator, params["id"], params["reason"], via=via)
+            settled = await desk.reject(
+                operator, params["id"], params["reason"], via=via, idempotency_key=key
+            )
         return result_reply(call.id, {"request": settled.to_wire()})
     except DeskError as error:
         return error_reply(call.id, error.status, error.message, error.to_wire())

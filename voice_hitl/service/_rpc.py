@@ -12,8 +12,10 @@ Server → client notifications (no ``id``):
 
 Client → server methods (with an ``id``; the reply carries the same ``id``):
 
-- ``answer`` ``{"id": "<request id>", "answer": <value>}`` → ``{"request": {...}}``
-- ``reject`` ``{"id": "<request id>", "reason": "..."}`` → ``{"request": {...}}``
+- ``answer`` ``{"id": "<request id>", "answer": <value>, "idempotency_key"?}`` →
+  ``{"request": {...}}`` once the call took the answer
+- ``reject`` ``{"id": "<request id>", "reason": "...", "idempotency_key"?}`` →
+  ``{"request": {...}}`` once the call took the rejection
 - ``list`` ``{"room"?, "channel"?, "tool"?, "for"?}`` → ``{"requests": [...]}``
 
 Errors use JSON-RPC's codes for malformed messages (-32700 parse error, -32600 invalid request,
@@ -135,6 +137,8 @@ def _check_params(method: str, params: Mapping[str, Any]) -> str | None:
         return "'answer' is required"
     if method == "reject" and "reason" not in params:
         return "'reason' is required"
+    if "idempotency_key" in params and not isinstance(params["idempotency_key"], str):
+        return "'idempotency_key' must be a string"
     return None
 
 
