@@ -87,6 +87,23 @@ async def test_each_refusal_has_its_exit_code(
     assert code == 7 and err.startswith(f"voice-hitl: cannot reach {url}")
 
 
+async def test_answer_with_an_idempotency_key_is_made_once(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with service() as (url, bridge):
+        monkeypatch.setenv("VOICE_HITL_URL", url)
+        monkeypatch.setenv("VOICE_HITL_TOKEN", ANN)
+        rid = await ask_colour(bridge)
+        waiting = asyncio.create_task(bridge.handler.wait(rid))
+        once = ("answer", "--idempotency-key", "k-1", rid, "red")
+        assert await cli(capsys, *once) == (0, f"{rid}: answered by ann\n", "")
+        assert json.loads(await waiting)["answer"] == "red"
+        assert await cli(capsys, *once) == (0, f"{rid}: answered by ann\n", "")  # a retry
+        assert bridge.delivered == 1
+        code, _, err = await cli(capsys, "answer", rid, "red")  # no key: a second answer
+        assert code == 5 and "already answered" in err
+
+
 async def test_pending_watch_follows_the_feed() -> None:
     async with service() as (url, bridge):
         watcher = await asyncio.create_subprocess_exec(
@@ -129,6 +146,7 @@ async def test_pending_watch_follows_the_feed() -> None:
         (["--heartbeat", "inf"], "inf is out of range"),
         (["--heartbeat", "nan"], "nan is out of range"),
         (["--redis", "notaurl"], "'notaurl' is not a Redis URL"),
+        (["--ack-timeout", "0"], "0 is out of range"),
     ],
 )
 def test_serve_refuses_bad_options_in_one_line(

@@ -36,7 +36,10 @@ EXIT_CODES = {
     EXIT_NOT_FOUND: "no such request, or none you may see (404)",
     EXIT_SETTLED: "already answered, rejected, timed out, withdrawn or abandoned (409)",
     EXIT_INVALID: "the answer or reason does not fit (422, 400, 413)",
-    EXIT_DOWN: "the service (or its board) cannot be reached",
+    EXIT_DOWN: (
+        "the service or its board cannot be reached, or the call did not take the answer in "
+        "time (503/504; retry with --idempotency-key)"
+    ),
 }
 _BY_STATUS = {401: EXIT_AUTH, 403: EXIT_AUTH, 404: EXIT_NOT_FOUND, 409: EXIT_SETTLED}
 _EPILOG = "exit codes: " + "; ".join(f"{code} {text}" for code, text in EXIT_CODES.items())
@@ -177,15 +180,27 @@ def _answer(client: Any, args: argparse.Namespace) -> int:
             value = json.loads(args.value)
         except ValueError:
             return _fail(f"--json: {args.value!r} is not JSON", EXIT_USAGE)
-    settled = client.answer(args.id, value)
+    settled = client.answer(args.id, value, idempotency_key=args.idempotency_key)
     print(f"{settled['id']}: answered by {settled['settled']['by']}")
     return EXIT_OK
 
 
 def _reject(client: Any, args: argparse.Namespace) -> int:
-    settled = client.reject(args.id, args.reason)
+    settled = client.reject(args.id, args.reason, idempotency_key=args.idempotency_key)
     print(f"{settled['id']}: rejected by {settled['settled']['by']}")
     return EXIT_OK
+
+
+def _key_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--idempotency-key",
+        metavar="KEY",
+        default=None,
+        help=(
+            "make it once: running the command again with the same KEY (after exit 7, or a "
+            "timeout) prints the first attempt's outcome instead of answering twice"
+        ),
+    )
 
 
 def _port(text: str) -> int:
@@ -206,6 +221,16 @@ def _sweep_seconds(text: str) -> float:
     # 0 would sweep in a busy loop; inf (or nan) would never mark dead workers' requests.
     if not 0.02 <= seconds <= 3600:
         raise argparse.ArgumentTypeError(f"{text} is out of range: use 0.02 to 3600 seconds")
+    return seconds
+
+
+def _ack_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0.05 <= seconds <= 60:
+        raise argparse.ArgumentTypeError(f"{text} is out of range: use 0.05 to 60 seconds")
     return seconds
 
 
@@ -237,6 +262,15 @@ def add_operator_commands(subparsers: Any) -> None:
         type=_sweep_seconds,
         default=2.0,
         help="abandoned-request sweeps happen every HEARTBEAT/2 seconds (0.02-3600)",
+    )
+    serve.add_argument(
+        "--ack-timeout",
+        type=_ack_seconds,
+        default=3.0,
+        help=(
+            "seconds a worker has to take an operator's answer before the answer is refused "
+            "as not taken (0.05-60; default %(default)s)"
+        ),
     )
     journal = serve.add_mutually_exclusive_group()
     journal.add_argument(
@@ -280,6 +314,7 @@ def add_operator_commands(subparsers: Any) -> None:
     answer.add_argument("id", help="the request id")
     answer.add_argument("value", help="the answer")
     answer.add_argument("--json", action="store_true", help="VALUE is JSON (e.g. true, 500)")
+    _key_option(answer)
     answer.set_defaults(handler=_run_client(_answer))
 
     reject = subparsers.add_parser(
@@ -288,4 +323,5 @@ def add_operator_commands(subparsers: Any) -> None:
     _client_options(reject)
     reject.add_argument("id", help="the request id")
     reject.add_argument("reason", help="why")
+    _key_option(reject)
     reject.set_defaults(handler=_run_client(_reject))

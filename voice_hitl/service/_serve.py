@@ -97,7 +97,12 @@ def serve_forever(args: Any) -> int:
         return 2
     board = RedisBoard(url, prefix=args.prefix)
     app = create_app(
-        board, operators, reap_interval=args.heartbeat / 2, close_board=True, journal=journal
+        board,
+        operators,
+        reap_interval=args.heartbeat / 2,
+        close_board=True,
+        journal=journal,
+        ack_timeout=args.ack_timeout,
     )
     base = f"http://{args.host}:{args.port}"
     print(
