@@ -18,8 +18,10 @@ The bridge is a request observer (``handler.add_observer``) plus three tasks it 
 
 When the board's server drops (a Redis restart, a broken connection) every task notices, the
 inbox reconnects with a short backoff, heartbeats, and re-publishes the handler's open requests
-(``revive=True``); a request the board settled meanwhile is delivered instead. The board's
-atomic settle means nothing settles twice.
+(``revive=True``); a request the board settled meanwhile is delivered instead. It also puts
+back the settled records of its last ``remember`` requests (``restore``: never overwriting),
+so a server restarted without persistence still answers a late operator "already settled".
+The board's atomic settle means nothing settles twice.
 
 A local settle that loses on the board (the handler timed out in the same instant an operator
 answered) is counted in :attr:`BoardBridge.conflicts` and logged: the handler's outcome is what
@@ -35,6 +37,7 @@ import logging
 import os
 import secrets
 import socket
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Coroutine, Sequence
 from types import TracebackType
 from typing import Any
@@ -107,6 +110,7 @@ class BoardBridge:
         misses: Missed heartbeats after which the board abandons this worker's requests.
         reconnect_delay: Seconds between reconnection attempts.
         drain_timeout: Seconds :meth:`aclose` waits for queued events to reach the board.
+        remember: How many settled records of its requests the bridge keeps to restore.
     """
 
     def __init__(
@@ -119,6 +123,7 @@ class BoardBridge:
         misses: int = 3,
         reconnect_delay: float = 0.2,
         drain_timeout: float = 1.0,
+        remember: int = 10_000,
     ) -> None:
         if heartbeat <= 0 or misses < 1:
             raise ValueError("heartbeat must be positive and misses at least 1")
@@ -133,6 +138,8 @@ class BoardBridge:
         self._up = asyncio.Event()
         self._broken = asyncio.Event()
         self._delivering: set[str] = set()
+        self._settled: OrderedDict[str, BoardRequest] = OrderedDict()
+        self._remember = remember
         self._tasks: list[asyncio.Task[None]] = []
         self._remove_observer: Any = None
         self._state = _State.UNOPENED
@@ -276,6 +283,15 @@ class BoardBridge:
             finally:
                 self._queue.task_done()
 
+    def _keep(self, record: BoardRequest | None) -> None:
+        """Remember a settled record of ours, to restore it after a restart that lost it."""
+        if record is None or record.is_open or record.worker != self.worker_id:
+            return
+        self._settled[record.id] = record
+        self._settled.move_to_end(record.id)
+        while len(self._settled) > self._remember:
+            self._settled.popitem(last=False)
+
     async def _apply(self, item: tuple[Any, ...]) -> None:
         if item[0] == "open":
             record = await self.board.publish(item[1])
@@ -287,6 +303,7 @@ class BoardBridge:
             pending_id, status, text, by=by, via=via, detail=detail, worker=self.worker_id
         )
         current = result.request
+        self._keep(current)
         if (
             not result.won
             and current is not None
@@ -308,6 +325,7 @@ class BoardBridge:
         """Hand a settle made on the board to the handler (once; the handler decides)."""
         if request.worker != self.worker_id:
             return
+        self._keep(request)
         pending = self.handler.get(request.id)
         if pending is None or pending.status != "pending":
             return
@@ -375,6 +393,9 @@ class BoardBridge:
                 self._deliver(record)
             elif record.claim is not None:
                 await self._take(record)
+        for settled in list(self._settled.values()):
+            if settled.status is not BoardStatus.ABANDONED:
+                await self.board.restore(settled)
 
     async def _connection_loop(self, first: asyncio.Future[None]) -> None:
         while True:

@@ -180,6 +180,15 @@ class MemoryBoard:
             return self._abandon(released)
         return released
 
+    async def restore(self, request: BoardRequest) -> bool:
+        """See :meth:`RequestBoard.restore`. Cancellation: safe (no await)."""
+        if request.is_open:
+            raise ValueError("only a settled record can be restored")
+        if request.id in self._open or request.id in self._settled:
+            return False
+        self._record(request)
+        return True
+
     async def get(self, request_id: str) -> BoardRequest | None:
         """See :meth:`RequestBoard.get`. Cancellation: safe."""
         return self._open.get(request_id) or self._settled.get(request_id)

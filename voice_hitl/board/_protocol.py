@@ -12,6 +12,10 @@ Rules every backend keeps:
 - **Owners heartbeat.** A worker calls :meth:`RequestBoard.heartbeat` with a time to live;
   when it lapses, its open requests are ``abandoned`` (by :meth:`RequestBoard.reap`, or at the
   latest when somebody tries to answer one).
+- **Settled records outlive a restart.** A worker remembers what its requests settled to
+  (for the board's retention) and :meth:`RequestBoard.restore` puts back the ones a server
+  restarted without persistence forgot, so a late answer gets "already settled", not "no
+  such request".
 - **Publishing is idempotent.** Re-publishing an open request changes nothing; re-publishing a
   settled one returns the settled record (so a reconnecting worker learns what it missed);
   ``revive=True`` reopens a request that was only ``abandoned``, for an owner that is back.
@@ -147,6 +151,21 @@ class RequestBoard(Protocol):
             BoardUnavailableError: The server cannot be reached.
 
         Cancellation: the claim may or may not be released; :meth:`get` tells.
+        """
+        ...
+
+    async def restore(self, request: BoardRequest) -> bool:
+        """Put back a settled record the board lost (a server restarted without persistence),
+        so late answers still hear who settled it; never overwrites a record it has.
+
+        Returns:
+            True when the record was put back.
+
+        Raises:
+            BoardUnavailableError: The server cannot be reached.
+            ValueError: ``request`` is open.
+
+        Cancellation: the record may or may not be back; restoring again is safe.
         """
         ...
 

@@ -32,7 +32,7 @@ from ._model import (
     ClaimResult,
     SettleResult,
 )
-from ._redis_lua import CLAIM, PUBLISH, REAP, RELEASE, SETTLE, TAKE
+from ._redis_lua import CLAIM, PUBLISH, REAP, RELEASE, RESTORE, SETTLE, TAKE
 
 __all__ = ["RedisBoard"]
 
@@ -113,6 +113,7 @@ class RedisBoard:
         self._claim = self._redis.register_script(CLAIM)
         self._take = self._redis.register_script(TAKE)
         self._release = self._redis.register_script(RELEASE)
+        self._restore = self._redis.register_script(RESTORE)
 
     async def _call(self, script: Any, *args: Any) -> Any:
         try:
@@ -209,6 +210,43 @@ class RedisBoard:
         """
         reply = await self._call(self._release, request_id, token, self._retention)
         return None if reply[0] == "missing" else _request(reply[1:])
+
+    async def restore(self, request: BoardRequest) -> bool:
+        """See :meth:`RequestBoard.restore`.
+
+        Cancellation: the record may or may not be back; restoring again is safe.
+        """
+        if request.is_open:
+            raise ValueError("only a settled record can be restored")
+        claim = request.claim
+        claim_fields = (
+            ("", "", "", "", "", "", "")
+            if claim is None
+            else (
+                claim.token,
+                str(claim.status),
+                claim.text,
+                claim.by or "",
+                claim.via or "",
+                f"{claim.until:.6f}",
+                "1" if claim.taken else "0",
+            )
+        )
+        restored = await self._call(
+            self._restore,
+            request.id,
+            request.static_json(),
+            request.worker,
+            str(request.status),
+            request.text,
+            request.detail,
+            f"{request.settled_at or 0.0:.6f}",
+            request.settled_by or "",
+            request.settled_via or "",
+            self._retention,
+            *claim_fields,
+        )
+        return bool(restored)
 
     async def get(self, request_id: str) -> BoardRequest | None:
         """See :meth:`RequestBoard.get`. Cancellation: safe."""

@@ -13,7 +13,7 @@ request hash in JSON with a ``type`` of ``opened`` or ``settled``; a claim is pu
 
 from __future__ import annotations
 
-__all__ = ["CLAIM", "PUBLISH", "REAP", "RELEASE", "SETTLE", "TAKE"]
+__all__ = ["CLAIM", "PUBLISH", "REAP", "RELEASE", "RESTORE", "SETTLE", "TAKE"]
 
 _PRELUDE = """
 local P = ARGV[1]
@@ -182,3 +182,19 @@ end
 return {'released', unpack(redis.call('HGETALL', key))}
 """
 )
+
+RESTORE = """
+-- ARGV: P, id, data, worker, status, text, detail, at, by, via, retention, then claim
+-- fields (claim, claim_status, claim_text, claim_by, claim_via, claim_until, claim_taken)
+local key = ARGV[1] .. 'req:' .. ARGV[2]
+if redis.call('EXISTS', key) == 1 then return 0 end
+redis.call('HSET', key, 'data', ARGV[3], 'worker', ARGV[4], 'status', ARGV[5], 'text', ARGV[6],
+           'detail', ARGV[7], 'at', ARGV[8], 'by', ARGV[9], 'via', ARGV[10])
+if ARGV[12] ~= '' then
+  redis.call('HSET', key, 'claim', ARGV[12], 'claim_status', ARGV[13], 'claim_text', ARGV[14],
+             'claim_by', ARGV[15], 'claim_via', ARGV[16], 'claim_until', ARGV[17],
+             'claim_taken', ARGV[18])
+end
+redis.call('EXPIRE', key, ARGV[11])
+return 1
+"""
