@@ -187,3 +187,30 @@ async def test_two_operators_racing_get_one_200_and_one_409() -> None:
         loser = next(response for response in both if response.status_code == 409)
         assert loser.json()["error"]["code"] == "already_settled"
         assert (await r.board.get(rid)).status is BoardStatus.ANSWERED  # type: ignore[union-attr]
+
+
+class LostTakeReply(MemoryBoard):
+    """The worker's first take is applied, then its reply is lost (Redis crashed with AOF)."""
+
+    lose = 1
+
+    async def take(self, request_id: str, token: str, worker: str) -> bool:
+        taken = await super().take(request_id, token, worker)
+        if self.lose:
+            self.lose -= 1
+            raise BoardUnavailableError("Redis is unreachable: connection lost mid-reply")
+        return taken
+
+
+async def test_a_take_whose_reply_was_lost_is_delivered_after_reconnecting() -> None:
+    """The claim stayed taken on the board while the worker never handed it over: every
+    retry waited on it and ended 504, for good."""
+    async with rig(board=LostTakeReply()) as r:
+        rid = await ask_colour(r.bridge)
+        waiting = asyncio.create_task(r.handler.wait(rid))
+        response = await r.client.post(
+            f"/v1/requests/{rid}/answer", json={"answer": "red"}, headers=AUTH
+        )
+        assert response.status_code == 200, response.text
+        assert json.loads(await waiting)["answer"] == "red"
+        assert r.bridge.reconnects >= 1

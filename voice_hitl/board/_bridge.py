@@ -356,7 +356,7 @@ class BoardBridge:
     async def _take(self, request: BoardRequest) -> None:
         """Take an operator's claim, hand it to the handler, acknowledge it (module docstring)."""
         claim = request.claim
-        if claim is None or claim.taken or request.worker != self.worker_id:
+        if claim is None or request.worker != self.worker_id:
             return
         pending = self.handler.get(request.id)
         if pending is None or pending.status != "pending":
@@ -371,12 +371,16 @@ class BoardBridge:
                 won = self.handler.reject(request.id, claim.text, by=claim.by, via=claim.via)
         finally:
             self._delivering.discard(request.id)
-        if won:
-            self.delivered += 1
-            self._queue.put_nowait(
-                ("settle", request.id, claim.status, claim.text, claim.by, claim.via, "")
-            )
-        # else: the handler settled during the take; that settle is queued already.
+        if not won:
+            return  # the handler settled during the take; that settle is queued already
+        self.delivered += 1
+        ack = ("settle", request.id, claim.status, claim.text, claim.by, claim.via, "")
+        try:
+            await self._apply(ack)  # at once: the operator is waiting for it
+        except BoardUnavailableError:
+            _check_cancelled()
+            self._queue.put_nowait(ack)  # the publisher retries it after reconnecting
+            raise
 
     async def _pump(self, events: AsyncIterator[BoardEvent]) -> None:
         async for event in events:

@@ -161,7 +161,11 @@ class MemoryBoard:
         if current is None or current.worker != worker or current.claim is None:
             return False
         claim = current.claim
-        if claim.token != token or claim.taken or claim.until <= time.time():
+        if claim.token != token:
+            return False
+        if claim.taken:
+            return True
+        if claim.until <= time.time():
             return False
         self._open[request_id] = replace(current, claim=replace(claim, taken=True))
         return True

@@ -133,8 +133,9 @@ class RequestBoard(Protocol):
         ...
 
     async def take(self, request_id: str, token: str, worker: str) -> bool:
-        """The owner's step ``claimed → taken``: True only when this call took the claim
-        (open, same token, not yet taken, window not over, ``worker`` is the owner).
+        """The owner's step ``claimed → taken``: True when the claim is taken for ``worker``
+        (open, ``worker`` is the owner, same token, and taken by this call within the window
+        or by an earlier call: a take whose reply was lost can be repeated).
 
         Raises:
             BoardUnavailableError: The server cannot be reached.

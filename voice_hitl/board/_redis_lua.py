@@ -153,7 +153,7 @@ local key = P .. 'req:' .. ARGV[2]
 if redis.call('HGET', key, 'status') ~= 'open' then return 0 end
 if redis.call('HGET', key, 'worker') ~= ARGV[4] then return 0 end
 if redis.call('HGET', key, 'claim') ~= ARGV[3] then return 0 end
-if redis.call('HGET', key, 'claim_taken') ~= '0' then return 0 end
+if redis.call('HGET', key, 'claim_taken') == '1' then return 1 end
 if tonumber(redis.call('HGET', key, 'claim_until')) <= tonumber(now()) then return 0 end
 redis.call('HSET', key, 'claim_taken', '1')
 return 1
