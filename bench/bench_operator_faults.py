@@ -278,25 +278,43 @@ async def load(args: argparse.Namespace) -> bool:
             ok: Counter[str] = Counter()
             chunks = [answers[n :: args.clients] for n in range(args.clients)]
 
-            async def one_client(mine: list[str]) -> None:
+            transport_errors = 0
+
+            async def call_once(method: str, path: str, **kwargs: object) -> httpx.Response:
+                """One call; a dropped keep-alive connection is retried (answers carry an
+                Idempotency-Key, so a retry cannot answer twice)."""
+                nonlocal transport_errors
+                for attempt in range(3):
+                    try:
+                        return await client.request(method, path, **kwargs)  # type: ignore[arg-type]
+                    except httpx.TransportError:
+                        transport_errors += 1
+                        if attempt == 2:
+                            raise
+                raise AssertionError("unreachable")
+
+            async def one_client(n: int, mine: list[str]) -> None:
                 answering = iter(mine)
                 for call in range(args.per_client):
                     started = time.perf_counter()
                     if call % 4 == 0 and (rid := next(answering, None)) is not None:
-                        response = await client.post(
-                            f"/v1/requests/{rid}/answer", json={"answer": "red"}
+                        response = await call_once(
+                            "POST",
+                            f"/v1/requests/{rid}/answer",
+                            json={"answer": "red"},
+                            headers={"Idempotency-Key": f"load-{n}-{rid}"},
                         )
                         if response.status_code == 200:
                             ok[rid] += 1
                     elif call % 2:
-                        response = await client.get(f"/v1/requests?room=room-{call % 7}")
+                        response = await call_once("GET", f"/v1/requests?room=room-{call % 7}")
                     else:
-                        response = await client.get(f"/v1/requests/{random.choice(ids)}")
+                        response = await call_once("GET", f"/v1/requests/{random.choice(ids)}")
                     latencies.append(time.perf_counter() - started)
                     statuses[response.status_code] += 1
 
             started = time.perf_counter()
-            await asyncio.gather(*(one_client(chunk) for chunk in chunks))
+            await asyncio.gather(*(one_client(n, chunk) for n, chunk in enumerate(chunks)))
             elapsed = time.perf_counter() - started
         for worker in workers:
             await stop_worker(worker)
@@ -312,7 +330,10 @@ async def load(args: argparse.Namespace) -> bool:
             f" calls in {elapsed:.1f} s ({sum(statuses.values()) / elapsed:.0f} calls/s), "
             f"{len(ids)} requests on {len(workers)} workers"
         )
-        print(f"  statuses {dict(sorted(statuses.items()))}; 5xx: {fivexx}")
+        print(
+            f"  statuses {dict(sorted(statuses.items()))}; 5xx: {fivexx}; dropped keep-alive "
+            f"connections retried: {transport_errors}"
+        )
         print(f"  every call: {ms(latencies)}")
         print(
             f"  answers 200: {sum(ok.values())} of {len(answers)} posted ({len(racers)} raced);"
