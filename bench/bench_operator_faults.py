@@ -279,6 +279,8 @@ async def load(args: argparse.Namespace) -> bool:
             chunks = [answers[n :: args.clients] for n in range(args.clients)]
 
             transport_errors = 0
+            codes: Counter[str] = Counter()
+            first_5xx: Counter[str] = Counter()
 
             async def call_once(method: str, path: str, **kwargs: object) -> httpx.Response:
                 """One call; a dropped keep-alive connection is retried (answers carry an
@@ -298,12 +300,16 @@ async def load(args: argparse.Namespace) -> bool:
                 for call in range(args.per_client):
                     started = time.perf_counter()
                     if call % 4 == 0 and (rid := next(answering, None)) is not None:
-                        response = await call_once(
-                            "POST",
-                            f"/v1/requests/{rid}/answer",
-                            json={"answer": "red"},
-                            headers={"Idempotency-Key": f"load-{n}-{rid}"},
-                        )
+                        for _ in range(20):  # a careful client retries 503/504 with its key
+                            response = await call_once(
+                                "POST",
+                                f"/v1/requests/{rid}/answer",
+                                json={"answer": "red"},
+                                headers={"Idempotency-Key": f"load-{n}-{rid}"},
+                            )
+                            if response.status_code < 500:
+                                break
+                            first_5xx[response.json()["error"]["code"]] += 1
                         if response.status_code == 200:
                             ok[rid] += 1
                     elif call % 2:
@@ -312,6 +318,8 @@ async def load(args: argparse.Namespace) -> bool:
                         response = await call_once("GET", f"/v1/requests/{random.choice(ids)}")
                     latencies.append(time.perf_counter() - started)
                     statuses[response.status_code] += 1
+                    if response.status_code >= 500:
+                        codes[response.json()["error"]["code"]] += 1
 
             started = time.perf_counter()
             await asyncio.gather(*(one_client(n, chunk) for n, chunk in enumerate(chunks)))
@@ -331,8 +339,9 @@ async def load(args: argparse.Namespace) -> bool:
             f"{len(ids)} requests on {len(workers)} workers"
         )
         print(
-            f"  statuses {dict(sorted(statuses.items()))}; 5xx: {fivexx}; dropped keep-alive "
-            f"connections retried: {transport_errors}"
+            f"  final statuses {dict(sorted(statuses.items()))}; 5xx: {fivexx} "
+            f"{dict(codes)}; answers retried after a 5xx: {dict(first_5xx)}; dropped "
+            f"keep-alive connections retried: {transport_errors}"
         )
         print(f"  every call: {ms(latencies)}")
         print(

@@ -97,6 +97,8 @@ class RedisBoard:
     ) -> None:
         self.prefix = prefix
         self._retention = str(max(1, int(retention)))
+        self._cache: dict[str, BoardRequest] = {}
+        self._cache_size = 20_000
         pool = aioredis.BlockingConnectionPool.from_url(
             url,
             max_connections=max_connections,
@@ -262,9 +264,19 @@ class RedisBoard:
             values = await self._redis.hvals(f"{self.prefix}open")
         except _DOWN as exc:
             raise BoardUnavailableError(f"Redis is unreachable: {exc}") from exc
-        requests = [BoardRequest.from_static_json(_text(value)) for value in values]
+        requests = [self._parsed(_text(value)) for value in values]
         requests.sort(key=lambda r: r.created_at)
         return requests
+
+    def _parsed(self, data: str) -> BoardRequest:
+        """An open request from its JSON, parsed once: a listing of 2,000 open requests
+        re-parsed them all on every call (the operator service's main cost under load)."""
+        request = self._cache.get(data)
+        if request is None:
+            request = self._cache[data] = BoardRequest.from_static_json(data)
+            if len(self._cache) > self._cache_size:
+                del self._cache[next(iter(self._cache))]
+        return request
 
     async def heartbeat(self, worker: str, ttl: float) -> bool:
         """See :meth:`RequestBoard.heartbeat`. Cancellation: safe."""

@@ -136,7 +136,7 @@ async def claim_and_wait(
             if claimed.outcome == "settled":
                 assert record is not None
                 return Taken("taken" if _ours(record, token) else "settled", record)
-        delay = 0.005
+        delay = 0.02  # board events wake the wait sooner (the hub); polling is the fallback
         taken_deadline: float | None = None
         while True:
             changed.clear()
@@ -171,7 +171,7 @@ async def claim_and_wait(
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(delay):
                     await changed.wait()
-            delay = min(delay * 2, 0.2)
+            delay = min(delay * 2, 0.25)
             try:
                 record = await board.get(request_id)
             except BoardUnavailableError:
