@@ -194,8 +194,11 @@ async def test_the_bridge_survives_a_redis_restart(redis_prefix: str) -> None:
 def test_the_default_heartbeat_abandons_after_three_missed_beats_of_two_seconds() -> None:
     bridge = BoardBridge(HumanInputHandler(), MemoryBoardForDefaults())
     assert (bridge.heartbeat_interval, bridge.ttl) == (2.0, 6.0)
-    with pytest.raises(ValueError, match="heartbeat"):
-        BoardBridge(HumanInputHandler(), MemoryBoardForDefaults(), heartbeat=0)
+    for bad in (0, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="heartbeat"):
+            BoardBridge(HumanInputHandler(), MemoryBoardForDefaults(), heartbeat=bad)
+    with pytest.raises(ValueError, match="misses"):
+        BoardBridge(HumanInputHandler(), MemoryBoardForDefaults(), misses=0)
 
 
 async def test_a_restart_without_persistence_does_not_forget_settled_requests(

@@ -167,3 +167,11 @@ def test_serve_refuses_bad_options_in_one_line(
     assert code == 2, captured
     assert "Traceback" not in captured.err + captured.out
     assert needle in lines[-1] and lines[-1].startswith("voice-hitl"), lines
+
+
+@pytest.mark.parametrize("seconds", [0, -1, float("inf"), float("nan")])
+def test_the_app_refuses_a_reap_interval_or_ack_timeout_that_cannot_work(seconds: float) -> None:
+    with pytest.raises(ValueError, match="reap_interval"):
+        create_app(MemoryBoard(), TOKENS, reap_interval=seconds)
+    with pytest.raises(ValueError, match="ack_timeout"):
+        create_app(MemoryBoard(), TOKENS, ack_timeout=seconds)

@@ -42,6 +42,7 @@ from collections.abc import AsyncIterator, Coroutine, Sequence
 from types import TracebackType
 from typing import Any
 
+from .._checks import positive_seconds
 from .._edge import scrub
 from .._human_input import HumanInputHandler
 from .._lifecycle import RequestEvent, RequestOpened, RequestSettled
@@ -125,8 +126,9 @@ class BoardBridge:
         drain_timeout: float = 1.0,
         remember: int = 10_000,
     ) -> None:
-        if heartbeat <= 0 or misses < 1:
-            raise ValueError("heartbeat must be positive and misses at least 1")
+        heartbeat = positive_seconds("heartbeat", heartbeat)  # inf: never abandoned
+        if misses < 1:
+            raise ValueError(f"misses must be at least 1, got {misses!r}")
         self.handler = handler
         self.board = board
         self.worker_id = worker_id or default_worker_id()

@@ -20,6 +20,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
+from .._checks import positive_seconds
 from ..board import BoardUnavailableError, RequestBoard
 from ..board._bridge import stop_tasks
 from ..journal import Journal
@@ -82,7 +83,14 @@ def create_app(
     ``GET /v1/requests/{id}/story`` serves a request's entries. An answer is reported taken
     only once the owning worker took it; the worker has ``ack_timeout`` seconds to
     (:mod:`voice_hitl.service._taken`).
+
+    Raises:
+        ValueError: ``reap_interval`` or ``ack_timeout`` is not a finite number of seconds
+            above zero (0 would busy-loop the reaper, infinity would never abandon a dead
+            worker's requests).
     """
+    reap_interval = positive_seconds("reap_interval", reap_interval)
+    ack_timeout = positive_seconds("ack_timeout", ack_timeout)
     desk = OperatorDesk(board, operators, ack_timeout=ack_timeout)
     hub = FeedHub(board)
     hub.add_listener(desk.acks.notify)
