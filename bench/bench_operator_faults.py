@@ -297,15 +297,17 @@ async def load(args: argparse.Namespace) -> bool:
 
             async def one_client(n: int, mine: list[str]) -> None:
                 answering = iter(mine)
+                posted = 0
                 for call in range(args.per_client):
                     started = time.perf_counter()
                     if call % 4 == 0 and (rid := next(answering, None)) is not None:
+                        posted += 1  # one key per intended answer (a raced id may come twice)
                         for _ in range(20):  # a careful client retries 503/504 with its key
                             response = await call_once(
                                 "POST",
                                 f"/v1/requests/{rid}/answer",
                                 json={"answer": "red"},
-                                headers={"Idempotency-Key": f"load-{n}-{rid}"},
+                                headers={"Idempotency-Key": f"load-{n}-{posted}-{rid}"},
                             )
                             if response.status_code < 500:
                                 break

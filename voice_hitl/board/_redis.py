@@ -68,6 +68,16 @@ def _request(fields: Sequence[Any] | Mapping[Any, Any]) -> BoardRequest:
     )
 
 
+def _unavailable(exc: BaseException) -> BoardUnavailableError:
+    """The error for a command that could not run; a full pool is named as such (Redis is
+    up, every connection of this board was busy for the whole timeout)."""
+    if "No connection available" in str(exc):
+        return BoardUnavailableError(
+            "the board is busy: no Redis connection came free in time (raise max_connections)"
+        )
+    return BoardUnavailableError(f"Redis is unreachable: {exc}")
+
+
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
@@ -121,7 +131,7 @@ class RedisBoard:
         try:
             return await script(args=[self.prefix, *args])
         except _DOWN as exc:
-            raise BoardUnavailableError(f"Redis is unreachable: {exc}") from exc
+            raise _unavailable(exc) from exc
 
     async def publish(self, request: BoardRequest, *, revive: bool = False) -> BoardRequest:
         """See :meth:`RequestBoard.publish`.
@@ -255,7 +265,7 @@ class RedisBoard:
         try:
             fields = await self._redis.hgetall(f"{self.prefix}req:{request_id}")
         except _DOWN as exc:
-            raise BoardUnavailableError(f"Redis is unreachable: {exc}") from exc
+            raise _unavailable(exc) from exc
         return _request(fields) if fields else None
 
     async def open_requests(self) -> list[BoardRequest]:
@@ -263,7 +273,7 @@ class RedisBoard:
         try:
             values = await self._redis.hvals(f"{self.prefix}open")
         except _DOWN as exc:
-            raise BoardUnavailableError(f"Redis is unreachable: {exc}") from exc
+            raise _unavailable(exc) from exc
         requests = [self._parsed(_text(value)) for value in values]
         requests.sort(key=lambda r: r.created_at)
         return requests
@@ -285,7 +295,7 @@ class RedisBoard:
                 f"{self.prefix}hb:{worker}", "1", px=max(1, int(ttl * 1000)), get=True
             )
         except _DOWN as exc:
-            raise BoardUnavailableError(f"Redis is unreachable: {exc}") from exc
+            raise _unavailable(exc) from exc
         return before is None
 
     async def reap(self) -> list[BoardRequest]:
@@ -317,7 +327,7 @@ class RedisBoard:
             try:
                 await pubsub.subscribe(channel)
             except _DOWN as exc:
-                raise BoardUnavailableError(f"Redis is unreachable: {exc}") from exc
+                raise _unavailable(exc) from exc
             yield self._events(pubsub)
         finally:
             await pubsub.aclose()

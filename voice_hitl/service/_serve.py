@@ -95,7 +95,9 @@ def serve_forever(args: Any) -> int:
     except (ValueError, OSError) as exc:
         print(f"voice-hitl: {exc}", file=sys.stderr)
         return 2
-    board = RedisBoard(url, prefix=args.prefix)
+    # One connection per operator call in flight, up to 256: a smaller pool makes calls wait
+    # for a connection on a busy machine, and past the timeout they fail with 503.
+    board = RedisBoard(url, prefix=args.prefix, max_connections=256)
     app = create_app(
         board,
         operators,
