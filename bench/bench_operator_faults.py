@@ -249,9 +249,15 @@ def ms(samples: list[float]) -> str:
     return f"p50 {statistics.median(values):.1f} ms  p99 {p99:.1f} ms  max {values[-1]:.1f} ms"
 
 
-async def open_ids(client: httpx.AsyncClient) -> list[str]:
-    response = await client.get("/v1/requests")
-    return [r["id"] for r in response.json()["requests"]]
+async def open_ids(client: httpx.AsyncClient, expected: int) -> list[str]:
+    """The open requests, once all ``expected`` are on the board."""
+    for _ in range(600):
+        response = await client.get("/v1/requests")
+        ids = [r["id"] for r in response.json()["requests"]]
+        if len(ids) >= expected:
+            return ids
+        await asyncio.sleep(0.1)
+    raise SystemExit(f"only {len(ids)} of {expected} requests reached the board")
 
 
 # -- load -------------------------------------------------------------------------------------
@@ -267,7 +273,7 @@ async def load(args: argparse.Namespace) -> bool:
             await start_worker(redis.url, f"w{n}", per_worker) for n in range(args.workers)
         ]
         async with service(redis.url, 3.0) as url, client_for(url, args.clients) as client:
-            ids = await open_ids(client)
+            ids = await open_ids(client, per_worker * args.workers)
             random.seed(7)
             random.shuffle(ids)
             racers = set(ids[:: 20])
@@ -417,7 +423,7 @@ async def fault_kill(args: argparse.Namespace) -> bool:
     try:
         workers = [await start_worker(redis.url, f"k{n}", args.fault_requests) for n in range(2)]
         async with service(redis.url, 1.0) as url, client_for(url, 64) as client:
-            ids = await open_ids(client)
+            ids = await open_ids(client, len(workers) * args.fault_requests)
             tally = Tally()
             semaphore = asyncio.Semaphore(32)
             answering = asyncio.gather(
@@ -442,7 +448,7 @@ async def fault_withdraw(args: argparse.Namespace) -> bool:
     try:
         worker = await start_worker(redis.url, "c0", args.fault_requests)
         async with service(redis.url, 3.0) as url, client_for(url, 64) as client:
-            ids = await open_ids(client)
+            ids = await open_ids(client, args.fault_requests)
             tally = Tally()
             semaphore = asyncio.Semaphore(32)
             answering = asyncio.gather(
@@ -466,7 +472,7 @@ async def fault_redis(args: argparse.Namespace, persistent: bool) -> bool:
     try:
         workers = [await start_worker(redis.url, f"r{n}", args.fault_requests) for n in range(2)]
         async with service(redis.url, 2.0) as url, client_for(url, 64) as client:
-            ids = await open_ids(client)
+            ids = await open_ids(client, len(workers) * args.fault_requests)
             tally = Tally()
             semaphore = asyncio.Semaphore(32)
             answering = asyncio.gather(

@@ -57,17 +57,19 @@ class Acknowledgements:
     """
 
     def __init__(self) -> None:
-        self._waiting: dict[str, list[asyncio.Event]] = {}
+        self._waiting: dict[str, list[_Watch]] = {}
 
     def notify(self, event: BoardEvent) -> None:
-        """Wake whoever waits on ``event``'s request."""
-        for changed in self._waiting.get(event.request.id, ()):
-            changed.set()
+        """Wake whoever waits on ``event``'s request (a settled record is handed over)."""
+        for watch in self._waiting.get(event.request.id, ()):
+            if not event.request.is_open:
+                watch.settled = event.request
+            watch.set()
 
     @contextlib.contextmanager
-    def watching(self, request_id: str) -> Iterator[asyncio.Event]:
+    def watching(self, request_id: str) -> Iterator[_Watch]:
         """An event set whenever the board says something about ``request_id``."""
-        changed = asyncio.Event()
+        changed = _Watch()
         self._waiting.setdefault(request_id, []).append(changed)
         try:
             yield changed
@@ -76,6 +78,14 @@ class Acknowledgements:
             waiters.remove(changed)
             if not waiters:
                 del self._waiting[request_id]
+
+
+class _Watch(asyncio.Event):
+    """Set on every board event about one request; keeps the settled record it saw."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.settled: BoardRequest | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +149,6 @@ async def claim_and_wait(
         delay = 0.02  # board events wake the wait sooner (the hub); polling is the fallback
         taken_deadline: float | None = None
         while True:
-            changed.clear()
             if record is not None and not record.is_open:
                 return Taken("taken" if _ours(record, token) else "settled", record)
             claim = record.claim if record is not None else None
@@ -168,10 +177,17 @@ async def claim_and_wait(
                     record = released  # taken just in time: wait for the settle
                     continue
                 return Taken("not_taken", released)
-            with contextlib.suppress(TimeoutError):
+            try:
                 async with asyncio.timeout(delay):
                     await changed.wait()
-            delay = min(delay * 2, 0.25)
+            except TimeoutError:
+                delay = min(delay * 2, 0.25)  # no event: poll less often
+            # Cleared before reading: an event that comes after the read wakes the next wait
+            # (one that came before, even during the claim, is in what the read returns).
+            changed.clear()
+            if changed.settled is not None:
+                record = changed.settled  # the board's event carried the settled record
+                continue
             try:
                 record = await board.get(request_id)
             except BoardUnavailableError:
