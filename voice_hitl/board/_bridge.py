@@ -34,11 +34,7 @@ import asyncio
 import contextlib
 import enum
 import logging
-import os
-import secrets
-import socket
-from collections import OrderedDict
-from collections.abc import AsyncIterator, Coroutine, Sequence
+from collections.abc import AsyncIterator, Coroutine
 from types import TracebackType
 from typing import Any
 
@@ -56,6 +52,9 @@ from ._model import (
     request_from_pending,
 )
 from ._protocol import RequestBoard
+from ._recall import SettledRecords
+from ._tasks import check_cancelled as _check_cancelled
+from ._tasks import default_worker_id, stop_tasks
 
 __all__ = ["BoardBridge", "default_worker_id", "stop_tasks"]
 
@@ -67,29 +66,6 @@ _STATUS = {
     "timed_out": BoardStatus.TIMED_OUT,
     "withdrawn": BoardStatus.WITHDRAWN,
 }
-
-
-def default_worker_id() -> str:
-    """``host:pid:random`` — unique per bridge, readable in the console."""
-    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
-
-
-def _check_cancelled() -> None:
-    """Re-raise a cancellation a client library turned into a connection error."""
-    task = asyncio.current_task()
-    if task is not None and task.cancelling():
-        raise asyncio.CancelledError
-
-
-async def stop_tasks(tasks: Sequence[asyncio.Task[Any]]) -> None:
-    """Cancel and await ``tasks``; cancel again a task whose library swallowed the first
-    cancellation (a Redis client may turn it into a connection error or drop it)."""
-    pending = {task for task in tasks if not task.done()}
-    while pending:
-        for task in pending:
-            task.cancel()
-        _, pending = await asyncio.wait(pending, timeout=0.5)
-    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 class _State(enum.Enum):
@@ -140,8 +116,7 @@ class BoardBridge:
         self._up = asyncio.Event()
         self._broken = asyncio.Event()
         self._delivering: set[str] = set()
-        self._settled: OrderedDict[str, BoardRequest] = OrderedDict()
-        self._remember = remember
+        self._settled = SettledRecords(remember)
         self._tasks: list[asyncio.Task[None]] = []
         self._remove_observer: Any = None
         self._state = _State.UNOPENED
@@ -286,13 +261,8 @@ class BoardBridge:
                 self._queue.task_done()
 
     def _keep(self, record: BoardRequest | None) -> None:
-        """Remember a settled record of ours, to restore it after a restart that lost it."""
-        if record is None or record.is_open or record.worker != self.worker_id:
-            return
-        self._settled[record.id] = record
-        self._settled.move_to_end(record.id)
-        while len(self._settled) > self._remember:
-            self._settled.popitem(last=False)
+        if record is not None and record.worker == self.worker_id:
+            self._settled.keep(record)
 
     async def _apply(self, item: tuple[Any, ...]) -> None:
         if item[0] == "open":
@@ -399,9 +369,7 @@ class BoardBridge:
                 self._deliver(record)
             elif record.claim is not None:
                 await self._take(record)
-        for settled in list(self._settled.values()):
-            if settled.status is not BoardStatus.ABANDONED:
-                await self.board.restore(settled)
+        await self._settled.restore(self.board)
 
     async def _connection_loop(self, first: asyncio.Future[None]) -> None:
         while True:

@@ -22,7 +22,7 @@ from starlette.websockets import WebSocket
 
 from .._checks import positive_seconds
 from ..board import BoardUnavailableError, RequestBoard
-from ..board._bridge import stop_tasks
+from ..board._tasks import stop_tasks
 from ..journal import Journal
 from ._auth import Operators
 from ._desk import DeskError, InvalidError, NotFoundError, OperatorDesk

@@ -18,7 +18,7 @@ from typing import Any
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..board import BoardUnavailableError
-from ..board._bridge import stop_tasks
+from ..board._tasks import stop_tasks
 from ._auth import Operator
 from ._desk import DeskError, OperatorDesk
 from ._hub import RESYNC, FeedHub
