@@ -175,3 +175,18 @@ def test_the_app_refuses_a_reap_interval_or_ack_timeout_that_cannot_work(seconds
         create_app(MemoryBoard(), TOKENS, reap_interval=seconds)
     with pytest.raises(ValueError, match="ack_timeout"):
         create_app(MemoryBoard(), TOKENS, ack_timeout=seconds)
+
+
+async def test_pending_lists_a_request_whose_arguments_hold_a_lone_surrogate(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GET /v1/requests answered 500 for every operator, and `pending` exited 7 as if the
+    service were down."""
+    async with service() as (url, bridge):
+        monkeypatch.setenv("VOICE_HITL_URL", url)
+        monkeypatch.setenv("VOICE_HITL_TOKEN", ANN)
+        await bridge.handler.create("AskUserQuestion", {"question": "Odd \ud800?"}, timeout=60)
+        await bridge.drain()
+        code, out, err = await cli(capsys, "pending")
+        assert (code, err) == (0, "")
+        assert '"Odd \\ufffd?"' in out
