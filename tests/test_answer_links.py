@@ -178,10 +178,14 @@ async def test_an_operator_makes_links_for_a_message_of_their_own(tmp_path: Path
         assert used.status_code == 200
         settled = await r.board.get(request.id)
         assert settled is not None and settled.settled_via == "link:ann/sms:+33600000000"
-        # Out of scope, settled, or a bad 'to': refused with the API's errors.
+        # Out of scope (404, as for an unknown id: existence is not revealed), settled, or a
+        # bad 'to': refused with the API's errors.
         bob = {"Authorization": f"Bearer {BOB}"}
         foreign = await r.client.post(f"/v1/requests/{request.id}/links", headers=bob)
-        assert foreign.status_code == 403
+        assert foreign.status_code == 404
+        unknown = await r.client.post("/v1/requests/hi_unknown/links", headers=bob)
+        assert unknown.status_code == 404
+        assert unknown.json()["error"]["code"] == foreign.json()["error"]["code"] == "not_found"
         again = await r.client.post(f"/v1/requests/{request.id}/links", headers=ann)
         assert again.status_code == 409
         other = await r.ask("ConfirmAction", {"action": "x"})

@@ -194,5 +194,44 @@ async def test_the_bridge_survives_a_redis_restart(redis_prefix: str) -> None:
 def test_the_default_heartbeat_abandons_after_three_missed_beats_of_two_seconds() -> None:
     bridge = BoardBridge(HumanInputHandler(), MemoryBoardForDefaults())
     assert (bridge.heartbeat_interval, bridge.ttl) == (2.0, 6.0)
-    with pytest.raises(ValueError, match="heartbeat"):
-        BoardBridge(HumanInputHandler(), MemoryBoardForDefaults(), heartbeat=0)
+    for bad in (0, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="heartbeat"):
+            BoardBridge(HumanInputHandler(), MemoryBoardForDefaults(), heartbeat=bad)
+    with pytest.raises(ValueError, match="misses"):
+        BoardBridge(HumanInputHandler(), MemoryBoardForDefaults(), misses=0)
+
+
+async def test_a_restart_without_persistence_does_not_forget_settled_requests(
+    redis_prefix: str,
+) -> None:
+    """Redis restarted without persistence forgot settled requests: a late answer got 404
+    ("no such request") instead of 409 ("already answered by ...")."""
+    from voice_hitl.board import RedisBoard
+
+    server = throwaway_redis()
+    try:
+        board = RedisBoard(server.url, prefix=redis_prefix, timeout=1.0)
+        handler = HumanInputHandler()
+        try:
+            async with BoardBridge(handler, board, heartbeat=0.1, reconnect_delay=0.05) as bridge:
+                answered, spoken, still_open = [await ask(handler) for _ in range(3)]
+                await bridge.drain()
+                assert (await board.settle(answered, BoardStatus.ANSWERED, '"a"', by="ann")).won
+                assert await handler.wait(answered) == '"a"'
+                handler.resolve(spoken, '"b"', by="caller", via="speech")
+                await bridge.drain()
+                await asyncio.to_thread(server.stop)
+                server = await asyncio.to_thread(throwaway_redis, server.port)  # empty
+                await eventually(lambda: bridge.reconnects >= 1 and bridge.connected)
+                for rid, by in ((answered, "ann"), (spoken, "caller")):
+                    record = await board.get(rid)
+                    assert record is not None and record.status is BoardStatus.ANSWERED
+                    assert record.settled_by == by
+                    late = await board.settle(rid, BoardStatus.ANSWERED, '"c"', by="bob")
+                    assert not late.won and late.request is not None  # 409, not 404
+                assert [r.id for r in await board.open_requests()] == [still_open]
+        finally:
+            await handler.close()
+            await board.aclose()
+    finally:
+        server.stop()

@@ -87,6 +87,23 @@ async def test_each_refusal_has_its_exit_code(
     assert code == 7 and err.startswith(f"voice-hitl: cannot reach {url}")
 
 
+async def test_answer_with_an_idempotency_key_is_made_once(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with service() as (url, bridge):
+        monkeypatch.setenv("VOICE_HITL_URL", url)
+        monkeypatch.setenv("VOICE_HITL_TOKEN", ANN)
+        rid = await ask_colour(bridge)
+        waiting = asyncio.create_task(bridge.handler.wait(rid))
+        once = ("answer", "--idempotency-key", "k-1", rid, "red")
+        assert await cli(capsys, *once) == (0, f"{rid}: answered by ann\n", "")
+        assert json.loads(await waiting)["answer"] == "red"
+        assert await cli(capsys, *once) == (0, f"{rid}: answered by ann\n", "")  # a retry
+        assert bridge.delivered == 1
+        code, _, err = await cli(capsys, "answer", rid, "red")  # no key: a second answer
+        assert code == 5 and "already answered" in err
+
+
 async def test_pending_watch_follows_the_feed() -> None:
     async with service() as (url, bridge):
         watcher = await asyncio.create_subprocess_exec(
@@ -118,3 +135,58 @@ async def test_pending_watch_follows_the_feed() -> None:
         finally:
             watcher.terminate()
             await watcher.wait()
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["--port", "99999"], "99999 is not a port: use 0-65535"),
+        (["--port", "http"], "'http' is not a port number"),
+        (["--heartbeat", "0"], "0 is out of range"),
+        (["--heartbeat", "inf"], "inf is out of range"),
+        (["--heartbeat", "nan"], "nan is out of range"),
+        (["--redis", "notaurl"], "'notaurl' is not a Redis URL"),
+        (["--ack-timeout", "0"], "0 is out of range"),
+    ],
+)
+def test_serve_refuses_bad_options_in_one_line(
+    argv: list[str],
+    needle: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    operators = {"operators": [{"name": "ann", "token": ANN}]}
+    monkeypatch.setenv("VOICE_HITL_OPERATORS", json.dumps(operators))
+    args = ["serve", "--no-journal", *argv]
+    try:
+        code = main(args)
+    except SystemExit as exit_:  # argparse's own usage errors
+        code = exit_.code
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert code == 2, captured
+    assert "Traceback" not in captured.err + captured.out
+    assert needle in lines[-1] and lines[-1].startswith("voice-hitl"), lines
+
+
+@pytest.mark.parametrize("seconds", [0, -1, float("inf"), float("nan")])
+def test_the_app_refuses_a_reap_interval_or_ack_timeout_that_cannot_work(seconds: float) -> None:
+    with pytest.raises(ValueError, match="reap_interval"):
+        create_app(MemoryBoard(), TOKENS, reap_interval=seconds)
+    with pytest.raises(ValueError, match="ack_timeout"):
+        create_app(MemoryBoard(), TOKENS, ack_timeout=seconds)
+
+
+async def test_pending_lists_a_request_whose_arguments_hold_a_lone_surrogate(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GET /v1/requests answered 500 for every operator, and `pending` exited 7 as if the
+    service were down."""
+    async with service() as (url, bridge):
+        monkeypatch.setenv("VOICE_HITL_URL", url)
+        monkeypatch.setenv("VOICE_HITL_TOKEN", ANN)
+        await bridge.handler.create("AskUserQuestion", {"question": "Odd \ud800?"}, timeout=60)
+        await bridge.drain()
+        code, out, err = await cli(capsys, "pending")
+        assert (code, err) == (0, "")
+        assert '"Odd \\ufffd?"' in out

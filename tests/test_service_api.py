@@ -49,8 +49,18 @@ async def test_listing_shows_what_the_operator_needs_and_filters() -> None:
         assert await ids("tool=ConfirmAction") == []
         assert await ids("channel=phone&tool=AskUserQuestion") == [rid, other]
         assert await ids("", token=BOB) == [other]  # bob sees only room-b
-        forbidden = await r.client.get(f"/v1/requests/{rid}", headers={"Authorization": BOB})
-        assert forbidden.status_code == 403
+        # outside bob's scope reads exactly as an unknown id: nothing tells that it exists
+        hidden = await r.client.get(f"/v1/requests/{rid}", headers={"Authorization": BOB})
+        unknown = await r.client.get(f"/v1/requests/{rid}x", headers={"Authorization": BOB})
+        assert hidden.status_code == unknown.status_code == 404
+        assert hidden.json()["error"]["message"] == unknown.json()["error"]["message"].replace(
+            f"{rid}x", rid
+        )
+        for action, body in (("answer", {"answer": "red"}), ("reject", {"reason": "no"})):
+            refused = await r.client.post(
+                f"/v1/requests/{rid}/{action}", json=body, headers={"Authorization": BOB}
+            )
+            assert refused.status_code == 404
 
 
 async def test_for_filter_reads_addressed_people() -> None:
@@ -160,3 +170,14 @@ async def test_the_openapi_document_is_served() -> None:
         document = (await r.client.get("/v1/openapi.json")).json()
         assert document["openapi"].startswith("3.")
         assert set(document["paths"]) >= {"/v1/requests", "/v1/requests/{id}/answer"}
+
+
+async def test_request_ids_cannot_be_guessed_from_one_another() -> None:
+    async with rig() as r:
+        first, second = [await ask_colour(r.bridge) for _ in range(2)]
+        head_a, _, secret_a = first.rpartition("_")
+        head_b, _, secret_b = second.rpartition("_")
+        # 64 random bits per request: knowing one id and the counter does not name the next
+        assert len(secret_a) == len(secret_b) == 16 and secret_a != secret_b
+        assert int(secret_a, 16) >= 0 and int(secret_b, 16) >= 0
+        assert head_a != head_b

@@ -55,7 +55,8 @@ async def test_the_feed_shows_requests_and_takes_answers() -> None:
             await socket.send(json.dumps(call))
             reply = await feed.next(1)
             assert reply["result"]["request"]["settled"]["via"] == "feed"
-            settled = await feed.next("request.settled")
+            # the reply comes once the call took the answer: the settle was announced before
+            (settled,) = [m for m in feed.seen if m.get("method") == "request.settled"]
             assert settled["params"]["request"]["settled"]["by"] == "ann"
             assert json.loads(await waiting)["answer"] == "red"
             await socket.send(json.dumps({**call, "id": 2}))
@@ -97,4 +98,49 @@ async def test_the_feed_needs_a_token_and_keeps_to_the_scope() -> None:
             visible = await ask_colour(bridge, room="room-b")
             opened = await feed.next("request.opened")
             assert opened["params"]["request"]["id"] == visible  # room-7 was never sent to bob
+        await handler.close()
+
+
+async def test_the_feed_answers_hostile_messages_and_keeps_the_client() -> None:
+    """The feed dropped the client on a lone surrogate or a 30,000-deep message, and took a
+    200,000-character answer HTTP refuses (413)."""
+    board = MemoryBoard()
+    handler = HumanInputHandler()
+    app = create_app(board, TOKENS)
+    async with running_service(app) as url, BoardBridge(handler, board) as bridge:
+        ws_url = url.replace("http", "ws") + f"/v1/feed?token={ANN}"
+        async with websockets.connect(ws_url, max_size=None) as socket:
+            feed = Feed(socket)
+            await feed.next("requests.snapshot")
+            rid = await ask_colour(bridge)
+            hostile = [
+                json.dumps(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": 1,
+                        "method": "answer",
+                        "params": {"id": rid, "answer": "y" * 200_000},
+                    }
+                ),
+                '{"jsonrpc": "2.0", "id": 2, "method": "reject", "params": {"id": "'
+                + rid
+                + '", "reason": "\\ud800"}}',
+                '{"jsonrpc": "2.0", "id": 3, "method": "answer", "params": '
+                + "[" * 30_000
+                + "]" * 30_000
+                + "}",
+                b'{"jsonrpc": "2.0", "id": 4, "method": "list", "params": {"room": "\xff"}}',
+            ]
+            for message in hostile:
+                await socket.send(message)
+                async with asyncio.timeout(5):
+                    while "error" not in (refused := json.loads(await socket.recv())):
+                        pass  # a notification
+                assert refused["error"]["code"] == -32600, refused
+            assert refused["error"]["message"]
+            assert handler.get(rid).status == "pending"  # type: ignore[union-attr]
+            call = {"jsonrpc": "2.0", "id": 5, "method": "answer"}
+            await socket.send(json.dumps({**call, "params": {"id": rid, "answer": "red"}}))
+            taken = await feed.next(5)  # still connected, and answers still work
+            assert taken["result"]["request"]["settled"]["status"] == "answered"
         await handler.close()

@@ -22,7 +22,7 @@ from schemathesis.specs.openapi.checks import (
 )
 from service_rig import ANN, TOKENS
 
-from voice_hitl.board import BoardOpened, BoardRequest, MemoryBoard
+from voice_hitl.board import BoardOpened, BoardRequest, BoardStatus, ClaimResult, MemoryBoard
 from voice_hitl.journal import Journal, SqliteJournalStore
 from voice_hitl.service import create_app
 from voice_hitl.service._story import journal_board
@@ -31,8 +31,31 @@ FOLDER = tempfile.mkdtemp(prefix="voice-hitl-fuzz-")
 KEY = b"fuzz-key"
 
 
+class InstantWorkerBoard(MemoryBoard):
+    """A board whose worker "w" takes every claim at once, as a live worker's bridge would
+    (the fuzz's synchronous calls leave no loop for a real bridge to run in)."""
+
+    async def claim(
+        self,
+        request_id: str,
+        status: BoardStatus,
+        text: str,
+        *,
+        token: str,
+        window: float,
+        by: str | None = None,
+        via: str | None = None,
+    ) -> ClaimResult:
+        result = await super().claim(
+            request_id, status, text, token=token, window=window, by=by, via=via
+        )
+        if result.outcome == "claimed" and await self.take(request_id, token, "w"):
+            await self.settle(request_id, status, text, by=by, via=via, worker="w")
+        return result
+
+
 def _board() -> MemoryBoard:
-    board = MemoryBoard()
+    board = InstantWorkerBoard()
     writer = Journal.open(Path(FOLDER) / "journal.sqlite3", KEY)
 
     async def fill() -> None:

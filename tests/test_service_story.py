@@ -47,7 +47,7 @@ async def test_the_story_of_an_answered_request(tmp_path: Path) -> None:
         # outside Bob's rooms; unknown ids; no token
         assert (
             await r.client.get(f"/v1/requests/{request_id}/story", headers=auth(BOB))
-        ).status_code == 403
+        ).status_code == 404
         missing = await r.client.get("/v1/requests/nope/story", headers=auth(ANN))
         assert missing.status_code == 404 and "no request 'nope'" in missing.text
         assert (await r.client.get(f"/v1/requests/{request_id}/story")).status_code == 401

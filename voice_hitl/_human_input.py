@@ -322,7 +322,9 @@ class HumanInputHandler:
             raise RuntimeError("HumanInputHandler is closed")
         if self._closed_channels and channel_id in self._closed_channels:
             raise RuntimeError(f"HumanInputHandler is closed for channel {channel_id!r}")
-        pending_id = f"{self._id_prefix}{next(self._ids):x}"
+        # A random part per request: one id does not give away the next (an operator
+        # outside a request's scope cannot guess it).
+        pending_id = f"{self._id_prefix}{next(self._ids):x}_{secrets.token_hex(8)}"
         created_at = utc_now()
         # Every field positionally: much cheaper than keywords and default factories.
         pending = PendingInput(

@@ -9,6 +9,7 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import best_match
 
+from ._edge import MAX_ARGUMENT_BYTES, MAX_DEPTH, EdgeError, check_text, check_value
 from ._exceptions import ToolArgumentsError
 from ._tools import AITool
 
@@ -18,12 +19,22 @@ __all__ = ["ArgumentValidator", "parse_arguments"]
 def parse_arguments(tool_name: str, raw: str | Mapping[str, Any]) -> dict[str, Any]:
     """Turn a call's arguments (JSON text or a mapping) into a dict.
 
+    Whatever the door, the arguments pass the edge check (:mod:`voice_hitl._edge`): at most
+    1 MiB of text, nested at most 32 levels, no lone surrogate.
+
     Raises:
-        ToolArgumentsError: The text is not JSON, or not a JSON object.
+        ToolArgumentsError: The text is not JSON, not a JSON object, or refused at the edge.
     """
-    if isinstance(raw, Mapping):
-        return dict(raw)
-    text = raw.strip() or "{}"
+    what = "the arguments"
+    try:
+        if isinstance(raw, Mapping):
+            check_value(raw, what=what, max_items=MAX_ARGUMENT_BYTES)
+            return dict(raw)
+        text = check_text(raw.strip() or "{}", what=what, max_bytes=MAX_ARGUMENT_BYTES)
+    except EdgeError as exc:
+        raise ToolArgumentsError(
+            f"Invalid arguments for tool {tool_name!r}: refused: {exc.message}"
+        ) from None
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -36,6 +47,12 @@ def parse_arguments(tool_name: str, raw: str | Mapping[str, Any]) -> dict[str, A
             f"Invalid arguments for tool {tool_name!r}: expected a JSON object, "
             f"got {type(value).__name__}"
         )
+    try:
+        check_value(value, what=what, max_depth=MAX_DEPTH, max_items=MAX_ARGUMENT_BYTES)
+    except EdgeError as exc:
+        raise ToolArgumentsError(
+            f"Invalid arguments for tool {tool_name!r}: refused: {exc.message}"
+        ) from None
     return value
 
 

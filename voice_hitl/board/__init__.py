@@ -18,6 +18,8 @@ from .._public import publish
 from ._bridge import BoardBridge
 from ._memory import MemoryBoard
 from ._model import (
+    BoardClaim,
+    BoardClaimed,
     BoardError,
     BoardEvent,
     BoardOpened,
@@ -25,6 +27,7 @@ from ._model import (
     BoardSettled,
     BoardStatus,
     BoardUnavailableError,
+    ClaimResult,
     SettleResult,
     request_from_pending,
     spec_to_wire,
@@ -36,6 +39,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BoardBridge",
+    "BoardClaim",
+    "BoardClaimed",
     "BoardError",
     "BoardEvent",
     "BoardOpened",
@@ -43,6 +48,7 @@ __all__ = [
     "BoardSettled",
     "BoardStatus",
     "BoardUnavailableError",
+    "ClaimResult",
     "MemoryBoard",
     "RedisBoard",
     "RequestBoard",

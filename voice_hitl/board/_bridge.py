@@ -5,16 +5,23 @@ The bridge is a request observer (``handler.add_observer``) plus three tasks it 
 - the **publisher** sends the handler's events to the board in order: each opened request is
   published, each local settle (a spoken answer, a timeout, a withdrawal) settles the board's
   record at once, so other processes see it immediately;
-- the **inbox** follows the board's events for this worker's requests and delivers an answer or
-  rejection given elsewhere to the handler (``resolve`` / ``reject`` with ``by`` and ``via``);
-  the handler's first-settle-wins makes that exactly once;
+- the **inbox** follows the board's events for this worker's requests. An operator's answer
+  or rejection arrives as a *claim* (:mod:`voice_hitl.board._protocol`): the inbox takes it
+  on the board (atomically, only within the claim's window), hands it to the handler
+  (``resolve`` / ``reject`` with ``by`` and ``via``), and settles the board's record with it,
+  which is the operator's acknowledgement. When the handler settled first (the call timed out
+  or withdrew the request), its own outcome is what the board records. A settle made
+  elsewhere without a claim is delivered the same way; the handler's first-settle-wins makes
+  either exactly once;
 - the **heartbeat** keeps the worker alive on the board every ``heartbeat`` seconds; after
   ``misses`` missed beats its requests are abandoned.
 
 When the board's server drops (a Redis restart, a broken connection) every task notices, the
 inbox reconnects with a short backoff, heartbeats, and re-publishes the handler's open requests
-(``revive=True``); a request the board settled meanwhile is delivered instead. The board's
-atomic settle means nothing settles twice.
+(``revive=True``); a request the board settled meanwhile is delivered instead. It also puts
+back the settled records of its last ``remember`` requests (``restore``: never overwriting),
+so a server restarted without persistence still answers a late operator "already settled".
+The board's atomic settle means nothing settles twice.
 
 A local settle that loses on the board (the handler timed out in the same instant an operator
 answered) is counted in :attr:`BoardBridge.conflicts` and logged: the handler's outcome is what
@@ -27,16 +34,16 @@ import asyncio
 import contextlib
 import enum
 import logging
-import os
-import secrets
-import socket
-from collections.abc import AsyncIterator, Coroutine, Sequence
+from collections.abc import AsyncIterator, Coroutine
 from types import TracebackType
 from typing import Any
 
+from .._checks import positive_seconds
+from .._edge import scrub
 from .._human_input import HumanInputHandler
 from .._lifecycle import RequestEvent, RequestOpened, RequestSettled
 from ._model import (
+    BoardClaimed,
     BoardEvent,
     BoardRequest,
     BoardSettled,
@@ -45,6 +52,9 @@ from ._model import (
     request_from_pending,
 )
 from ._protocol import RequestBoard
+from ._recall import SettledRecords
+from ._tasks import check_cancelled as _check_cancelled
+from ._tasks import default_worker_id, stop_tasks
 
 __all__ = ["BoardBridge", "default_worker_id", "stop_tasks"]
 
@@ -56,29 +66,6 @@ _STATUS = {
     "timed_out": BoardStatus.TIMED_OUT,
     "withdrawn": BoardStatus.WITHDRAWN,
 }
-
-
-def default_worker_id() -> str:
-    """``host:pid:random`` — unique per bridge, readable in the console."""
-    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
-
-
-def _check_cancelled() -> None:
-    """Re-raise a cancellation a client library turned into a connection error."""
-    task = asyncio.current_task()
-    if task is not None and task.cancelling():
-        raise asyncio.CancelledError
-
-
-async def stop_tasks(tasks: Sequence[asyncio.Task[Any]]) -> None:
-    """Cancel and await ``tasks``; cancel again a task whose library swallowed the first
-    cancellation (a Redis client may turn it into a connection error or drop it)."""
-    pending = {task for task in tasks if not task.done()}
-    while pending:
-        for task in pending:
-            task.cancel()
-        _, pending = await asyncio.wait(pending, timeout=0.5)
-    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 class _State(enum.Enum):
@@ -100,6 +87,7 @@ class BoardBridge:
         misses: Missed heartbeats after which the board abandons this worker's requests.
         reconnect_delay: Seconds between reconnection attempts.
         drain_timeout: Seconds :meth:`aclose` waits for queued events to reach the board.
+        remember: How many settled records of its requests the bridge keeps to restore.
     """
 
     def __init__(
@@ -112,9 +100,11 @@ class BoardBridge:
         misses: int = 3,
         reconnect_delay: float = 0.2,
         drain_timeout: float = 1.0,
+        remember: int = 10_000,
     ) -> None:
-        if heartbeat <= 0 or misses < 1:
-            raise ValueError("heartbeat must be positive and misses at least 1")
+        heartbeat = positive_seconds("heartbeat", heartbeat)  # inf: never abandoned
+        if misses < 1:
+            raise ValueError(f"misses must be at least 1, got {misses!r}")
         self.handler = handler
         self.board = board
         self.worker_id = worker_id or default_worker_id()
@@ -126,6 +116,7 @@ class BoardBridge:
         self._up = asyncio.Event()
         self._broken = asyncio.Event()
         self._delivering: set[str] = set()
+        self._settled = SettledRecords(remember)
         self._tasks: list[asyncio.Task[None]] = []
         self._remove_observer: Any = None
         self._state = _State.UNOPENED
@@ -136,6 +127,8 @@ class BoardBridge:
         """Local settles that lost on the board (see the module docstring)."""
         self.reconnects = 0
         """Times the bridge re-subscribed and re-published after losing the board."""
+        self.failures = 0
+        """Events the board refused for a reason other than being unreachable (logged)."""
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -231,7 +224,15 @@ class BoardBridge:
                 return  # the board settled it first; nothing to send back
             status = _STATUS[event.outcome]
             self._queue.put_nowait(
-                ("settle", event.pending_id, status, event.text, event.by, event.via, event.detail)
+                (
+                    "settle",
+                    event.pending_id,
+                    status,
+                    scrub(event.text),
+                    scrub(event.by),
+                    scrub(event.via),
+                    scrub(event.detail),
+                )
             )
 
     async def _publish_loop(self) -> None:
@@ -246,8 +247,22 @@ class BoardBridge:
                     except BoardUnavailableError:
                         _check_cancelled()
                         self._lost()
+                    except Exception:
+                        # One bad item must not stop the others reaching the board.
+                        logger.exception(
+                            "worker %s: could not put %s %s on the board",
+                            self.worker_id,
+                            item[0],
+                            getattr(item[1], "id", item[1]),
+                        )
+                        self.failures += 1
+                        break
             finally:
                 self._queue.task_done()
+
+    def _keep(self, record: BoardRequest | None) -> None:
+        if record is not None and record.worker == self.worker_id:
+            self._settled.keep(record)
 
     async def _apply(self, item: tuple[Any, ...]) -> None:
         if item[0] == "open":
@@ -260,6 +275,7 @@ class BoardBridge:
             pending_id, status, text, by=by, via=via, detail=detail, worker=self.worker_id
         )
         current = result.request
+        self._keep(current)
         if (
             not result.won
             and current is not None
@@ -281,6 +297,7 @@ class BoardBridge:
         """Hand a settle made on the board to the handler (once; the handler decides)."""
         if request.worker != self.worker_id:
             return
+        self._keep(request)
         pending = self.handler.get(request.id)
         if pending is None or pending.status != "pending":
             return
@@ -308,9 +325,40 @@ class BoardBridge:
         self._up.clear()
         self._broken.set()
 
+    async def _take(self, request: BoardRequest) -> None:
+        """Take an operator's claim, hand it to the handler, acknowledge it (module docstring)."""
+        claim = request.claim
+        if claim is None or request.worker != self.worker_id:
+            return
+        pending = self.handler.get(request.id)
+        if pending is None or pending.status != "pending":
+            return  # the handler's own settle is on its way to the board
+        if not await self.board.take(request.id, claim.token, self.worker_id):
+            return  # the window closed (the operator was told), or another step won
+        self._delivering.add(request.id)
+        try:
+            if claim.status is BoardStatus.ANSWERED:
+                won = self.handler.resolve(request.id, claim.text, by=claim.by, via=claim.via)
+            else:
+                won = self.handler.reject(request.id, claim.text, by=claim.by, via=claim.via)
+        finally:
+            self._delivering.discard(request.id)
+        if not won:
+            return  # the handler settled during the take; that settle is queued already
+        self.delivered += 1
+        ack = ("settle", request.id, claim.status, claim.text, claim.by, claim.via, "")
+        try:
+            await self._apply(ack)  # at once: the operator is waiting for it
+        except BoardUnavailableError:
+            _check_cancelled()
+            self._queue.put_nowait(ack)  # the publisher retries it after reconnecting
+            raise
+
     async def _pump(self, events: AsyncIterator[BoardEvent]) -> None:
         async for event in events:
-            if isinstance(event, BoardSettled):
+            if isinstance(event, BoardClaimed):
+                await self._take(event.request)
+            elif isinstance(event, BoardSettled):
                 self._deliver(event.request)
 
     async def _resync(self) -> None:
@@ -319,6 +367,9 @@ class BoardBridge:
             record = await self.board.publish(request, revive=True)
             if not record.is_open:
                 self._deliver(record)
+            elif record.claim is not None:
+                await self._take(record)
+        await self._settled.restore(self.board)
 
     async def _connection_loop(self, first: asyncio.Future[None]) -> None:
         while True:

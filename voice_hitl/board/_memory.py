@@ -7,13 +7,17 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import replace
 
 from ._model import (
+    BoardClaim,
+    BoardClaimed,
     BoardEvent,
     BoardOpened,
     BoardRequest,
     BoardSettled,
     BoardStatus,
+    ClaimResult,
     SettleResult,
 )
 
@@ -51,7 +55,7 @@ class MemoryBoard:
     def _emit(self, event: BoardEvent) -> None:
         worker = event.request.worker
         for wanted, queue in self._subscribers:
-            if wanted is None or wanted == worker:
+            if wanted == worker or (wanted is None and not isinstance(event, BoardClaimed)):
                 queue.put_nowait(event)
 
     def _alive(self, worker: str) -> bool:
@@ -109,11 +113,85 @@ class MemoryBoard:
         if current is None:
             return SettleResult(False, self._settled.get(request_id))
         if worker != current.worker and not self._alive(current.worker):
-            reason = abandon_reason(current.worker)
-            return SettleResult(
-                False, self._settle_now(current, BoardStatus.ABANDONED, reason, None, None, "")
-            )
+            return SettleResult(False, self._abandon(current))
+        if worker != current.worker and self._claim_waits(current):
+            return SettleResult(False, current)
         return SettleResult(True, self._settle_now(current, status, text, by, via, detail))
+
+    def _abandon(self, current: BoardRequest) -> BoardRequest:
+        reason = abandon_reason(current.worker)
+        return self._settle_now(current, BoardStatus.ABANDONED, reason, None, None, "")
+
+    def _claim_waits(self, request: BoardRequest) -> bool:
+        claim = request.claim
+        return claim is not None and (claim.taken or claim.until > time.time())
+
+    async def claim(
+        self,
+        request_id: str,
+        status: BoardStatus,
+        text: str,
+        *,
+        token: str,
+        window: float,
+        by: str | None = None,
+        via: str | None = None,
+    ) -> ClaimResult:
+        """See :meth:`RequestBoard.claim`. Cancellation: safe (no await)."""
+        if status not in (BoardStatus.ANSWERED, BoardStatus.REJECTED):
+            raise ValueError("a claim answers or rejects")
+        current = self._open.get(request_id)
+        if current is None:
+            earlier = self._settled.get(request_id)
+            return ClaimResult("missing" if earlier is None else "settled", earlier)
+        if not self._alive(current.worker):
+            return ClaimResult("settled", self._abandon(current))
+        if self._claim_waits(current):
+            same = current.claim is not None and current.claim.token == token
+            return ClaimResult("claimed" if same else "busy", current)
+        claim = BoardClaim(token, status, text, by, via, time.time() + window)
+        claimed = replace(current, claim=claim)
+        self._open[request_id] = claimed
+        self._emit(BoardClaimed(claimed))
+        return ClaimResult("claimed", claimed)
+
+    async def take(self, request_id: str, token: str, worker: str) -> bool:
+        """See :meth:`RequestBoard.take`. Cancellation: safe (no await)."""
+        current = self._open.get(request_id)
+        if current is None or current.worker != worker or current.claim is None:
+            return False
+        claim = current.claim
+        if claim.token != token:
+            return False
+        if claim.taken:
+            return True
+        if claim.until <= time.time():
+            return False
+        self._open[request_id] = replace(current, claim=replace(claim, taken=True))
+        return True
+
+    async def release(self, request_id: str, token: str) -> BoardRequest | None:
+        """See :meth:`RequestBoard.release`. Cancellation: safe (no await)."""
+        current = self._open.get(request_id)
+        if current is None:
+            return self._settled.get(request_id)
+        claim = current.claim
+        if claim is None or claim.token != token or claim.taken:
+            return current
+        released = replace(current, claim=None)
+        self._open[request_id] = released
+        if not self._alive(current.worker):
+            return self._abandon(released)
+        return released
+
+    async def restore(self, request: BoardRequest) -> bool:
+        """See :meth:`RequestBoard.restore`. Cancellation: safe (no await)."""
+        if request.is_open:
+            raise ValueError("only a settled record can be restored")
+        if request.id in self._open or request.id in self._settled:
+            return False
+        self._record(request)
+        return True
 
     async def get(self, request_id: str) -> BoardRequest | None:
         """See :meth:`RequestBoard.get`. Cancellation: safe."""
@@ -132,10 +210,7 @@ class MemoryBoard:
     async def reap(self) -> list[BoardRequest]:
         """See :meth:`RequestBoard.reap`. Cancellation: safe."""
         gone = [r for r in self._open.values() if not self._alive(r.worker)]
-        return [
-            self._settle_now(r, BoardStatus.ABANDONED, abandon_reason(r.worker), None, None, "")
-            for r in gone
-        ]
+        return [self._abandon(r) for r in gone]
 
     @asynccontextmanager
     async def subscribe(

@@ -18,11 +18,14 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from .._edge import scrub
 from .._exceptions import VoiceHitlError
 from .._pending import PendingInputEvent
 from ..speech import AnswerSpec, AnswerSpecError
 
 __all__ = [
+    "BoardClaim",
+    "BoardClaimed",
     "BoardError",
     "BoardEvent",
     "BoardOpened",
@@ -30,6 +33,7 @@ __all__ = [
     "BoardSettled",
     "BoardStatus",
     "BoardUnavailableError",
+    "ClaimResult",
     "SettleResult",
     "iso",
     "request_from_pending",
@@ -65,6 +69,24 @@ def iso(seconds: float | None) -> str | None:
 
 
 @dataclass(frozen=True, slots=True)
+class BoardClaim:
+    """An operator's answer or rejection waiting for the owning worker to take it.
+
+    ``until`` (POSIX seconds, the board's clock) is when the claim lapses unless the worker
+    took it; ``taken`` is set by the worker, atomically, before it hands the answer to its
+    handler (see :mod:`voice_hitl.board._protocol`).
+    """
+
+    token: str
+    status: BoardStatus
+    text: str
+    by: str | None
+    via: str | None
+    until: float
+    taken: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class BoardRequest:
     """One request as the board shows it (see the module docstring).
 
@@ -93,6 +115,8 @@ class BoardRequest:
     settled_at: float | None = None
     settled_by: str | None = None
     settled_via: str | None = None
+    claim: BoardClaim | None = None
+    """The operator's answer waiting for the worker (open), or the one it took (settled)."""
 
     @property
     def is_open(self) -> bool:
@@ -217,8 +241,31 @@ class BoardSettled:
     type: Literal["settled"] = "settled"
 
 
-BoardEvent = BoardOpened | BoardSettled
+@dataclass(frozen=True, slots=True)
+class BoardClaimed:
+    """An operator claimed one of a worker's requests (only a worker's own subscription sees
+    it): the worker should take the claim and hand its answer to the handler."""
+
+    request: BoardRequest
+    type: Literal["claimed"] = "claimed"
+
+
+BoardEvent = BoardOpened | BoardSettled | BoardClaimed
 """What a board subscription yields."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimResult:
+    """What a claim attempt did.
+
+    ``outcome``: ``claimed`` (this claim is on the request, or was already: same token),
+    ``busy`` (another operator's claim is waiting), ``settled`` (the request is settled:
+    ``request`` says how; it may be this token's claim, taken and settled), ``missing`` (no
+    such id).
+    """
+
+    outcome: Literal["claimed", "busy", "settled", "missing"]
+    request: BoardRequest | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,16 +309,17 @@ def request_from_pending(event: PendingInputEvent, worker: str) -> BoardRequest:
     The spec comes from :meth:`AnswerSpec.from_tool_call` (None for tools it does not map);
     addressed people from the arguments ``ask`` / ``approvers`` / ``quorum`` (the conference's
     addressing) or the context's ``addressed``; transcript lines from the context's
-    ``transcript``.
+    ``transcript``. Text is scrubbed (:func:`voice_hitl._edge.scrub`): a lone surrogate a
+    program put in the arguments shows as U+FFFD instead of breaking the board.
     """
-    arguments = dict(event.arguments)
+    arguments: dict[str, Any] = scrub(dict(event.arguments))
     try:
         spec: dict[str, Any] | None = spec_to_wire(
             AnswerSpec.from_tool_call(event.tool_name, arguments)
         )
     except AnswerSpecError:
         spec = None
-    context = event.context
+    context = scrub(dict(event.context))
     quorum = arguments.get("quorum")
     addressed = _names(arguments.get("ask")) or _names(context.get("addressed"))
     transcript = context.get("transcript") or ()
@@ -283,10 +331,10 @@ def request_from_pending(event: PendingInputEvent, worker: str) -> BoardRequest:
         worker=worker,
         created_at=created,
         spec=spec,
-        room=event.room_id,
-        channel=event.channel_id,
+        room=scrub(event.room_id),
+        channel=scrub(event.channel_id),
         channel_type=str(event.channel_type),
-        actor=event.actor_id,
+        actor=scrub(event.actor_id),
         addressed=addressed,
         approvers=_names(arguments.get("approvers")),
         quorum=quorum if isinstance(quorum, int) and not isinstance(quorum, bool) else None,

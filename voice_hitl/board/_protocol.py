@@ -12,6 +12,10 @@ Rules every backend keeps:
 - **Owners heartbeat.** A worker calls :meth:`RequestBoard.heartbeat` with a time to live;
   when it lapses, its open requests are ``abandoned`` (by :meth:`RequestBoard.reap`, or at the
   latest when somebody tries to answer one).
+- **Settled records outlive a restart.** A worker remembers what its requests settled to
+  (for the board's retention) and :meth:`RequestBoard.restore` puts back the ones a server
+  restarted without persistence forgot, so a late answer gets "already settled", not "no
+  such request".
 - **Publishing is idempotent.** Re-publishing an open request changes nothing; re-publishing a
   settled one returns the settled record (so a reconnecting worker learns what it missed);
   ``revive=True`` reopens a request that was only ``abandoned``, for an owner that is back.
@@ -20,6 +24,36 @@ Rules every backend keeps:
   ``async with`` block is entered. A subscription may lose events while the server is
   unreachable: it then raises :class:`BoardUnavailableError`, and the subscriber re-reads what
   it needs after subscribing again.
+
+**Taken means taken.** An operator's answer is not a settle: the operator service *claims* the
+request, and only the owning worker settles it, after its handler took the answer. A request's
+claim moves through these states (one claim at a time; all steps atomic on the board)::
+
+    open ──claim(token, answer, window)──▶ claimed ──take(token)──▶ taken ──▶ settled
+      ▲                                       │                       │   (answered/rejected
+      └──────────release(token)───────────────┘                       │    with the claim,
+             (window over, not taken;                                 │    or the handler's
+              abandoned if the worker's                               │    own outcome if it
+              heartbeat lapsed)                                       │    settled first)
+                                                                      ▼
+                                                 abandoned (the worker died after taking)
+
+- :meth:`RequestBoard.claim` puts ``(token, status, text, by, via)`` on an open request until
+  ``window`` seconds from now (the board's clock) and tells the owner (a
+  :class:`BoardClaimed` event on its subscription). A second claim with the same token is the
+  same claim (a retry); another token gets ``busy``.
+- :meth:`RequestBoard.take` is the owner's compare-and-set ``claimed → taken`` for that token
+  before the window ends; only then does the worker hand the answer to its handler. A claim
+  not taken in its window can never be taken.
+- The owner settles the request as usual (``settle(..., worker=owner)``): with the claim's
+  status and text when its handler accepted the answer, or with the handler's own outcome
+  (timed out, withdrawn) when the call ended first. The settled record keeps the claim, so the
+  claimant can tell its answer was the one taken.
+- :meth:`RequestBoard.release` (the claimant, after the window) removes a claim that was not
+  taken; the request is open again, or abandoned when its owner stopped heartbeating.
+
+So the operator service answers 200 only for a settled record carrying its own taken claim;
+every other end names the reason (settled otherwise, not taken in time, worker gone).
 """
 
 from __future__ import annotations
@@ -28,7 +62,7 @@ from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol, runtime_checkable
 
-from ._model import BoardEvent, BoardRequest, BoardStatus, SettleResult
+from ._model import BoardEvent, BoardRequest, BoardStatus, ClaimResult, SettleResult
 
 __all__ = ["RequestBoard"]
 
@@ -61,14 +95,78 @@ class RequestBoard(Protocol):
         """Settle an open request, if nobody did first.
 
         ``worker`` names the caller when it is the request's owner (its own settles skip the
-        liveness check); an answer for a request whose owner's heartbeat lapsed abandons it
-        instead and loses.
+        liveness check and win over a claim); an answer for a request whose owner's heartbeat
+        lapsed abandons it instead and loses, and so does another's settle while a claim
+        waits.
 
         Raises:
             BoardUnavailableError: The server cannot be reached.
             ValueError: ``status`` is ``open``.
 
         Cancellation: the settle may or may not have happened; :meth:`get` tells.
+        """
+        ...
+
+    async def claim(
+        self,
+        request_id: str,
+        status: BoardStatus,
+        text: str,
+        *,
+        token: str,
+        window: float,
+        by: str | None = None,
+        via: str | None = None,
+    ) -> ClaimResult:
+        """Claim an open request for an answer (``answered``) or a rejection (``rejected``)
+        that its owner must take within ``window`` seconds (module docstring).
+
+        An owner whose heartbeat lapsed makes the request ``abandoned`` instead (``settled``).
+
+        Raises:
+            BoardUnavailableError: The server cannot be reached.
+            ValueError: ``status`` is not ``answered`` or ``rejected``.
+
+        Cancellation: the claim may or may not be on the board; claiming again with the same
+        token is safe.
+        """
+        ...
+
+    async def take(self, request_id: str, token: str, worker: str) -> bool:
+        """The owner's step ``claimed → taken``: True when the claim is taken for ``worker``
+        (open, ``worker`` is the owner, same token, and taken by this call within the window
+        or by an earlier call: a take whose reply was lost can be repeated).
+
+        Raises:
+            BoardUnavailableError: The server cannot be reached.
+
+        Cancellation: the claim may or may not be taken; :meth:`get` tells.
+        """
+        ...
+
+    async def release(self, request_id: str, token: str) -> BoardRequest | None:
+        """Remove a claim its owner did not take (module docstring); returns the record
+        afterwards (still claimed and taken when the owner took it first; None: no such id).
+
+        Raises:
+            BoardUnavailableError: The server cannot be reached.
+
+        Cancellation: the claim may or may not be released; :meth:`get` tells.
+        """
+        ...
+
+    async def restore(self, request: BoardRequest) -> bool:
+        """Put back a settled record the board lost (a server restarted without persistence),
+        so late answers still hear who settled it; never overwrites a record it has.
+
+        Returns:
+            True when the record was put back.
+
+        Raises:
+            BoardUnavailableError: The server cannot be reached.
+            ValueError: ``request`` is open.
+
+        Cancellation: the record may or may not be back; restoring again is safe.
         """
         ...
 

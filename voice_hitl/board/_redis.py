@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -20,15 +21,18 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from ._model import (
+    BoardClaim,
+    BoardClaimed,
     BoardEvent,
     BoardOpened,
     BoardRequest,
     BoardSettled,
     BoardStatus,
     BoardUnavailableError,
+    ClaimResult,
     SettleResult,
 )
-from ._redis_lua import PUBLISH, REAP, SETTLE
+from ._redis_lua import CLAIM, PUBLISH, REAP, RELEASE, RESTORE, SETTLE, TAKE
 
 __all__ = ["RedisBoard"]
 
@@ -40,6 +44,17 @@ def _request(fields: Sequence[Any] | Mapping[Any, Any]) -> BoardRequest:
     if not isinstance(fields, Mapping):
         fields = {_text(fields[i]): _text(fields[i + 1]) for i in range(0, len(fields) - 1, 2)}
     request = BoardRequest.from_static_json(fields["data"])
+    if fields.get("claim"):
+        claim = BoardClaim(
+            fields["claim"],
+            BoardStatus(fields.get("claim_status", "answered")),
+            fields.get("claim_text", ""),
+            fields.get("claim_by") or None,
+            fields.get("claim_via") or None,
+            float(fields.get("claim_until") or 0.0),
+            fields.get("claim_taken") == "1",
+        )
+        request = replace(request, claim=claim)
     status = BoardStatus(fields.get("status", "open"))
     if status is BoardStatus.OPEN:
         return request
@@ -53,6 +68,16 @@ def _request(fields: Sequence[Any] | Mapping[Any, Any]) -> BoardRequest:
     )
 
 
+def _unavailable(exc: BaseException) -> BoardUnavailableError:
+    """The error for a command that could not run; a full pool is named as such (Redis is
+    up, every connection of this board was busy for the whole timeout)."""
+    if "No connection available" in str(exc):
+        return BoardUnavailableError(
+            "the board is busy: no Redis connection came free in time (raise max_connections)"
+        )
+    return BoardUnavailableError(f"Redis is unreachable: {exc}")
+
+
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
@@ -64,7 +89,11 @@ class RedisBoard:
         url: The server, e.g. ``redis://127.0.0.1:6379/0``.
         prefix: The key prefix every key and channel of this board starts with.
         retention: Seconds a settled request stays readable.
-        timeout: Seconds a single command may take before the board counts as unavailable.
+        timeout: Seconds a single command may take before the board counts as unavailable;
+            also how long a command waits for a free connection.
+        max_connections: Connections this board opens at most (subscriptions included);
+            further commands wait for one to come free, up to ``timeout``, instead of failing
+            (redis-py's default pool refuses the 101st command in flight).
     """
 
     def __init__(
@@ -74,25 +103,35 @@ class RedisBoard:
         prefix: str = "voice-hitl:",
         retention: float = 3600.0,
         timeout: float = 5.0,
+        max_connections: int = 64,
     ) -> None:
         self.prefix = prefix
         self._retention = str(max(1, int(retention)))
-        self._redis = aioredis.Redis.from_url(
+        self._cache: dict[str, BoardRequest] = {}
+        self._cache_size = 20_000
+        pool = aioredis.BlockingConnectionPool.from_url(
             url,
+            max_connections=max_connections,
+            timeout=timeout,
             decode_responses=True,
             retry=Retry(NoBackoff(), 0),
             socket_timeout=timeout,
             socket_connect_timeout=timeout,
         )
+        self._redis = aioredis.Redis.from_pool(pool)
         self._publish = self._redis.register_script(PUBLISH)
         self._settle = self._redis.register_script(SETTLE)
         self._reap = self._redis.register_script(REAP)
+        self._claim = self._redis.register_script(CLAIM)
+        self._take = self._redis.register_script(TAKE)
+        self._release = self._redis.register_script(RELEASE)
+        self._restore = self._redis.register_script(RESTORE)
 
     async def _call(self, script: Any, *args: Any) -> Any:
         try:
             return await script(args=[self.prefix, *args])
         except _DOWN as exc:
-            raise BoardUnavailableError(f"Redis is unreachable: {exc}") from exc
+            raise _unavailable(exc) from exc
 
     async def publish(self, request: BoardRequest, *, revive: bool = False) -> BoardRequest:
         """See :meth:`RequestBoard.publish`.
@@ -136,12 +175,97 @@ class RedisBoard:
             return SettleResult(False, None)
         return SettleResult(reply[0] == "won", _request(reply[1:]))
 
+    async def claim(
+        self,
+        request_id: str,
+        status: BoardStatus,
+        text: str,
+        *,
+        token: str,
+        window: float,
+        by: str | None = None,
+        via: str | None = None,
+    ) -> ClaimResult:
+        """See :meth:`RequestBoard.claim`.
+
+        Cancellation: the claim may or may not be on the board; claiming again with the same
+        token is safe.
+        """
+        if status not in (BoardStatus.ANSWERED, BoardStatus.REJECTED):
+            raise ValueError("a claim answers or rejects")
+        reply = await self._call(
+            self._claim,
+            request_id,
+            str(status),
+            text,
+            by or "",
+            via or "",
+            token,
+            f"{max(window, 0.001):.6f}",
+            self._retention,
+        )
+        if reply[0] == "missing":
+            return ClaimResult("missing", None)
+        return ClaimResult(reply[0], _request(reply[1:]))
+
+    async def take(self, request_id: str, token: str, worker: str) -> bool:
+        """See :meth:`RequestBoard.take`.
+
+        Cancellation: the claim may or may not be taken; :meth:`get` tells.
+        """
+        return bool(await self._call(self._take, request_id, token, worker))
+
+    async def release(self, request_id: str, token: str) -> BoardRequest | None:
+        """See :meth:`RequestBoard.release`.
+
+        Cancellation: the claim may or may not be released; :meth:`get` tells.
+        """
+        reply = await self._call(self._release, request_id, token, self._retention)
+        return None if reply[0] == "missing" else _request(reply[1:])
+
+    async def restore(self, request: BoardRequest) -> bool:
+        """See :meth:`RequestBoard.restore`.
+
+        Cancellation: the record may or may not be back; restoring again is safe.
+        """
+        if request.is_open:
+            raise ValueError("only a settled record can be restored")
+        claim = request.claim
+        claim_fields = (
+            ("", "", "", "", "", "", "")
+            if claim is None
+            else (
+                claim.token,
+                str(claim.status),
+                claim.text,
+                claim.by or "",
+                claim.via or "",
+                f"{claim.until:.6f}",
+                "1" if claim.taken else "0",
+            )
+        )
+        restored = await self._call(
+            self._restore,
+            request.id,
+            request.static_json(),
+            request.worker,
+            str(request.status),
+            request.text,
+            request.detail,
+            f"{request.settled_at or 0.0:.6f}",
+            request.settled_by or "",
+            request.settled_via or "",
+            self._retention,
+            *claim_fields,
+        )
+        return bool(restored)
+
     async def get(self, request_id: str) -> BoardRequest | None:
         """See :meth:`RequestBoard.get`. Cancellation: safe."""
         try:
             fields = await self._redis.hgetall(f"{self.prefix}req:{request_id}")
         except _DOWN as exc:
-            raise BoardUnavailableError(f"Redis is unreachable: {exc}") from exc
+            raise _unavailable(exc) from exc
         return _request(fields) if fields else None
 
     async def open_requests(self) -> list[BoardRequest]:
@@ -149,10 +273,20 @@ class RedisBoard:
         try:
             values = await self._redis.hvals(f"{self.prefix}open")
         except _DOWN as exc:
-            raise BoardUnavailableError(f"Redis is unreachable: {exc}") from exc
-        requests = [BoardRequest.from_static_json(_text(value)) for value in values]
+            raise _unavailable(exc) from exc
+        requests = [self._parsed(_text(value)) for value in values]
         requests.sort(key=lambda r: r.created_at)
         return requests
+
+    def _parsed(self, data: str) -> BoardRequest:
+        """An open request from its JSON, parsed once: a listing of 2,000 open requests
+        re-parsed them all on every call (the operator service's main cost under load)."""
+        request = self._cache.get(data)
+        if request is None:
+            request = self._cache[data] = BoardRequest.from_static_json(data)
+            if len(self._cache) > self._cache_size:
+                del self._cache[next(iter(self._cache))]
+        return request
 
     async def heartbeat(self, worker: str, ttl: float) -> bool:
         """See :meth:`RequestBoard.heartbeat`. Cancellation: safe."""
@@ -161,7 +295,7 @@ class RedisBoard:
                 f"{self.prefix}hb:{worker}", "1", px=max(1, int(ttl * 1000)), get=True
             )
         except _DOWN as exc:
-            raise BoardUnavailableError(f"Redis is unreachable: {exc}") from exc
+            raise _unavailable(exc) from exc
         return before is None
 
     async def reap(self) -> list[BoardRequest]:
@@ -193,7 +327,7 @@ class RedisBoard:
             try:
                 await pubsub.subscribe(channel)
             except _DOWN as exc:
-                raise BoardUnavailableError(f"Redis is unreachable: {exc}") from exc
+                raise _unavailable(exc) from exc
             yield self._events(pubsub)
         finally:
             await pubsub.aclose()
@@ -209,7 +343,12 @@ class RedisBoard:
             fields = json.loads(message["data"])
             kind = fields.pop("type", "")
             request = _request(fields)
-            yield BoardOpened(request) if kind == "opened" else BoardSettled(request)
+            if kind == "opened":
+                yield BoardOpened(request)
+            elif kind == "claimed":
+                yield BoardClaimed(request)
+            else:
+                yield BoardSettled(request)
 
     async def aclose(self) -> None:
         """Close the connection pool (idempotent). Cancellation: safe."""

@@ -1,16 +1,19 @@
 """The Lua scripts that make :class:`~voice_hitl.board.RedisBoard`'s steps atomic.
 
 Keys under the prefix ``P`` (passed as ``ARGV[1]``; the board runs on one Redis server, not a
-cluster): ``P req:ID`` (hash: data, status, worker, text, detail, at, by, via), ``P open``
-(hash id -> data of the open requests), ``P wopen:W`` (set of worker W's open ids),
-``P workers`` (set), ``P hb:W`` (a key that lives while W heartbeats). Events are published on
-``P events`` (every request) and ``P events:W`` (W's requests) as the request hash in JSON with
-a ``type`` of ``opened`` or ``settled``. Times come from the server's clock (``TIME``).
+cluster): ``P req:ID`` (hash: data, status, worker, text, detail, at, by, via; and from an
+operator's claim on: claim, claim_status, claim_text, claim_by, claim_via, claim_until,
+claim_taken), ``P open`` (hash id -> data of the open requests), ``P wopen:W`` (set of
+worker W's open ids), ``P workers`` (set), ``P hb:W`` (a key that lives while W heartbeats).
+Events are published on ``P events`` (every request) and ``P events:W`` (W's requests) as the
+request hash in JSON with a ``type`` of ``opened`` or ``settled``; a claim is published as
+``claimed`` on ``P events:W`` only (the owner's business). Times come from the server's clock
+(``TIME``).
 """
 
 from __future__ import annotations
 
-__all__ = ["PUBLISH", "REAP", "SETTLE"]
+__all__ = ["CLAIM", "PUBLISH", "REAP", "RELEASE", "RESTORE", "SETTLE", "TAKE"]
 
 _PRELUDE = """
 local P = ARGV[1]
@@ -38,6 +41,12 @@ local function settle(id, key, status, text, by, via, detail, retention)
 end
 local function abandon_reason(worker)
   return "abandoned: worker '" .. worker .. "' stopped sending heartbeats"
+end
+local function claim_waits(key)
+  local token = redis.call('HGET', key, 'claim')
+  if not token or token == '' then return false end
+  if redis.call('HGET', key, 'claim_taken') == '1' then return true end
+  return tonumber(redis.call('HGET', key, 'claim_until')) > tonumber(now())
 end
 """
 
@@ -77,6 +86,9 @@ if ARGV[8] ~= worker and redis.call('EXISTS', P .. 'hb:' .. worker) == 0 then
   local fields = settle(id, key, 'abandoned', abandon_reason(worker), '', '', '', ARGV[9])
   return {'lost', unpack(fields)}
 end
+if ARGV[8] ~= worker and claim_waits(key) then
+  return {'lost', unpack(redis.call('HGETALL', key))}
+end
 return {'won', unpack(settle(id, key, ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[9]))}
 """
 )
@@ -102,3 +114,87 @@ end
 return out
 """
 )
+
+CLAIM = (
+    _PRELUDE
+    + """
+-- ARGV: P, id, status, text, by, via, token, window (seconds), retention
+local id = ARGV[2]
+local key = P .. 'req:' .. id
+local status = redis.call('HGET', key, 'status')
+if not status then return {'missing'} end
+if status ~= 'open' then return {'settled', unpack(redis.call('HGETALL', key))} end
+local worker = redis.call('HGET', key, 'worker')
+if redis.call('EXISTS', P .. 'hb:' .. worker) == 0 then
+  local fields = settle(id, key, 'abandoned', abandon_reason(worker), '', '', '', ARGV[9])
+  return {'settled', unpack(fields)}
+end
+if claim_waits(key) then
+  local outcome = 'busy'
+  if redis.call('HGET', key, 'claim') == ARGV[7] then outcome = 'claimed' end
+  return {outcome, unpack(redis.call('HGETALL', key))}
+end
+local deadline = string.format('%.6f', tonumber(now()) + tonumber(ARGV[8]))
+redis.call('HSET', key, 'claim', ARGV[7], 'claim_status', ARGV[3], 'claim_text', ARGV[4],
+           'claim_by', ARGV[5], 'claim_via', ARGV[6], 'claim_until', deadline, 'claim_taken', '0')
+local fields = redis.call('HGETALL', key)
+local obj = {type = 'claimed'}
+for i = 1, #fields, 2 do obj[fields[i]] = fields[i + 1] end
+redis.call('PUBLISH', P .. 'events:' .. worker, cjson.encode(obj))
+return {'claimed', unpack(fields)}
+"""
+)
+
+TAKE = (
+    _PRELUDE
+    + """
+-- ARGV: P, id, token, worker
+local key = P .. 'req:' .. ARGV[2]
+if redis.call('HGET', key, 'status') ~= 'open' then return 0 end
+if redis.call('HGET', key, 'worker') ~= ARGV[4] then return 0 end
+if redis.call('HGET', key, 'claim') ~= ARGV[3] then return 0 end
+if redis.call('HGET', key, 'claim_taken') == '1' then return 1 end
+if tonumber(redis.call('HGET', key, 'claim_until')) <= tonumber(now()) then return 0 end
+redis.call('HSET', key, 'claim_taken', '1')
+return 1
+"""
+)
+
+RELEASE = (
+    _PRELUDE
+    + """
+-- ARGV: P, id, token, retention
+local id = ARGV[2]
+local key = P .. 'req:' .. id
+local status = redis.call('HGET', key, 'status')
+if not status then return {'missing'} end
+if status ~= 'open' or redis.call('HGET', key, 'claim') ~= ARGV[3]
+   or redis.call('HGET', key, 'claim_taken') == '1' then
+  return {'kept', unpack(redis.call('HGETALL', key))}
+end
+redis.call('HDEL', key, 'claim', 'claim_status', 'claim_text', 'claim_by', 'claim_via',
+           'claim_until', 'claim_taken')
+local worker = redis.call('HGET', key, 'worker')
+if redis.call('EXISTS', P .. 'hb:' .. worker) == 0 then
+  return {'released', unpack(settle(id, key, 'abandoned', abandon_reason(worker), '', '', '',
+                                    ARGV[4]))}
+end
+return {'released', unpack(redis.call('HGETALL', key))}
+"""
+)
+
+RESTORE = """
+-- ARGV: P, id, data, worker, status, text, detail, at, by, via, retention, then claim
+-- fields (claim, claim_status, claim_text, claim_by, claim_via, claim_until, claim_taken)
+local key = ARGV[1] .. 'req:' .. ARGV[2]
+if redis.call('EXISTS', key) == 1 then return 0 end
+redis.call('HSET', key, 'data', ARGV[3], 'worker', ARGV[4], 'status', ARGV[5], 'text', ARGV[6],
+           'detail', ARGV[7], 'at', ARGV[8], 'by', ARGV[9], 'via', ARGV[10])
+if ARGV[12] ~= '' then
+  redis.call('HSET', key, 'claim', ARGV[12], 'claim_status', ARGV[13], 'claim_text', ARGV[14],
+             'claim_by', ARGV[15], 'claim_via', ARGV[16], 'claim_until', ARGV[17],
+             'claim_taken', ARGV[18])
+end
+redis.call('EXPIRE', key, ARGV[11])
+return 1
+"""

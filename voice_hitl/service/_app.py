@@ -20,11 +20,12 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
+from .._checks import positive_seconds
 from ..board import BoardUnavailableError, RequestBoard
-from ..board._bridge import stop_tasks
+from ..board._tasks import stop_tasks
 from ..journal import Journal
 from ._auth import Operators
-from ._desk import DeskError, ForbiddenError, InvalidError, NotFoundError, OperatorDesk
+from ._desk import DeskError, InvalidError, NotFoundError, OperatorDesk
 from ._feed import serve_feed
 from ._http import read_json
 from ._hub import FeedHub
@@ -34,10 +35,14 @@ from ._reach import reach_routes
 from ._story import journal_board, place_of, story_of
 from ._webhooks import Webhooks
 
-__all__ = ["CLIENT_HEADER", "create_app"]
+__all__ = ["CLIENT_HEADER", "IDEMPOTENCY_HEADER", "create_app"]
 
 CLIENT_HEADER = "x-voice-hitl-client"
 """A client may name itself here (``cli``); the answer's ``via`` records it."""
+
+IDEMPOTENCY_HEADER = "idempotency-key"
+"""An answer or a rejection with the same key (same operator) is made once; a retry returns
+the first attempt's outcome."""
 
 logger = logging.getLogger("voice_hitl.service")
 
@@ -73,6 +78,7 @@ def create_app(
     journal: Journal | None = None,
     webhooks: Webhooks | None = None,
     links: AnswerLinks | None = None,
+    ack_timeout: float = 3.0,
 ) -> Starlette:
     """Build the service over ``board`` for ``operators``.
 
@@ -81,10 +87,20 @@ def create_app(
     ``journal`` (started; the caller closes it) every board event is journaled and
     ``GET /v1/requests/{id}/story`` serves a request's entries. With ``webhooks`` (not started)
     every board event is offered to them, and the lifespan starts and closes them; with
-    ``links`` answer links work at ``/v1/links/{token}`` (see :mod:`._reach`).
+    ``links`` answer links work at ``/v1/links/{token}`` (see :mod:`._reach`). An answer is
+    reported taken only once the owning worker took it; the worker has ``ack_timeout`` seconds
+    to take it (:mod:`voice_hitl.service._taken`).
+
+    Raises:
+        ValueError: ``reap_interval`` or ``ack_timeout`` is not a finite number of seconds
+            above zero (0 would busy-loop the reaper, infinity would never abandon a dead
+            worker's requests).
     """
-    desk = OperatorDesk(board, operators)
+    reap_interval = positive_seconds("reap_interval", reap_interval)
+    ack_timeout = positive_seconds("ack_timeout", ack_timeout)
+    desk = OperatorDesk(board, operators, ack_timeout=ack_timeout)
     hub = FeedHub(board)
+    hub.add_listener(desk.acks.notify)
     if journal is not None:
         hub.add_listener(journal_board(journal))
     if webhooks is not None:
@@ -123,7 +139,11 @@ def create_app(
         if not isinstance(body, dict) or "answer" not in body:
             raise InvalidError('the body must be an object with "answer"')
         settled = await desk.answer(
-            operator, request.path_params["id"], body["answer"], via=via_of(request)
+            operator,
+            request.path_params["id"],
+            body["answer"],
+            via=via_of(request),
+            idempotency_key=request.headers.get(IDEMPOTENCY_HEADER),
         )
         return JSONResponse({"request": settled.to_wire()})
 
@@ -133,7 +153,11 @@ def create_app(
         if not isinstance(body, dict) or "reason" not in body:
             raise InvalidError('the body must be an object with "reason"')
         settled = await desk.reject(
-            operator, request.path_params["id"], body["reason"], via=via_of(request)
+            operator,
+            request.path_params["id"],
+            body["reason"],
+            via=via_of(request),
+            idempotency_key=request.headers.get(IDEMPOTENCY_HEADER),
         )
         return JSONResponse({"request": settled.to_wire()})
 
@@ -143,10 +167,9 @@ def create_app(
         if journal is None:
             raise NotFoundError("the service keeps no journal (voice-hitl serve --no-journal)")
         entries = await story_of(journal, request_id)
-        if not entries:
+        if not entries or not operator.may_see_place(*place_of(entries)):
+            # Outside the scope reads as unknown: a refusal must not tell that it exists.
             raise NotFoundError(f"no request {request_id!r} in the journal")
-        if not operator.may_see_place(*place_of(entries)):
-            raise ForbiddenError(f"request {request_id!r} is outside your rooms and channels")
         return JSONResponse({"id": request_id, "entries": [e.to_json() for e in entries]})
 
     async def openapi(request: Request) -> Response:

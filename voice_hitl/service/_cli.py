@@ -33,11 +33,14 @@ EXIT_OK, EXIT_USAGE, EXIT_AUTH, EXIT_NOT_FOUND, EXIT_SETTLED, EXIT_INVALID, EXIT
 EXIT_CODES = {
     EXIT_OK: "done",
     EXIT_USAGE: "bad usage or configuration",
-    EXIT_AUTH: "no valid token, or the request is outside your scope (401/403)",
-    EXIT_NOT_FOUND: "no such request (404)",
+    EXIT_AUTH: "no valid token (401/403)",
+    EXIT_NOT_FOUND: "no such request, or none you may see (404)",
     EXIT_SETTLED: "already answered, rejected, timed out, withdrawn or abandoned (409)",
     EXIT_INVALID: "the answer or reason does not fit (422, 400, 413)",
-    EXIT_DOWN: "the service (or its board) cannot be reached",
+    EXIT_DOWN: (
+        "the service or its board cannot be reached, or the call did not take the answer in "
+        "time (503/504; retry with --idempotency-key)"
+    ),
 }
 _BY_STATUS = {401: EXIT_AUTH, 403: EXIT_AUTH, 404: EXIT_NOT_FOUND, 409: EXIT_SETTLED}
 _EPILOG = "exit codes: " + "; ".join(f"{code} {text}" for code, text in EXIT_CODES.items())
@@ -194,15 +197,58 @@ def _answer(client: Any, args: argparse.Namespace) -> int:
         except ValueError as exc:
             why = str(exc) if isinstance(exc, _NotANumber) else "not JSON"
             return _fail(f"--json: {args.value!r} is {why}", EXIT_USAGE)
-    settled = client.answer(args.id, value)
+    settled = client.answer(args.id, value, idempotency_key=args.idempotency_key)
     print(f"{settled['id']}: answered by {settled['settled']['by']}")
     return EXIT_OK
 
 
 def _reject(client: Any, args: argparse.Namespace) -> int:
-    settled = client.reject(args.id, args.reason)
+    settled = client.reject(args.id, args.reason, idempotency_key=args.idempotency_key)
     print(f"{settled['id']}: rejected by {settled['settled']['by']}")
     return EXIT_OK
+
+
+def _key_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--idempotency-key",
+        metavar="KEY",
+        default=None,
+        help=(
+            "make it once: running the command again with the same KEY (after exit 7, or a "
+            "timeout) prints the first attempt's outcome instead of answering twice"
+        ),
+    )
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port: use 0-65535")
+    return port
+
+
+def _sweep_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    # 0 would sweep in a busy loop; inf (or nan) would never mark dead workers' requests.
+    if not 0.02 <= seconds <= 3600:
+        raise argparse.ArgumentTypeError(f"{text} is out of range: use 0.02 to 3600 seconds")
+    return seconds
+
+
+def _ack_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0.05 <= seconds <= 60:
+        raise argparse.ArgumentTypeError(f"{text} is out of range: use 0.05 to 60 seconds")
+    return seconds
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -220,7 +266,7 @@ def add_operator_commands(subparsers: Any) -> None:
         epilog="Operators come from --operators FILE or $VOICE_HITL_OPERATORS (JSON).",
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    serve.add_argument("--port", type=int, default=8765, help="port to listen on")
+    serve.add_argument("--port", type=_port, default=8765, help="port to listen on (0-65535)")
     serve.add_argument(
         "--redis",
         default=None,
@@ -229,7 +275,19 @@ def add_operator_commands(subparsers: Any) -> None:
     serve.add_argument("--prefix", default="voice-hitl:", help="the board's Redis key prefix")
     serve.add_argument("--operators", default=None, help="operators JSON file (tokens, scopes)")
     serve.add_argument(
-        "--heartbeat", type=float, default=2.0, help="seconds between abandoned-request sweeps"
+        "--heartbeat",
+        type=_sweep_seconds,
+        default=2.0,
+        help="abandoned-request sweeps happen every HEARTBEAT/2 seconds (0.02-3600)",
+    )
+    serve.add_argument(
+        "--ack-timeout",
+        type=_ack_seconds,
+        default=3.0,
+        help=(
+            "seconds a worker has to take an operator's answer before the answer is refused "
+            "as not taken (0.05-60; default %(default)s)"
+        ),
     )
     journal = serve.add_mutually_exclusive_group()
     journal.add_argument(
@@ -290,6 +348,7 @@ def add_operator_commands(subparsers: Any) -> None:
     answer.add_argument("id", help="the request id")
     answer.add_argument("value", help="the answer")
     answer.add_argument("--json", action="store_true", help="VALUE is JSON (e.g. true, 500)")
+    _key_option(answer)
     answer.set_defaults(handler=_run_client(_answer))
 
     reject = subparsers.add_parser(
@@ -298,6 +357,7 @@ def add_operator_commands(subparsers: Any) -> None:
     _client_options(reject)
     reject.add_argument("id", help="the request id")
     reject.add_argument("reason", help="why")
+    _key_option(reject)
     reject.set_defaults(handler=_run_client(_reject))
 
     from ._cli_webhooks import add_webhook_commands

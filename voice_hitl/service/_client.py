@@ -79,19 +79,33 @@ class OperatorClient:
         found: dict[str, Any] = self._call("GET", f"/v1/requests/{request_id}")["request"]
         return found
 
-    def answer(self, request_id: str, value: Any) -> dict[str, Any]:
-        """Answer a request; returns it settled."""
+    def answer(
+        self, request_id: str, value: Any, *, idempotency_key: str | None = None
+    ) -> dict[str, Any]:
+        """Answer a request; returns it settled (the call took the answer).
+
+        With an ``idempotency_key``, calling again after an error or a timeout returns the
+        first attempt's outcome instead of answering twice.
+        """
         body = {"answer": value}
         settled: dict[str, Any] = self._call(
-            "POST", f"/v1/requests/{request_id}/answer", json=body
+            "POST",
+            f"/v1/requests/{request_id}/answer",
+            json=body,
+            headers=_key_header(idempotency_key),
         )["request"]
         return settled
 
-    def reject(self, request_id: str, reason: str) -> dict[str, Any]:
-        """Reject a request; returns it settled."""
+    def reject(
+        self, request_id: str, reason: str, *, idempotency_key: str | None = None
+    ) -> dict[str, Any]:
+        """Reject a request; returns it settled (the call took the rejection)."""
         body = {"reason": reason}
         settled: dict[str, Any] = self._call(
-            "POST", f"/v1/requests/{request_id}/reject", json=body
+            "POST",
+            f"/v1/requests/{request_id}/reject",
+            json=body,
+            headers=_key_header(idempotency_key),
         )["request"]
         return settled
 
@@ -106,3 +120,6 @@ class OperatorClient:
         path = "/v1/webhooks/dead/" + ("retry" if dead_id is None else f"{dead_id}/retry")
         retried: builtins.list[str] = self._call("POST", path)["retried"]
         return retried
+
+def _key_header(key: str | None) -> dict[str, str]:
+    return {} if key is None else {"Idempotency-Key": key}

@@ -3,21 +3,27 @@
 The token comes as ``?token=`` (browsers cannot set headers on a WebSocket) or an
 ``Authorization: Bearer`` header; without a valid one the socket is closed with code 1008
 before any data is sent.
+
+Each call runs in its own task (an answer waits up to the desk's acknowledgement window for the
+call to take it), at most :data:`MAX_IN_FLIGHT` per client; replies carry the call's ``id`` and
+may come in another order than the calls.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..board import BoardUnavailableError
-from ..board._bridge import stop_tasks
+from ..board._tasks import stop_tasks
 from ._auth import Operator
 from ._desk import DeskError, OperatorDesk
 from ._hub import RESYNC, FeedHub
 from ._rpc import (
+    INVALID_REQUEST,
     RpcCall,
     RpcError,
     error_reply,
@@ -27,7 +33,10 @@ from ._rpc import (
     snapshot_notification,
 )
 
-__all__ = ["serve_feed"]
+__all__ = ["MAX_IN_FLIGHT", "serve_feed"]
+
+MAX_IN_FLIGHT = 16
+"""Calls one feed client may have waiting for their replies."""
 
 
 async def _dispatch(desk: OperatorDesk, operator: Operator, call: RpcCall, via: str) -> str:
@@ -42,10 +51,15 @@ async def _dispatch(desk: OperatorDesk, operator: Operator, call: RpcCall, via: 
                 for_=params.get("for"),
             )
             return result_reply(call.id, {"requests": [r.to_wire() for r in found]})
+        key = params.get("idempotency_key")
         if call.method == "answer":
-            settled = await desk.answer(operator, params["id"], params["answer"], via=via)
+            settled = await desk.answer(
+                operator, params["id"], params["answer"], via=via, idempotency_key=key
+            )
         else:
-            settled = await desk.reject(operator, params["id"], params["reason"], via=via)
+            settled = await desk.reject(
+                operator, params["id"], params["reason"], via=via, idempotency_key=key
+            )
         return result_reply(call.id, {"request": settled.to_wire()})
     except DeskError as error:
         return error_reply(call.id, error.status, error.message, error.to_wire())
@@ -88,21 +102,34 @@ async def serve_feed(websocket: WebSocket, desk: OperatorDesk, hub: FeedHub) -> 
             elif not isinstance(item, str) and operator.may_see(item.request):
                 await send(event_notification(item))
 
+    calls: set[asyncio.Task[None]] = set()
+
+    async def reply_to(call: RpcCall) -> None:
+        reply = await _dispatch(desk, operator, call, via)
+        with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+            await send(reply)  # unless the client went away meanwhile
+
     forwarding: asyncio.Task[Any] | None = None
     try:
         await snapshot()
         forwarding = asyncio.create_task(forward(), name="operator-feed-forward")
         while True:
-            message = await websocket.receive_text()
-            parsed = parse_message(message)
-            reply = parsed.reply() if isinstance(parsed, RpcError) else None
-            if isinstance(parsed, RpcCall):
-                reply = await _dispatch(desk, operator, parsed, via)
-            if reply is not None:
-                await send(reply)
+            received = await websocket.receive()
+            if received["type"] == "websocket.disconnect":
+                raise WebSocketDisconnect(received.get("code", 1000))
+            message = received.get("text")
+            parsed = parse_message(received.get("bytes") or b"" if message is None else message)
+            if isinstance(parsed, RpcError):
+                await send(parsed.reply())
+            elif len(calls) >= MAX_IN_FLIGHT:
+                message = f"more than {MAX_IN_FLIGHT} calls in flight; wait for their replies"
+                await send(error_reply(parsed.id, INVALID_REQUEST, message))
+            else:
+                task = asyncio.create_task(reply_to(parsed), name="operator-feed-call")
+                calls.add(task)
+                task.add_done_callback(calls.discard)
     except (WebSocketDisconnect, RuntimeError):
         pass  # the client went away (RuntimeError: a send after the close)
     finally:
         hub.leave(queue)
-        if forwarding is not None:
-            await stop_tasks([forwarding])
+        await stop_tasks([*calls, *([forwarding] if forwarding is not None else [])])

@@ -1,17 +1,18 @@
-"""Reading HTTP bodies within the 64 KiB limit, and the refusals that go with them."""
+"""Reading HTTP bodies through the edge check (64 KiB, 32 levels, valid Unicode), and the
+refusals that go with them. The live feed reads its messages with the same limits."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from starlette.requests import Request
 
+from .._edge import MAX_BYTES, EdgeError, load_json
 from ._desk import DeskError
 
 __all__ = ["MAX_BODY", "BadJsonError", "BodyTooLargeError", "read_json"]
 
-MAX_BODY = 64 * 1024
+MAX_BODY = MAX_BYTES
 
 
 class BodyTooLargeError(DeskError):
@@ -21,7 +22,7 @@ class BodyTooLargeError(DeskError):
 
 
 class BadJsonError(DeskError):
-    """The body is not JSON."""
+    """The body is not JSON, not UTF-8, nested too deep or holds a lone surrogate."""
 
     status, code = 400, "bad_json"
 
@@ -31,7 +32,7 @@ async def read_json(request: Request) -> Any:
 
     Raises:
         BodyTooLargeError: Declared or sent bigger than the limit.
-        BadJsonError: Not UTF-8 JSON.
+        BadJsonError: Not UTF-8 JSON, or refused at the edge (the message says why).
 
     Cancellation: safe.
     """
@@ -44,6 +45,8 @@ async def read_json(request: Request) -> Any:
         if len(body) > MAX_BODY:
             raise BodyTooLargeError(f"the body is over the {MAX_BODY}-byte limit")
     try:
-        return json.loads(body)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise BadJsonError(f"the body is not JSON: {exc}") from None
+        return load_json(bytes(body), what="the body")
+    except EdgeError as exc:
+        if exc.code == "too_large":
+            raise BodyTooLargeError(exc.message) from None
+        raise BadJsonError(exc.message) from None

@@ -90,14 +90,27 @@ _ONE = {
     "properties": {"request": {"$ref": "#/components/schemas/Request"}},
 }
 _ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
-_AUTH_ERRORS = {"401": _error("No or unknown bearer token."), "403": _error("Outside scope.")}
-_SETTLE_ERRORS = {
+_KEY = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "description": "The same key (same operator) makes the answer or rejection once: a retry "
+    "after a 503, a 504 or a timeout returns the first attempt's outcome.",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 200},
+}
+_AUTH_ERRORS = {"401": _error("No or unknown bearer token.")}
+_SETTLE = {
     **_AUTH_ERRORS,
-    "400": _error("The body is not JSON."),
-    "404": _error("Unknown request id."),
+    "400": _error("The body is not JSON, nested too deep, or holds a lone surrogate."),
+    "404": _error("Unknown request id, or outside your rooms and channels."),
     "409": _error("Already answered, rejected, timed out, withdrawn or abandoned."),
     "413": _error("The body is over 64 KiB."),
     "422": _error("The body does not fit (e.g. an answer the request's spec does not accept)."),
+    "503": _error(
+        "Not taken: the board is unreachable, or the call's worker did not take the answer in "
+        "time (nothing was delivered)."
+    ),
+    "504": _error("Whether the call took the answer is not known yet: retry with the same key."),
 }
 
 
@@ -199,7 +212,7 @@ def openapi_document() -> dict[str, Any]:
                     "responses": {
                         "200": _ok(_ONE, "The request, open or settled."),
                         **_AUTH_ERRORS,
-                        "404": _error("Unknown request id."),
+                        "404": _error("Unknown request id, or outside your rooms and channels."),
                     },
                 }
             },
@@ -218,7 +231,8 @@ def openapi_document() -> dict[str, Any]:
             "/v1/requests/{id}/answer": {
                 "post": {
                     "operationId": "answerRequest",
-                    "parameters": [_ID],
+                    "summary": "Answer; 200 only once the call took the answer.",
+                    "parameters": [_ID, _KEY],
                     "requestBody": {
                         "required": True,
                         "content": {
@@ -236,13 +250,14 @@ def openapi_document() -> dict[str, Any]:
                             }
                         },
                     },
-                    "responses": {"200": _ok(_ONE, "Answered."), **_SETTLE_ERRORS},
+                    "responses": {"200": _ok(_ONE, "Answered: the call took it."), **_SETTLE},
                 }
             },
             "/v1/requests/{id}/reject": {
                 "post": {
                     "operationId": "rejectRequest",
-                    "parameters": [_ID],
+                    "summary": "Reject; 200 only once the call took the rejection.",
+                    "parameters": [_ID, _KEY],
                     "requestBody": {
                         "required": True,
                         "content": {
@@ -255,7 +270,7 @@ def openapi_document() -> dict[str, Any]:
                             }
                         },
                     },
-                    "responses": {"200": _ok(_ONE, "Rejected."), **_SETTLE_ERRORS},
+                    "responses": {"200": _ok(_ONE, "Rejected: the call took it."), **_SETTLE},
                 }
             },
         },

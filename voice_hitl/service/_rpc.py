@@ -12,14 +12,19 @@ Server → client notifications (no ``id``):
 
 Client → server methods (with an ``id``; the reply carries the same ``id``):
 
-- ``answer`` ``{"id": "<request id>", "answer": <value>}`` → ``{"request": {...}}``
-- ``reject`` ``{"id": "<request id>", "reason": "..."}`` → ``{"request": {...}}``
+- ``answer`` ``{"id": "<request id>", "answer": <value>, "idempotency_key"?}`` →
+  ``{"request": {...}}`` once the call took the answer
+- ``reject`` ``{"id": "<request id>", "reason": "...", "idempotency_key"?}`` →
+  ``{"request": {...}}`` once the call took the rejection
 - ``list`` ``{"room"?, "channel"?, "tool"?, "for"?}`` → ``{"requests": [...]}``
 
 Errors use JSON-RPC's codes for malformed messages (-32700 parse error, -32600 invalid request,
 -32601 unknown method, -32602 invalid params) and the HTTP status as the code for the desk's
-refusals (401, 403, 404, 409, 422) with the same body as the HTTP API in ``data``. Batches are
-not supported (-32600).
+refusals (401, 404, 409, 422, 503) with the same body as the HTTP API in ``data``. Batches are
+not supported (-32600). A message is read through the same edge check as an HTTP body
+(:mod:`voice_hitl._edge`: 64 KiB, 32 levels, valid Unicode): a bigger one gets -32600 with
+``data`` ``{"status": 413}``, a lone surrogate or too deep nesting -32600 with the reason,
+and the client stays connected.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._edge import EdgeError, load_json
 from ..board import BoardEvent, BoardOpened, BoardRequest, BoardStatus
 
 __all__ = [
@@ -89,9 +95,12 @@ def parse_message(text: str | bytes) -> RpcCall | RpcError:
         :class:`RpcError` saying what is wrong (never raises).
     """
     try:
-        raw = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as exc:
-        return RpcError(None, PARSE_ERROR, f"not JSON: {exc}")
+        raw = load_json(text, what="the message")
+    except EdgeError as exc:
+        if exc.code == "not_json":
+            return RpcError(None, PARSE_ERROR, exc.message)
+        data = {"status": 413} if exc.code == "too_large" else None
+        return RpcError(None, INVALID_REQUEST, exc.message, data)
     if isinstance(raw, list):
         return RpcError(None, INVALID_REQUEST, "batches are not supported; send one call")
     if not isinstance(raw, dict):
@@ -128,6 +137,8 @@ def _check_params(method: str, params: Mapping[str, Any]) -> str | None:
         return "'answer' is required"
     if method == "reject" and "reason" not in params:
         return "'reason' is required"
+    if "idempotency_key" in params and not isinstance(params["idempotency_key"], str):
+        return "'idempotency_key' must be a string"
     return None
 
 

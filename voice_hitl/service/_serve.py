@@ -90,6 +90,13 @@ def serve_forever(args: Any) -> int:
         print(f"voice-hitl: {exc}", file=sys.stderr)
         return 2
     url = args.redis or os.environ.get("VOICE_HITL_REDIS_URL") or "redis://127.0.0.1:6379/0"
+    from redis.asyncio.connection import parse_url
+
+    try:
+        parse_url(url)
+    except ValueError as exc:
+        print(f"voice-hitl: {url!r} is not a Redis URL ({exc})", file=sys.stderr)
+        return 2
 
     async def check() -> None:
         board = RedisBoard(url, prefix=args.prefix)
@@ -113,7 +120,9 @@ def serve_forever(args: Any) -> int:
     except (ValueError, OSError) as exc:
         print(f"voice-hitl: {exc}", file=sys.stderr)
         return 2
-    board = RedisBoard(url, prefix=args.prefix)
+    # One connection per operator call in flight, up to 256: a smaller pool makes calls wait
+    # for a connection on a busy machine, and past the timeout they fail with 503.
+    board = RedisBoard(url, prefix=args.prefix, max_connections=256)
     app = create_app(
         board,
         operators,
@@ -122,6 +131,7 @@ def serve_forever(args: Any) -> int:
         journal=journal,
         webhooks=webhooks,
         links=links,
+        ack_timeout=args.ack_timeout,
     )
     base = f"http://{args.host}:{args.port}"
     print(
