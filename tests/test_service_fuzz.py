@@ -21,14 +21,17 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 from service_rig import ANN, TOKENS
+from starlette.routing import Mount, Route, WebSocketRoute
 
 from voice_hitl.board import BoardOpened, BoardRequest, BoardStatus, ClaimResult, MemoryBoard
 from voice_hitl.journal import Journal, SqliteJournalStore
-from voice_hitl.service import create_app
+from voice_hitl.service import AnswerLinks, Webhooks, WebhookSubscription, create_app
+from voice_hitl.service._openapi import openapi_document
 from voice_hitl.service._story import journal_board
 
 FOLDER = tempfile.mkdtemp(prefix="voice-hitl-fuzz-")
 KEY = b"fuzz-key"
+LINK_KEY = b"fuzz-link-key-0123456789"
 
 
 class InstantWorkerBoard(MemoryBoard):
@@ -79,7 +82,37 @@ def _board() -> MemoryBoard:
 BOARD = _board()
 # The app reads the stories; no writer thread runs for the whole session (never started).
 JOURNAL = Journal(SqliteJournalStore(Path(FOLDER) / "journal.sqlite3"), KEY)
-APP = create_app(BOARD, TOKENS, journal=JOURNAL)
+LINKS = AnswerLinks(LINK_KEY, "http://testserver")
+
+
+class UnsentWebhooks(Webhooks):
+    """Webhooks that never start sending: the fuzz runs the app's lifespan around each call,
+    and a real dispatcher starts once."""
+
+    async def start(self) -> None:
+        pass
+
+    async def aclose(self) -> None:
+        pass
+
+
+def _webhooks() -> Webhooks:
+    """A one-event queue: the second event of a request is a dead letter at once, so the
+    dead-letter routes have letters to list and retry."""
+    hooks = UnsentWebhooks(
+        [WebhookSubscription("chat", "http://127.0.0.1:9/hook", "s" * 16)],
+        links=LINKS.for_request,
+        queue_size=1,
+    )
+    request = asyncio.run(BOARD.get("0"))
+    assert request is not None
+    for _ in range(3):
+        hooks.offer("request.opened", request)
+    assert len(hooks.dead_letters()) == 2
+    return hooks
+
+
+APP = create_app(BOARD, TOKENS, journal=JOURNAL, webhooks=_webhooks(), links=LINKS)
 schema = schemathesis.openapi.from_asgi("/v1/openapi.json", APP)
 schema.config.generation.update(
     modes=[schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE]
@@ -129,3 +162,33 @@ def test_a_story_is_served_as_documented() -> None:
     assert response.status_code == 200
     (entry,) = response.json()["entries"]
     assert (entry["kind"], entry["data"]["event"], entry["seq"]) == ("board", "posted", 2)
+
+
+def test_an_answer_link_is_served_as_documented() -> None:
+    """A genuine link (the fuzz only forges them): the page, the answer, then the reuse."""
+    request = BoardRequest("link", "AskUserQuestion", {"question": "Go?"}, "w", time.time())
+    asyncio.run(BOARD.publish(request))
+    token = LINKS.mint(request, "chat", "reject").rsplit("/", 1)[1]
+    statuses = []
+    for method in ("GET", "POST", "POST", "GET"):
+        case = schema["/v1/links/{token}"][method].Case(path_parameters={"token": token})
+        statuses.append(case.call_and_validate(checks=CHECKS).status_code)
+    assert statuses == [200, 200, 410, 410]
+
+
+def test_every_route_is_in_the_document() -> None:
+    """Each HTTP route the app registers, with each of its methods, is described (the
+    live feed is a WebSocket and the console's files a static mount: OpenAPI 3.0 has no
+    words for either)."""
+    paths = openapi_document()["paths"]
+    described = {(path, method) for path, ops in paths.items() for method in ops}
+    registered = set()
+    for route in APP.routes:
+        if isinstance(route, Route):
+            methods = (route.methods or set()) - {"HEAD"}
+            registered |= {(route.path, m.lower()) for m in methods}
+        else:
+            assert isinstance(route, (WebSocketRoute, Mount)), route
+    assert ("/v1/links/{token}", "post") in registered
+    assert registered - described == set()
+    assert described - registered == set()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._openapi_reach import reach_paths
+
 __all__ = ["openapi_document"]
 
 _NULLABLE_STRING = {"type": "string", "nullable": True}
@@ -273,5 +275,6 @@ def openapi_document() -> dict[str, Any]:
                     "responses": {"200": _ok(_ONE, "Rejected: the call took it."), **_SETTLE},
                 }
             },
+            **reach_paths(),
         },
     }
