@@ -11,6 +11,7 @@ from board_rig import BACKENDS, EventLog, eventually, make_board
 
 from voice_hitl.board import (
     BoardClaimed,
+    BoardEscalated,
     BoardOpened,
     BoardRequest,
     BoardSettled,
@@ -182,6 +183,38 @@ async def test_subscriptions_see_events_of_all_or_of_one_worker(board: RequestBo
     assert isinstance(last, BoardSettled)
     assert (last.request.settled_by, last.request.settled_via) == ("op", "api")
     assert last.request.text == '{"answer": 1}'
+
+
+async def test_an_escalation_reaches_the_all_requests_subscription_only(
+    board: RequestBoard,
+) -> None:
+    await board.heartbeat("w1", 30)
+    everything, mine = EventLog(), EventLog()
+    async with board.subscribe() as all_events, board.subscribe("w1") as w1_events:
+        tasks = [
+            asyncio.create_task(everything.run(all_events)),
+            asyncio.create_task(mine.run(w1_events)),
+        ]
+        try:
+            await board.publish(a_request("a", "w1"))
+            note = {"to": ["bob"], "remaining": 30.0}
+            assert await board.escalate("a", note) is True
+            assert await board.escalate("nope", note) is False
+            await board.settle("a", BoardStatus.ANSWERED, '"red"', by="bob", worker="w1")
+            assert await board.escalate("a", note) is False  # settled: nothing goes out
+            await everything.wait_for(lambda e: isinstance(e, BoardSettled))
+            await mine.wait_for(lambda e: isinstance(e, BoardSettled))
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+    assert [e.type for e in everything.events] == ["opened", "escalated", "settled"]
+    assert [e.type for e in mine.events] == ["opened", "settled"]
+    escalated = everything.events[1]
+    assert isinstance(escalated, BoardEscalated)
+    assert escalated.escalation == note
+    assert (escalated.request.id, escalated.request.is_open) == ("a", True)
+    assert escalated.request.room == "room-1"
 
 
 async def test_hundreds_of_calls_in_flight_wait_for_a_connection(

@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
+from board_rig import BACKENDS, eventually, make_board
 from service_rig import ANN, BOB, TOKENS
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -339,3 +340,44 @@ async def test_a_url_httpx_cannot_use_ends_as_a_dead_letter_not_a_lost_event() -
         assert port.attempts == 2 and port.subscription == "port"
     finally:
         await hooks.aclose()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_a_standalone_service_sends_a_workers_escalation(
+    backend: str, request: pytest.FixtureRequest
+) -> None:
+    """The service follows only the board (as ``voice-hitl serve`` does, a Redis board of its
+    own for the Redis backend); the worker's handler escalates; its bridge carries the
+    escalation over the board, and the service sends ``request.escalated`` with links."""
+    receiver = Receiver()
+    service_board = await make_board(backend, request)
+    worker_board = service_board if backend == "memory" else await make_board(backend, request)
+    handler = HumanInputHandler()
+    links = AnswerLinks(b"link-key-0123456789abcdef", "http://service.example")
+    try:
+        async with running_service(receiver.app()) as hook_url:
+            hooks = Webhooks([sub(hook_url, "chat")], links=links.for_request, backoff=0.01)
+            app = create_app(service_board, TOKENS, webhooks=hooks, links=links)
+            async with running_service(app), BoardBridge(handler, worker_board, worker_id="w-e"):
+                pending = await handler.create(
+                    "ConfirmAction", {"action": "wire 900 euros"}, room_id="r", channel_id="p"
+                )
+                # The opened event arrived: the service is subscribed to the board.
+                await eventually(lambda: events(receiver, "chat"))
+                note = {"to": ["supervisor"], "remaining": 12.5}
+                handler.note(pending.pending_id, "escalated", note)
+                await eventually(lambda: len(events(receiver, "chat")) >= 2)
+                await handler.close()
+    finally:
+        await service_board.aclose()
+        await worker_board.aclose()
+    got = events(receiver, "chat")
+    assert [e["type"] for e in got[:2]] == ["request.opened", "request.escalated"]
+    escalated = got[1]
+    assert escalated["escalation"] == note
+    assert (escalated["request"]["id"], escalated["request"]["worker"]) == (
+        pending.pending_id,
+        "w-e",
+    )
+    assert set(escalated["links"]) == {"yes", "no", "reject"}
+    assert escalated["id"] != got[0]["id"]

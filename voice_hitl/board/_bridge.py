@@ -4,7 +4,9 @@ The bridge is a request observer (``handler.add_observer``) plus three tasks it 
 
 - the **publisher** sends the handler's events to the board in order: each opened request is
   published, each local settle (a spoken answer, a timeout, a withdrawal) settles the board's
-  record at once, so other processes see it immediately;
+  record at once, so other processes see it immediately; an escalation the handler notes
+  (``escalate_to`` policies) goes out as :meth:`RequestBoard.escalate`, so the operator
+  service's webhooks send ``request.escalated`` for any worker's requests;
 - the **inbox** follows the board's events for this worker's requests. An operator's answer
   or rejection arrives as a *claim* (:mod:`voice_hitl.board._protocol`): the inbox takes it
   on the board (atomically, only within the claim's window), hands it to the handler
@@ -41,7 +43,7 @@ from typing import Any
 from .._checks import positive_seconds
 from .._edge import scrub
 from .._human_input import HumanInputHandler
-from .._lifecycle import RequestEvent, RequestOpened, RequestSettled
+from .._lifecycle import RequestEvent, RequestNoted, RequestOpened, RequestSettled
 from ._model import (
     BoardClaimed,
     BoardEvent,
@@ -219,6 +221,8 @@ class BoardBridge:
     def _observe(self, event: RequestEvent) -> None:
         if isinstance(event, RequestOpened):
             self._queue.put_nowait(("open", request_from_pending(event.request, self.worker_id)))
+        elif isinstance(event, RequestNoted) and event.note == "escalated":
+            self._queue.put_nowait(("escalate", event.pending_id, scrub(dict(event.data))))
         elif isinstance(event, RequestSettled):
             if event.pending_id in self._delivering:
                 return  # the board settled it first; nothing to send back
@@ -269,6 +273,9 @@ class BoardBridge:
             record = await self.board.publish(item[1])
             if not record.is_open:
                 self._deliver(record)
+            return
+        if item[0] == "escalate":
+            await self.board.escalate(item[1], item[2])
             return
         _, pending_id, status, text, by, via, detail = item
         result = await self.board.settle(

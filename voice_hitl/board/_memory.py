@@ -5,13 +5,15 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import replace
+from typing import Any
 
 from ._model import (
     BoardClaim,
     BoardClaimed,
+    BoardEscalated,
     BoardEvent,
     BoardOpened,
     BoardRequest,
@@ -55,7 +57,10 @@ class MemoryBoard:
     def _emit(self, event: BoardEvent) -> None:
         worker = event.request.worker
         for wanted, queue in self._subscribers:
-            if wanted == worker or (wanted is None and not isinstance(event, BoardClaimed)):
+            if isinstance(event, BoardEscalated):
+                if wanted is None:
+                    queue.put_nowait(event)
+            elif wanted == worker or (wanted is None and not isinstance(event, BoardClaimed)):
                 queue.put_nowait(event)
 
     def _alive(self, worker: str) -> bool:
@@ -183,6 +188,14 @@ class MemoryBoard:
         if not self._alive(current.worker):
             return self._abandon(released)
         return released
+
+    async def escalate(self, request_id: str, escalation: Mapping[str, Any]) -> bool:
+        """See :meth:`RequestBoard.escalate`. Cancellation: safe (no await)."""
+        current = self._open.get(request_id)
+        if current is None:
+            return False
+        self._emit(BoardEscalated(current, dict(escalation)))
+        return True
 
     async def restore(self, request: BoardRequest) -> bool:
         """See :meth:`RequestBoard.restore`. Cancellation: safe (no await)."""

@@ -26,6 +26,7 @@ from ..speech import AnswerSpec, AnswerSpecError
 __all__ = [
     "BoardClaim",
     "BoardClaimed",
+    "BoardEscalated",
     "BoardError",
     "BoardEvent",
     "BoardOpened",
@@ -250,7 +251,18 @@ class BoardClaimed:
     type: Literal["claimed"] = "claimed"
 
 
-BoardEvent = BoardOpened | BoardSettled | BoardClaimed
+@dataclass(frozen=True, slots=True)
+class BoardEscalated:
+    """A worker's handler escalated one of its open requests (an ``escalate_to`` policy
+    readdressed it); ``escalation`` is the handler's note (who, time left). Only the
+    all-requests subscription sees it."""
+
+    request: BoardRequest
+    escalation: Mapping[str, Any]
+    type: Literal["escalated"] = "escalated"
+
+
+BoardEvent = BoardOpened | BoardSettled | BoardClaimed | BoardEscalated
 """What a board subscription yields."""
 
 

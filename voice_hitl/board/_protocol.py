@@ -20,7 +20,9 @@ Rules every backend keeps:
   settled one returns the settled record (so a reconnecting worker learns what it missed);
   ``revive=True`` reopens a request that was only ``abandoned``, for an owner that is back.
 - **Events.** :meth:`RequestBoard.subscribe` yields :class:`BoardOpened` and
-  :class:`BoardSettled` (all of them, or those of one worker's requests) from the moment its
+  :class:`BoardSettled` (all of them, or those of one worker's requests), and
+  :class:`BoardEscalated` (:meth:`RequestBoard.escalate`; all-requests subscriptions only),
+  from the moment its
   ``async with`` block is entered. A subscription may lose events while the server is
   unreachable: it then raises :class:`BoardUnavailableError`, and the subscriber re-reads what
   it needs after subscribing again.
@@ -58,9 +60,9 @@ every other end names the reason (settled otherwise, not taken in time, worker g
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from ._model import BoardEvent, BoardRequest, BoardStatus, ClaimResult, SettleResult
 
@@ -152,6 +154,20 @@ class RequestBoard(Protocol):
             BoardUnavailableError: The server cannot be reached.
 
         Cancellation: the claim may or may not be released; :meth:`get` tells.
+        """
+        ...
+
+    async def escalate(self, request_id: str, escalation: Mapping[str, Any]) -> bool:
+        """Tell the all-requests subscribers that the owner escalated an open request
+        (a :class:`BoardEscalated` with ``escalation``, a JSON object); changes no record.
+
+        Returns:
+            True when the request is open (the event went out); False otherwise.
+
+        Raises:
+            BoardUnavailableError: The server cannot be reached.
+
+        Cancellation: the event may or may not have gone out.
         """
         ...
 

@@ -23,6 +23,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from ._model import (
     BoardClaim,
     BoardClaimed,
+    BoardEscalated,
     BoardEvent,
     BoardOpened,
     BoardRequest,
@@ -32,7 +33,7 @@ from ._model import (
     ClaimResult,
     SettleResult,
 )
-from ._redis_lua import CLAIM, PUBLISH, REAP, RELEASE, RESTORE, SETTLE, TAKE
+from ._redis_lua import CLAIM, ESCALATE, PUBLISH, REAP, RELEASE, RESTORE, SETTLE, TAKE
 
 __all__ = ["RedisBoard"]
 
@@ -126,6 +127,7 @@ class RedisBoard:
         self._take = self._redis.register_script(TAKE)
         self._release = self._redis.register_script(RELEASE)
         self._restore = self._redis.register_script(RESTORE)
+        self._escalate = self._redis.register_script(ESCALATE)
 
     async def _call(self, script: Any, *args: Any) -> Any:
         try:
@@ -288,6 +290,14 @@ class RedisBoard:
                 del self._cache[next(iter(self._cache))]
         return request
 
+    async def escalate(self, request_id: str, escalation: Mapping[str, Any]) -> bool:
+        """See :meth:`RequestBoard.escalate`.
+
+        Cancellation: the event may or may not have gone out.
+        """
+        note = json.dumps(dict(escalation), default=str, ensure_ascii=False)
+        return bool(await self._call(self._escalate, request_id, note))
+
     async def heartbeat(self, worker: str, ttl: float) -> bool:
         """See :meth:`RequestBoard.heartbeat`. Cancellation: safe."""
         try:
@@ -342,11 +352,14 @@ class RedisBoard:
                 continue
             fields = json.loads(message["data"])
             kind = fields.pop("type", "")
+            escalation = fields.pop("escalation", None)
             request = _request(fields)
             if kind == "opened":
                 yield BoardOpened(request)
             elif kind == "claimed":
                 yield BoardClaimed(request)
+            elif kind == "escalated":
+                yield BoardEscalated(request, json.loads(escalation or "{}"))
             else:
                 yield BoardSettled(request)
 

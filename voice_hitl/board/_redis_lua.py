@@ -7,13 +7,14 @@ claim_taken), ``P open`` (hash id -> data of the open requests), ``P wopen:W`` (
 worker W's open ids), ``P workers`` (set), ``P hb:W`` (a key that lives while W heartbeats).
 Events are published on ``P events`` (every request) and ``P events:W`` (W's requests) as the
 request hash in JSON with a ``type`` of ``opened`` or ``settled``; a claim is published as
-``claimed`` on ``P events:W`` only (the owner's business). Times come from the server's clock
-(``TIME``).
+``claimed`` on ``P events:W`` only (the owner's business), an escalation as ``escalated`` (with
+an ``escalation`` field: its note in JSON) on ``P events`` only (the service's business).
+Times come from the server's clock (``TIME``).
 """
 
 from __future__ import annotations
 
-__all__ = ["CLAIM", "PUBLISH", "REAP", "RELEASE", "RESTORE", "SETTLE", "TAKE"]
+__all__ = ["CLAIM", "ESCALATE", "PUBLISH", "REAP", "RELEASE", "RESTORE", "SETTLE", "TAKE"]
 
 _PRELUDE = """
 local P = ARGV[1]
@@ -182,6 +183,17 @@ end
 return {'released', unpack(redis.call('HGETALL', key))}
 """
 )
+
+ESCALATE = """
+-- ARGV: P, id, escalation (JSON)
+local key = ARGV[1] .. 'req:' .. ARGV[2]
+if redis.call('HGET', key, 'status') ~= 'open' then return 0 end
+local fields = redis.call('HGETALL', key)
+local obj = {type = 'escalated', escalation = ARGV[3]}
+for i = 1, #fields, 2 do obj[fields[i]] = fields[i + 1] end
+redis.call('PUBLISH', ARGV[1] .. 'events', cjson.encode(obj))
+return 1
+"""
 
 RESTORE = """
 -- ARGV: P, id, data, worker, status, text, detail, at, by, via, retention, then claim

@@ -9,6 +9,8 @@ Server → client notifications (no ``id``):
   whom, when, how);
 - ``request.withdrawn`` ``{"request": {...}}``: timed out, withdrawn by the call (session end,
   close, barge-in) or abandoned (its worker stopped).
+- ``request.escalated`` ``{"request": {...}, "escalation": {...}}``: the call's handler
+  escalated an open request (who takes it over, time left); the console may ignore it.
 
 Client → server methods (with an ``id``; the reply carries the same ``id``):
 
@@ -35,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._edge import EdgeError, load_json
-from ..board import BoardEvent, BoardOpened, BoardRequest, BoardStatus
+from ..board import BoardEscalated, BoardEvent, BoardOpened, BoardRequest, BoardStatus
 
 __all__ = [
     "INVALID_PARAMS",
@@ -164,6 +166,9 @@ def event_notification(event: BoardEvent) -> str:
     request = event.request
     if isinstance(event, BoardOpened):
         method = "request.opened"
+    elif isinstance(event, BoardEscalated):
+        params = {"request": request.to_wire(), "escalation": dict(event.escalation)}
+        return _notification("request.escalated", params)
     elif request.status in (BoardStatus.ANSWERED, BoardStatus.REJECTED):
         method = "request.settled"
     else:

@@ -15,7 +15,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from ..board import BoardEvent, BoardOpened
+from ..board import BoardEscalated, BoardEvent, BoardOpened
 from ..journal import Journal, JournalEntry
 
 __all__ = ["KEY_ENV", "board_entry", "journal_board", "journal_key", "place_of", "story_of"]
@@ -35,6 +35,13 @@ def board_entry(event: BoardEvent) -> tuple[str, dict[str, Any]]:
             "channel": request.channel,
             "worker": request.worker,
             "addressed": list(request.addressed),
+        }
+    elif isinstance(event, BoardEscalated):
+        data = {
+            "event": "escalated",
+            "room": request.room,
+            "channel": request.channel,
+            "escalation": dict(event.escalation),
         }
     else:
         data = {

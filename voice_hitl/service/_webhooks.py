@@ -33,7 +33,13 @@ from typing import TYPE_CHECKING, Any
 
 from .._lifecycle import RequestEvent, RequestNoted, RequestOpened, RequestSettled
 from .._pending import PendingInput
-from ..board import BoardEvent, BoardOpened, BoardRequest, request_from_pending
+from ..board import (
+    BoardEscalated,
+    BoardEvent,
+    BoardOpened,
+    BoardRequest,
+    request_from_pending,
+)
 from ..board._bridge import stop_tasks
 from ..board._model import iso
 
@@ -211,9 +217,13 @@ class Webhooks:
     # ---- intake (never blocks) -----------------------------------------------------------
 
     def board_listener(self, event: BoardEvent) -> None:
-        """A feed-hub listener: ``request.opened`` / ``request.settled`` for board events."""
+        """A feed-hub listener: ``request.opened`` / ``request.escalated`` /
+        ``request.settled`` for board events (an escalation reaches the board through the
+        worker's :class:`~voice_hitl.board.BoardBridge`)."""
         if isinstance(event, BoardOpened):
             self.offer("request.opened", event.request)
+        elif isinstance(event, BoardEscalated):
+            self.offer("request.escalated", event.request, escalation=event.escalation)
         else:
             self.offer("request.settled", event.request)
 
