@@ -7,7 +7,13 @@ import time
 
 import pytest
 
-from voice_hitl.board import BoardOpened, BoardRequest, BoardSettled, BoardStatus
+from voice_hitl.board import (
+    BoardEscalated,
+    BoardOpened,
+    BoardRequest,
+    BoardSettled,
+    BoardStatus,
+)
 from voice_hitl.service._rpc import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -126,6 +132,24 @@ def test_board_events_become_notifications(status: BoardStatus, method: str) -> 
     assert message["method"] == method
     assert message["params"]["request"]["settled"]["status"] == str(status)
     assert message["params"]["request"]["settled"]["by"] == "ann"
+
+
+def test_an_escalation_is_its_own_notification_and_journal_entry() -> None:
+    """An open request's escalation is neither settled nor withdrawn (the feed's and the
+    journal's settled branches would have said it was)."""
+    from voice_hitl.service._story import board_entry
+
+    event = BoardEscalated(REQUEST, {"to": ["sup"], "remaining": 5.0})
+    message = json.loads(event_notification(event))
+    assert message["method"] == "request.escalated"
+    assert message["params"]["escalation"] == {"to": ["sup"], "remaining": 5.0}
+    assert message["params"]["request"]["status"] == "open"
+    request_id, data = board_entry(event)
+    assert (request_id, data["event"], data["escalation"]) == (
+        "hi_1",
+        "escalated",
+        {"to": ["sup"], "remaining": 5.0},
+    )
 
 
 def test_snapshot() -> None:
