@@ -170,3 +170,20 @@ async def test_a_hook_with_a_bad_risk_fails_the_call_naming_it() -> None:
     record = await rig.provider.wait_for_tool_result(call_id)
     assert record.is_error and "'medium': use 'low' or 'high'" in record.output
     await rig.close()
+
+
+async def test_the_word_inside_a_sentence_re_prompts_then_offers_the_keypad() -> None:
+    rig = Rig(reprompts=1)
+    session, call_id = await _ask(rig)
+    await rig.said(1)
+    rig.provider.simulate_transcription(
+        session, "I'd like to confirm it tomorrow", role="user", confidence=0.99, quality=CLEAN
+    )
+    retry = (await rig.said(2))[1]
+    assert retry == "I could not take that as a yes. Press 1 to confirm, or 2 to cancel."
+    tones = generate_dtmf("1", rig.voice.input_format.sample_rate, lead_ms=40, gap_ms=60)
+    for start in range(0, len(tones), 480):
+        rig.transport.push_caller_audio(session.session_id, tones[start : start + 480])
+    answer = json.loads((await rig.provider.wait_for_tool_result(call_id)).output)
+    assert (answer["answer"], answer["via"]) == (True, "dtmf")
+    await rig.close()

@@ -9,8 +9,10 @@ its dialogue is cancelled at once.
 
 An utterance the recogniser doubts (calibrated confidence under ``min_confidence``) re-prompts.
 A high-risk confirmation (`voice_hitl._risk`) asks for the challenge word ("say confirm, or
-press 1") and takes a spoken yes only with the evidence `weigh_yes` asks for; the answer JSON
-carries that evidence (``"evidence"``: risk, via, confidence, audio, the layers, turns).
+press 1") and takes a spoken yes only with the evidence `weigh_yes` asks for (the word said
+alone, among others); a yes without it is asked again, and the last re-prompt offers the
+keypad alone. The answer JSON carries that evidence (``"evidence"``: risk, via, confidence,
+audio, the layers, turns).
 """
 
 from __future__ import annotations
@@ -214,7 +216,10 @@ class VoiceResponder:
                                 f"{verdict.reason})",
                             )
                             return
-                        prompt = phrase_challenge_retry(verdict.retry or "again")
+                        retry = verdict.retry or "again"
+                        if misses == self.reprompts and retry in ("challenge", "again"):
+                            retry = "keypad_only"  # the last chance: the keypad, said plainly
+                        prompt = phrase_challenge_retry(retry)
                         continue
                     if not await self._accepted(inbox, dialogue, understood):
                         prompt = phrase_question(event.tool_name, spec, challenge=challenge)

@@ -7,8 +7,11 @@ call a ``BEFORE_TOOL_USE`` hook marks with ``HookResult.modify(risk="high")``) t
 yes only when every layer that could be measured agrees (`weigh_yes`):
 
 1. **challenge**: the person said the challenge word the question asked for ("confirm" or
-   "approve"), not just any affirmative; a recogniser rarely invents those words from noise,
-   while "yes", "good", "okay" and "indeed" are its common inventions;
+   "approve"), not just any affirmative, and said it *alone* (`said_alone`: fillers,
+   politeness and a plain "yes" beside it, nothing else) in every reading the line has; a
+   recogniser rarely invents those words from noise, while "yes", "good", "okay" and
+   "indeed" are its common inventions, and a sentence that uses the word ("I'd like to
+   confirm it tomorrow", "why do I need to confirm") is not an answer to the challenge;
 2. **confidence**: the recogniser's calibrated confidence reaches ``min_confidence``;
 3. **audio**: the speech gate measured the utterance as speech (mean VAD probability over its
    speech windows), with a signal-to-noise ratio and clipping within bounds -- on poor audio
@@ -29,7 +32,7 @@ from typing import Any, Literal
 
 from ._call_line import Heard
 from ._checks import probability
-from .speech._text import tokens
+from .speech._challenge import said_alone
 from .speech._vocab import CHALLENGE_WORDS
 
 __all__ = [
@@ -124,12 +127,13 @@ def weigh_yes(heard: Heard, policy: EvidencePolicy | None = None) -> Verdict:
     policy = policy or EvidencePolicy()
     layers: dict[str, str] = {}
     problems: list[tuple[Retry, str]] = []
-    said = heard.transcript if heard.transcript is not None else heard.text
-    if set(tokens(said)) & policy.challenge_words:
+    readings = [heard.text] if heard.transcript is None else [heard.text, heard.transcript]
+    alone, why_not = said_alone(readings, policy.challenge_words)
+    if alone:
         layers["challenge"] = "passed"
     else:
         layers["challenge"] = "failed"
-        problems.append(("challenge", "the challenge word was not said"))
+        problems.append(("challenge", why_not))
     if heard.confidence is None:
         layers["confidence"] = "unmeasured"
     elif heard.confidence >= policy.min_confidence:
