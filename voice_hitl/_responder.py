@@ -217,7 +217,7 @@ class VoiceResponder:
                             )
                             return
                         retry = verdict.retry or "again"
-                        if misses == self.reprompts and retry in ("challenge", "again"):
+                        if misses == self.reprompts and retry in ("challenge", "alone", "again"):
                             retry = "keypad_only"  # the last chance: the keypad, said plainly
                         prompt = phrase_challenge_retry(retry)
                         continue

@@ -101,7 +101,7 @@ class EvidencePolicy:
             raise ValueError("challenge_words must not be empty")
 
 
-Retry = Literal["challenge", "keypad", "speaker", "again"]
+Retry = Literal["challenge", "alone", "keypad", "speaker", "again"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +111,8 @@ class Verdict:
     Attributes:
         accepted: every measured layer passed.
         layers: per layer, ``"passed"``, ``"failed"`` or ``"unmeasured"``.
-        retry: what to ask for when not accepted: the challenge word, the keypad (poor
+        retry: what to ask for when not accepted: the challenge word, the challenge word
+            on its own (it came with other words), the keypad (poor
             audio), the speaker alone (mixed turn), or simply again (low confidence).
         reason: why not, for logs and the journal ("" when accepted).
     """
@@ -133,7 +134,7 @@ def weigh_yes(heard: Heard, policy: EvidencePolicy | None = None) -> Verdict:
         layers["challenge"] = "passed"
     else:
         layers["challenge"] = "failed"
-        problems.append(("challenge", why_not))
+        problems.append(("alone" if "alone" in why_not else "challenge", why_not))
     if heard.confidence is None:
         layers["confidence"] = "unmeasured"
     elif heard.confidence >= policy.min_confidence:

@@ -13,7 +13,7 @@ import pytest
 from voice_hitl._call_line import Heard
 from voice_hitl._hearing import understand_heard
 from voice_hitl._risk import weigh_yes
-from voice_hitl.speech import AnswerSpec, AudioQuality
+from voice_hitl.speech import AnswerSpec, AudioQuality, NoMatch
 from voice_hitl.speech._challenge import challenge_extras, said_alone
 from voice_hitl.speech._text import tokens
 
@@ -55,6 +55,9 @@ NOT_AN_ANSWER = [
     "confirm 500",
     "I'd like an agent, confirm",
     "go and confirm",
+    "I'll confirm later",
+    "I do not confirm",
+    "confirm the transfer",
     "thank you, who approved",
 ]
 
@@ -77,6 +80,8 @@ AN_ANSWER = [
     "confirm, thank you",
     "confirm confirm",
     "yeah, go ahead, I confirm",
+    "I'll confirm",
+    "I do confirm",
 ]
 
 
@@ -87,7 +92,7 @@ def test_the_word_among_other_words_is_never_an_approval(said: str) -> None:
     verdict = weigh_yes(heard)
     assert not verdict.accepted
     assert verdict.layers["challenge"] == "failed"
-    assert verdict.retry == "challenge"
+    assert verdict.retry == "alone"
 
 
 @pytest.mark.parametrize("said", NOT_AN_ANSWER)
@@ -119,3 +124,18 @@ def test_the_reason_names_the_extra_words() -> None:
     assert said_alone(["yes please"]) == (False, "the challenge word was not said")
     # a grammar phrase alone (no verbatim words) is held to the rule too
     assert said_alone(["confirm", "approve and 5"])[0] is False
+
+
+@pytest.mark.parametrize(
+    "said", ["nah, nah, nah", "please, no, no, no", "no no no no", "Nope. Nope. Nope."]
+)
+def test_a_no_built_from_one_short_word_repeated_asks_again(said: str) -> None:
+    understood = understand_heard(Heard("speech", said, transcript=said), CONFIRM)
+    assert isinstance(understood, NoMatch), understood
+    assert understood.detail == "one short word repeated"
+
+
+@pytest.mark.parametrize("said", ["no", "no, no", "no thanks", "nah, leave it", "no, not yet"])
+def test_a_plain_no_is_still_a_no(said: str) -> None:
+    understood = understand_heard(Heard("speech", said, transcript=said), CONFIRM)
+    assert getattr(understood, "value", None) is False, understood

@@ -10,7 +10,12 @@ So a challenge answer is the challenge word said alone, with only what goes with
 * politeness ("confirm, please", "confirm, thank you");
 * a plain agreement beside it ("yes, confirm", "okay, approve", "go ahead, I confirm"):
   these say the same thing;
-* "I" right before the word ("I confirm") and "it" or "that" right after it ("confirm it").
+* "I" (or "I will", "I do") right before the word ("I confirm", "I'll confirm") and "it" or
+  "that" right after it ("confirm it").
+
+"confirm the transfer" is not taken either: the words after it may name another thing
+("confirm the amount first"), and telling them apart needs the action's own words. The
+re-prompt then asks for the word on its own.
 
 Any other word (a time, a person, a number, a question word, a conjunction, a second verb)
 means the person said something else that contains the word: never an approval. The dialogue
@@ -36,8 +41,8 @@ CHALLENGE_COMPANIONS: frozenset[str] = frozenset(
 _PHRASES = (("thank", "you"), ("go", "ahead"))
 """Phrases that may stand anywhere beside the challenge word."""
 
-_BEFORE = frozenset({"i"})
-"""Words allowed only right before a challenge word ("I confirm")."""
+_BEFORE = (("i",), ("i", "will"), ("i", "do"))
+"""Phrases allowed only right before a challenge word ("I confirm", "I'll confirm")."""
 
 _AFTER = frozenset({"it", "that"})
 """Words allowed only right after a challenge word ("confirm it")."""
@@ -51,6 +56,18 @@ def _in_phrase(toks: Sequence[str], i: int, phrase: tuple[str, ...]) -> bool:
     )
 
 
+def _before(
+    toks: Sequence[str], i: int, phrase: tuple[str, ...], words: Collection[str]
+) -> bool:
+    """Whether ``toks[i]`` is part of ``phrase`` standing right before a challenge word."""
+    n = len(phrase)
+    for start in range(max(0, i - n + 1), i + 1):
+        end = start + n
+        if tuple(toks[start:end]) == phrase and end < len(toks) and toks[end] in words:
+            return True
+    return False
+
+
 def challenge_extras(
     toks: Sequence[str], words: Collection[str] = CHALLENGE_WORDS
 ) -> list[str]:
@@ -62,7 +79,7 @@ def challenge_extras(
             continue
         if any(_in_phrase(toks, i, phrase) for phrase in _PHRASES):
             continue
-        if tok in _BEFORE and i + 1 < len(toks) and toks[i + 1] in words:
+        if any(_before(toks, i, phrase, words) for phrase in _BEFORE):
             continue
         if tok in _AFTER and i > 0 and toks[i - 1] in words:
             continue

@@ -7,6 +7,10 @@ transcript that mixes yes and no words is *no* only when every affirmative is it
 ("absolutely not", "don't go ahead") or the caller corrected themselves to a no ("yes, I mean
 no"); otherwise it is a `NoMatch` (contradictory). Getting a "no" wrong costs a re-ask;
 getting a "yes" wrong can move money.
+
+A no built from one short word repeated ("nah, nah, nah", "please, no, no, no") is asked again
+rather than taken: a recogniser writes babble that way, and a wrong no refuses what the person
+wanted.
 """
 
 from __future__ import annotations
@@ -80,6 +84,14 @@ def _clean(toks: Sequence[str], spans: list[tuple[int, int]]) -> bool:
     return all(i in covered or t in POLITE_WORDS for i, t in enumerate(toks))
 
 
+def _repeated(toks: Sequence[str]) -> bool:
+    """Whether ``toks`` are one short word said three times or more, with nothing but
+    politeness beside it ("nah, nah, nah", "please, no, no, no"): how Whisper writes babble,
+    and how "please do" came out in noise. Such a no is asked again, not taken."""
+    said = [t for t in toks if t not in POLITE_WORDS]
+    return len(said) >= 3 and len(set(said)) == 1 and len(said[0]) <= 4
+
+
 def understand_confirm(toks: list[str], transcript: str, via: Via) -> Answer | NoMatch:
     """Read a yes/no answer from filler-free tokens (see the module docstring)."""
     if _has_any(toks, AMBIGUOUS_IDIOMS):
@@ -96,6 +108,8 @@ def understand_confirm(toks: list[str], transcript: str, via: Via) -> Answer | N
         confidence = 0.95 if _clean(toks, spans) else 0.8
         return Answer(True, "yes", confidence, transcript, via)
     if polarity == "no":
+        if _repeated(toks):
+            return NoMatch(NoMatchReason.UNCERTAIN, transcript, "one short word repeated")
         spans = _spans(toks, NEGATIVE_PHRASES)
         aff = _spans(toks, AFFIRMATIVE_PHRASES)
         confidence = 0.95 if not aff and _clean(toks, spans) else 0.85
