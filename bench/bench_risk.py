@@ -40,8 +40,12 @@ from voice_hitl.speech.asr import RECOGNIZERS, Recognizer, load_recognizer, read
 ROOT = Path(__file__).resolve().parent.parent
 
 
+AUDIO_VERDICTS: Counter[tuple[str, str]] = Counter()
+"""(condition, audio layer's verdict) of every utterance a recogniser heard words in."""
+
+
 async def _hear(
-    recognizer: Recognizer, path: Path, spec: AnswerSpec
+    recognizer: Recognizer, path: Path, spec: AnswerSpec, condition: str = "?"
 ) -> tuple[bool, bool, float, float, bool]:
     """``(read as yes, yes taken at high risk, audio seconds, recognition seconds, read as
     no)``."""
@@ -53,7 +57,30 @@ async def _hear(
     understood = understand_heard(heard, spec)
     yes = isinstance(understood, Answer) and understood.value is True
     no = isinstance(understood, Answer) and understood.value is False
-    return yes, yes and weigh_yes(heard).accepted, len(pcm) / rate, elapsed, no
+    verdict = weigh_yes(heard)
+    if hypotheses:
+        AUDIO_VERDICTS[(condition, verdict.layers["audio"])] += 1
+    return yes, yes and verdict.accepted, len(pcm) / rate, elapsed, no
+
+
+def _condition(entry: dict[str, Any]) -> str:
+    rate = entry.get("sample_rate", entry.get("rate", 16000))
+    if entry.get("noise") and entry.get("snr_db") is not None:
+        return f"{entry['noise']}{entry['snr_db']:02d}/{rate // 1000}k"
+    condition = str(entry.get("condition", "?"))
+    return condition + (f"/{entry['noise']}" if entry.get("noise") else "")
+
+
+def print_audio_verdicts() -> None:
+    """The audio layer's verdicts per condition, then forget them."""
+    if not AUDIO_VERDICTS:
+        return
+    print("  audio layer, per condition (utterances with words heard): passed / failed")
+    for condition in sorted({c for c, _ in AUDIO_VERDICTS}):
+        passed = AUDIO_VERDICTS[(condition, "passed")]
+        failed = AUDIO_VERDICTS[(condition, "failed")]
+        print(f"    {condition:22s} {passed:4d} / {failed:4d}")
+    AUDIO_VERDICTS.clear()
 
 
 def _spec(entry: dict[str, Any]) -> AnswerSpec:
@@ -67,7 +94,9 @@ async def adversarial(recognizer: Recognizer, folder: Path, sample: int) -> None
     high: Counter[str] = Counter()
     total: Counter[str] = Counter()
     for entry in entries:
-        yes, taken, _, _, _ = await _hear(recognizer, audio_dir / entry["file"], _spec(entry))
+        yes, taken, _, _, _ = await _hear(
+            recognizer, audio_dir / entry["file"], _spec(entry), _condition(entry)
+        )
         category = str(entry.get("category", "?"))
         total[category] += 1
         low[category] += yes
@@ -79,6 +108,7 @@ async def adversarial(recognizer: Recognizer, folder: Path, sample: int) -> None
               f"high tier {high[category]:3d}")
     print(f"  false approvals per 1,000: low tier {1000 * sum(low.values()) / n:.1f}, "
           f"high tier {1000 * sum(high.values()) / n:.1f}")
+    print_audio_verdicts()
 
 
 async def confirmations(recognizer: Recognizer, folder: Path, sample: int) -> None:
@@ -95,7 +125,7 @@ async def confirmations(recognizer: Recognizer, folder: Path, sample: int) -> No
         for take in (1, 2):
             entry = takes[key][take]
             yes, accepted, audio_s, decode_s, no = await _hear(
-                recognizer, audio_dir / entry["file"], _spec(entry)
+                recognizer, audio_dir / entry["file"], _spec(entry), key[2]
             )
             turns += 1
             seconds += audio_s + decode_s
@@ -120,6 +150,7 @@ async def confirmations(recognizer: Recognizer, folder: Path, sample: int) -> No
     print(f"  low tier: first take read as yes {100 * low_yes / len(keys):.1f}%")
     print(f"  takes read as no (a confirmation refused by mishearing): {len(refused)}"
           + (f" ({', '.join(refused)})" if refused else ""))
+    print_audio_verdicts()
 
 
 async def main_async(args: argparse.Namespace) -> None:

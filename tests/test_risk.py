@@ -55,14 +55,27 @@ def test_each_layer_of_evidence() -> None:
     mixed = Heard("speech", "confirm", "bob", transcript="confirm", attribution=0.5)
     assert weigh_yes(mixed).retry == "speaker"
 
-    text_only = weigh_yes(Heard("speech", "I confirm"))  # a provider's transcript: no figures
-    assert text_only.accepted
+    # a provider's transcript with no figures: nothing unmeasured counts as passed
+    text_only = weigh_yes(Heard("speech", "I confirm"))
+    assert (text_only.accepted, text_only.retry) == (False, "repeat")
     assert text_only.layers == {
         "challenge": "passed",
         "confidence": "unmeasured",
         "audio": "unmeasured",
         "speaker": "passed",
     }
+    assert text_only.reason == (
+        "confidence, audio not measured: a second challenge answer is needed"
+    )
+    second = weigh_yes(Heard("speech", "I confirm"), repeated=True)
+    assert second.accepted and second.layers["repeat"] == "passed"
+    keypad = weigh_yes(Heard("speech", "I confirm"), EvidencePolicy(unmeasured="keypad"))
+    assert (keypad.accepted, keypad.retry) == (False, "keypad")
+    assert not weigh_yes(
+        Heard("speech", "I confirm"), EvidencePolicy(unmeasured="keypad"), repeated=True
+    ).accepted
+    with pytest.raises(ValueError, match="unmeasured must be"):
+        EvidencePolicy(unmeasured="pass")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="min_confidence"):
         EvidencePolicy(min_confidence=2.0)
     evidence = evidence_json("high", good, verdict=verdict, turns=2)

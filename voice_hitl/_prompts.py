@@ -49,6 +49,7 @@ _CHALLENGE_RETRIES = {
     "keypad": "I could not hear that clearly. Press 1 to confirm, or 2 to cancel.",
     "speaker": "I could not tell who said that. Please say confirm on your own.",
     "again": "Sorry, I was not sure I heard you. To go ahead, say confirm, or press 1.",
+    "repeat": "To be sure, please say confirm once more, or press 1.",
     "keypad_only": "I could not take that as a yes. Press 1 to confirm, or 2 to cancel.",
 }
 

@@ -91,6 +91,10 @@ class _Dialogue:
     risk: Risk = "low"
     asking: bool = False
     turns: int = 0
+    second: str | None = None
+    """Who ("" for the line's only caller) gave the last answer, when it was a challenge
+    answer short only of unmeasured layers: their next one, if it is as good, approves
+    (`weigh_yes`'s ``repeated``)."""
     answered: set[str] = field(default_factory=set)
     """Who already answered (a quorum's voters): what they say later is not weighed again."""
 
@@ -199,8 +203,17 @@ class VoiceResponder:
                 if prompt:
                     await self._say(dialogue, prompt)
                 understood, heard = await self._hear(inbox, spec, dialogue)
+                # two answers in a row, by the same person
+                first, dialogue.second = dialogue.second, None
+                repeated = first is not None and first == (heard.speaker_id or "")
                 if isinstance(understood, Answer):
-                    verdict = self._weigh(dialogue, understood, heard)
+                    verdict = self._weigh(dialogue, understood, heard, repeated)
+                    if verdict is not None and verdict.retry == "repeat":
+                        dialogue.second = heard.speaker_id or ""
+                        # only unmeasured layers fell short: ask for the word once more
+                        # (not a miss: the answer itself was good)
+                        prompt = phrase_challenge_retry("repeat")
+                        continue
                     if verdict is not None and not verdict.accepted:
                         logger.info(
                             "request %s: a high-risk yes was not taken (%s)",
@@ -262,12 +275,14 @@ class VoiceResponder:
         finally:
             inbox.close()
 
-    def _weigh(self, dialogue: _Dialogue, answer: Answer, heard: Heard) -> Verdict | None:
+    def _weigh(
+        self, dialogue: _Dialogue, answer: Answer, heard: Heard, repeated: bool
+    ) -> Verdict | None:
         """The evidence verdict on a spoken yes to a high-risk confirmation; ``None`` when
         none is needed (low risk, a no, the keypad)."""
         if not dialogue.challenge or answer.value is not True or heard.kind != "speech":
             return None
-        return weigh_yes(heard, self.evidence)
+        return weigh_yes(heard, self.evidence, repeated=repeated)
 
     def _addressed(self, event: PendingInputEvent) -> Collection[str] | None:
         channel = self._channels[event.channel_id]

@@ -20,8 +20,15 @@ yes only when every layer that could be measured agrees (`weigh_yes`):
    mixed turn).
 
 A keypad "1" is the alternative evidence for every layer. A "no" needs no evidence: declining
-costs a new question, never money. Layers the line cannot measure (a provider that sends only
-text has no confidence or audio figures) are recorded as unmeasured.
+costs a new question, never money.
+
+Nothing unmeasured counts as passed. A layer the line cannot measure (a provider's transcript
+has no confidence; audio the line never saw has no figures) is recorded as unmeasured, and
+`EvidencePolicy.unmeasured` says what happens instead: ``"challenge_again"`` (the default)
+asks for the challenge word a second time, and only two challenge answers in a row, each
+passing every layer that was measured, approve (``layers["repeat"]``); ``"keypad"`` asks for
+the keypad. A voice line measures the caller audio it forwards to the provider
+(`voice_hitl._turn_audio`), so on the provider path only the confidence stays unmeasured.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ from .speech._vocab import CHALLENGE_WORDS
 __all__ = [
     "CHALLENGE_WORDS",
     "EvidencePolicy",
+    "Unmeasured",
     "Risk",
     "Verdict",
     "evidence_json",
@@ -74,6 +82,9 @@ def risk_of(
     return "low"
 
 
+Unmeasured = Literal["challenge_again", "keypad"]
+
+
 @dataclass(frozen=True, slots=True)
 class EvidencePolicy:
     """Thresholds of `weigh_yes` (each checked where the line can measure it).
@@ -89,6 +100,8 @@ class EvidencePolicy:
         max_clipped: share of clipped samples.
         min_attribution: a conference turn's attribution to its speaker.
         challenge_words: the words that answer the challenge.
+        unmeasured: what a yes whose only shortfall is an unmeasured layer needs instead:
+            a second challenge answer (``"challenge_again"``) or the keypad (``"keypad"``).
     """
 
     min_confidence: float = 0.8
@@ -97,15 +110,20 @@ class EvidencePolicy:
     max_clipped: float = 0.01
     min_attribution: float = 0.9
     challenge_words: frozenset[str] = field(default=CHALLENGE_WORDS)
+    unmeasured: Unmeasured = "challenge_again"
 
     def __post_init__(self) -> None:
+        if self.unmeasured not in ("challenge_again", "keypad"):
+            raise ValueError(
+                f"unmeasured must be 'challenge_again' or 'keypad', got {self.unmeasured!r}"
+            )
         for name in ("min_confidence", "min_speech_probability", "max_clipped", "min_attribution"):
             probability(name, getattr(self, name))
         if not self.challenge_words:
             raise ValueError("challenge_words must not be empty")
 
 
-Retry = Literal["challenge", "alone", "keypad", "speaker", "again"]
+Retry = Literal["challenge", "alone", "keypad", "speaker", "again", "repeat"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,8 +134,9 @@ class Verdict:
         accepted: every measured layer passed.
         layers: per layer, ``"passed"``, ``"failed"`` or ``"unmeasured"``.
         retry: what to ask for when not accepted: the challenge word, the challenge word
-            on its own (it came with other words), the keypad (poor
-            audio), the speaker alone (mixed turn), or simply again (low confidence).
+            on its own (it came with other words), the keypad (poor audio, or a layer
+            unmeasured under the ``"keypad"`` policy), the speaker alone (mixed turn),
+            simply again (low confidence), or the word once more (a layer unmeasured).
         reason: why not, for logs and the journal ("" when accepted).
     """
 
@@ -127,8 +146,17 @@ class Verdict:
     reason: str = ""
 
 
-def weigh_yes(heard: Heard, policy: EvidencePolicy | None = None) -> Verdict:
-    """Decide whether a spoken yes (``heard``, understood as yes) is enough for high risk."""
+def weigh_yes(
+    heard: Heard, policy: EvidencePolicy | None = None, *, repeated: bool = False
+) -> Verdict:
+    """Decide whether a spoken yes (``heard``, understood as yes) is enough for high risk.
+
+    Args:
+        heard: the utterance.
+        policy: the thresholds (default `EvidencePolicy()`).
+        repeated: the previous turn was a challenge answer that fell short only by unmeasured
+            layers (its verdict's ``retry`` was ``"repeat"``): this one is the second.
+    """
     policy = policy or EvidencePolicy()
     layers: dict[str, str] = {}
     problems: list[tuple[Retry, str]] = []
@@ -170,6 +198,15 @@ def weigh_yes(heard: Heard, policy: EvidencePolicy | None = None) -> Verdict:
     else:
         layers["speaker"] = "failed"
         problems.insert(0, ("speaker", f"speaker attribution {heard.attribution:.2f}"))
+    unmeasured = [name for name, state in layers.items() if state == "unmeasured"]
+    if not problems and unmeasured:
+        why = ", ".join(unmeasured) + " not measured"
+        if policy.unmeasured == "keypad":
+            problems.append(("keypad", why))
+        elif repeated:
+            layers["repeat"] = "passed"
+        else:
+            problems.append(("repeat", why + ": a second challenge answer is needed"))
     if not problems:
         return Verdict(True, layers)
     retry, _ = problems[0]
