@@ -229,7 +229,7 @@ class VoiceResponder:
                                 f"{verdict.reason})",
                             )
                             return
-                        retry = verdict.retry or "again"
+                        retry: str = verdict.retry or "again"
                         if misses == self.reprompts and retry in ("challenge", "alone", "again"):
                             retry = "keypad_only"  # the last chance: the keypad, said plainly
                         prompt = phrase_challenge_retry(retry)
