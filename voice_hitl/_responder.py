@@ -271,7 +271,10 @@ class VoiceResponder:
                         f"No usable answer after {misses} attempts ({understood.reason})",
                     )
                     return
-                prompt = phrase_reprompt(event.tool_name, spec, challenge=challenge)
+                if challenge and misses == self.reprompts:
+                    prompt = phrase_challenge_retry("keypad_only")  # the last chance
+                else:
+                    prompt = phrase_reprompt(event.tool_name, spec, challenge=challenge)
         finally:
             inbox.close()
 

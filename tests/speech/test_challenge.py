@@ -82,6 +82,7 @@ AN_ANSWER = [
     "yeah, go ahead, I confirm",
     "I'll confirm",
     "I do confirm",
+    "I approve, right?",
 ]
 
 
@@ -93,6 +94,14 @@ def test_the_word_among_other_words_is_never_an_approval(said: str) -> None:
     assert not verdict.accepted
     assert verdict.layers["challenge"] == "failed"
     assert verdict.retry == "alone"
+
+
+@pytest.mark.parametrize(
+    "said", [s for s in NOT_AN_ANSWER if not set(tokens(s)) & {"no", "not", "refuse", "ok"}]
+)
+def test_the_word_in_a_sentence_is_no_yes_at_the_low_tier_either(said: str) -> None:
+    understood = understand_heard(Heard("speech", said, transcript=said), CONFIRM)
+    assert getattr(understood, "value", None) is not True, said
 
 
 @pytest.mark.parametrize("said", NOT_AN_ANSWER)

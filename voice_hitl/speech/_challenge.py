@@ -34,7 +34,7 @@ __all__ = ["CHALLENGE_COMPANIONS", "challenge_extras", "said_alone"]
 
 CHALLENGE_COMPANIONS: frozenset[str] = frozenset(
     {"um", "umm", "uh", "uhh", "er", "erm", "hmm", "hm", "ah", "eh", "oh", "mm", "well",
-     "please", "thanks", "yes", "yeah", "yep", "yup", "ok", "okay", "alright", "sure"}
+     "please", "thanks", "yes", "yeah", "yep", "yup", "ok", "okay", "alright", "sure", "right"}
 )  # fmt: skip
 """Words that may stand anywhere beside the challenge word."""
 
