@@ -17,7 +17,13 @@ person who really means yes.
   the share completed within two turns is reported per condition with the mean number of
   turns and seconds (the person's speech plus recognition; prompts not counted).
 
-Run: ``python bench/bench_risk.py [--recognizer whisper] [--sample K]`` (``speech`` extra).
+* ``--gate``: the speech gate alone on every speech utterance of the sets, per condition (white
+  noise and babble at 0, 5 and 10 dB, 16 kHz and 8 kHz mu-law; the confirmations' clean,
+  10 dB white, 10 dB babble and telephone): the SNR estimate now and before issue 32, and the
+  share the high tier's audio layer passes, before and now.
+
+Run: ``python bench/bench_risk.py [--recognizer whisper] [--sample K] [--gate]`` (``speech``
+extra).
 """
 
 from __future__ import annotations
@@ -40,8 +46,12 @@ from voice_hitl.speech.asr import RECOGNIZERS, Recognizer, load_recognizer, read
 ROOT = Path(__file__).resolve().parent.parent
 
 
+AUDIO_VERDICTS: Counter[tuple[str, str]] = Counter()
+"""(condition, audio layer's verdict) of every utterance a recogniser heard words in."""
+
+
 async def _hear(
-    recognizer: Recognizer, path: Path, spec: AnswerSpec
+    recognizer: Recognizer, path: Path, spec: AnswerSpec, condition: str = "?"
 ) -> tuple[bool, bool, float, float, bool]:
     """``(read as yes, yes taken at high risk, audio seconds, recognition seconds, read as
     no)``."""
@@ -53,7 +63,30 @@ async def _hear(
     understood = understand_heard(heard, spec)
     yes = isinstance(understood, Answer) and understood.value is True
     no = isinstance(understood, Answer) and understood.value is False
-    return yes, yes and weigh_yes(heard).accepted, len(pcm) / rate, elapsed, no
+    verdict = weigh_yes(heard)
+    if hypotheses:
+        AUDIO_VERDICTS[(condition, verdict.layers["audio"])] += 1
+    return yes, yes and verdict.accepted, len(pcm) / rate, elapsed, no
+
+
+def _condition(entry: dict[str, Any]) -> str:
+    rate = entry.get("sample_rate", entry.get("rate", 16000))
+    if entry.get("noise") and entry.get("snr_db") is not None:
+        return f"{entry['noise']}{entry['snr_db']:02d}/{rate // 1000}k"
+    condition = str(entry.get("condition", "?"))
+    return condition + (f"/{entry['noise']}" if entry.get("noise") else "")
+
+
+def print_audio_verdicts() -> None:
+    """The audio layer's verdicts per condition, then forget them."""
+    if not AUDIO_VERDICTS:
+        return
+    print("  audio layer, per condition (utterances with words heard): passed / failed")
+    for condition in sorted({c for c, _ in AUDIO_VERDICTS}):
+        passed = AUDIO_VERDICTS[(condition, "passed")]
+        failed = AUDIO_VERDICTS[(condition, "failed")]
+        print(f"    {condition:22s} {passed:4d} / {failed:4d}")
+    AUDIO_VERDICTS.clear()
 
 
 def _spec(entry: dict[str, Any]) -> AnswerSpec:
@@ -67,7 +100,9 @@ async def adversarial(recognizer: Recognizer, folder: Path, sample: int) -> None
     high: Counter[str] = Counter()
     total: Counter[str] = Counter()
     for entry in entries:
-        yes, taken, _, _, _ = await _hear(recognizer, audio_dir / entry["file"], _spec(entry))
+        yes, taken, _, _, _ = await _hear(
+            recognizer, audio_dir / entry["file"], _spec(entry), _condition(entry)
+        )
         category = str(entry.get("category", "?"))
         total[category] += 1
         low[category] += yes
@@ -79,6 +114,7 @@ async def adversarial(recognizer: Recognizer, folder: Path, sample: int) -> None
               f"high tier {high[category]:3d}")
     print(f"  false approvals per 1,000: low tier {1000 * sum(low.values()) / n:.1f}, "
           f"high tier {1000 * sum(high.values()) / n:.1f}")
+    print_audio_verdicts()
 
 
 async def confirmations(recognizer: Recognizer, folder: Path, sample: int) -> None:
@@ -95,7 +131,7 @@ async def confirmations(recognizer: Recognizer, folder: Path, sample: int) -> No
         for take in (1, 2):
             entry = takes[key][take]
             yes, accepted, audio_s, decode_s, no = await _hear(
-                recognizer, audio_dir / entry["file"], _spec(entry)
+                recognizer, audio_dir / entry["file"], _spec(entry), key[2]
             )
             turns += 1
             seconds += audio_s + decode_s
@@ -120,9 +156,58 @@ async def confirmations(recognizer: Recognizer, folder: Path, sample: int) -> No
     print(f"  low tier: first take read as yes {100 * low_yes / len(keys):.1f}%")
     print(f"  takes read as no (a confirmation refused by mishearing): {len(refused)}"
           + (f" ({', '.join(refused)})" if refused else ""))
+    print_audio_verdicts()
+
+
+def gate(folders: list[Path]) -> None:
+    """The speech gate alone (no recogniser) on every speech utterance of ``folders``, per
+    condition: the SNR estimate as it is and as it was before issue 32 (speech plus noise
+    over noise), and the share the high tier's audio layer passes under the old floor
+    (5 dB, old estimate) and the current policy."""
+    import math
+
+    import numpy as np
+
+    from voice_hitl._risk import EvidencePolicy
+    from voice_hitl.speech.asr import SpeechGate
+
+    policy = EvidencePolicy()
+    speech_gate = SpeechGate()
+    rows: dict[str, list[tuple[float, float, bool, bool]]] = defaultdict(list)
+    for folder in folders:
+        audio_dir, entries = load_manifest(folder)
+        for entry in entries:
+            if entry.get("category") == "nonspeech":
+                continue
+            pcm, rate = read_wav(audio_dir / entry["file"])
+            quality = speech_gate.measure(pcm, rate)
+            old = 10.0 * math.log10(1.0 + 10.0 ** (quality.snr_db / 10.0))
+            old = 0.0 if quality.speech_ms == 0 else min(60.0, old)
+            new_pass = (
+                quality.snr_db >= policy.min_snr_db
+                and quality.speech_probability >= policy.min_speech_probability
+                and quality.clipped <= policy.max_clipped
+            )
+            old_pass = (
+                old >= 5.0 and quality.speech_probability >= 0.6 and quality.clipped <= 0.01
+            )
+            rows[f"{folder.name}:{_condition(entry)}"].append(
+                (quality.snr_db, old, old_pass, new_pass)
+            )
+    print(f"speech gate per condition: SNR estimate now | before issue 32 (median [min, max]); "
+          f"audio layer passes: before (5 dB floor) -> now ({policy.min_snr_db:g} dB floor)")
+    for key in sorted(rows):
+        a = np.array(rows[key], dtype=np.float64)
+        print(f"  {key:40s} n={len(a):3d}  "
+              f"{np.median(a[:, 0]):5.1f} [{a[:, 0].min():5.1f}, {a[:, 0].max():5.1f}] | "
+              f"{np.median(a[:, 1]):5.1f} [{a[:, 1].min():5.1f}, {a[:, 1].max():5.1f}]  "
+              f"passes {100 * a[:, 2].mean():5.1f}% -> {100 * a[:, 3].mean():5.1f}%")
 
 
 async def main_async(args: argparse.Namespace) -> None:
+    if args.gate:
+        await asyncio.to_thread(gate, args.adversarial + args.confirmations)
+        return
     for name in args.recognizer or ["whisper"]:
         recognizer = await load_recognizer(name)
         print(f"== {name}")
@@ -138,8 +223,9 @@ async def main_async(args: argparse.Namespace) -> None:
 
 
 FIXTURES = ROOT / "audio_fixtures"
-ADVERSARIAL_SETS = [FIXTURES / "adversarial", FIXTURES / "adversarial2"]
-"""The development adversarial set (its false yeses were read) and the held-out one."""
+ADVERSARIAL_SETS = [FIXTURES / "adversarial", FIXTURES / "adversarial2", FIXTURES / "adversarial3"]
+"""The development adversarial set (its false yeses were read), the held-out one (run several
+times), and the third (issue 32: written after the challenge-alone rule)."""
 CONFIRMATION_SETS = [
     FIXTURES / "confirmations",
     FIXTURES / "heldout2_confirmations",
@@ -161,6 +247,9 @@ def main() -> None:
         type=Path,
         action="append",
         help="default: confirmations and heldout2..4_confirmations",
+    )
+    parser.add_argument(
+        "--gate", action="store_true", help="measure the speech gate alone (no recogniser)"
     )
     args = parser.parse_args()
     args.adversarial = args.adversarial or ADVERSARIAL_SETS

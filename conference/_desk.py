@@ -95,6 +95,9 @@ class AnswerDesk:
         self._receipt_key = receipt_key
         self._retention = non_negative_int("retention", retention)
         self._questions: dict[str, _Question] = {}
+        self._second: dict[str, str] = {}
+        """participant -> the request their last utterance answered with a challenge yes
+        short only of unmeasured layers: their next one, if as good, counts."""
         self._listeners: list[Callable[[ApprovalRequest], None]] = []
         self._granted: OrderedDict[str, ApprovalResult] = OrderedDict()
 
@@ -340,9 +343,11 @@ class AnswerDesk:
         Only requests addressed to the speaker are answered from speech, and only when the
         utterance reads as yes or no and exactly one such request waits for them. A yes to a
         high-risk request (an approval with a quorum, a high-risk tool) counts only with the
-        evidence `weigh_yes` asks for in ``heard`` (the challenge word, and the recogniser's
-        confidence, the audio and the speaker attribution where measured).
+        evidence `weigh_yes` asks for in ``heard`` (the challenge word said alone, and the
+        recogniser's confidence, the audio and the speaker attribution where measured; where
+        one cannot be measured, the challenge answer said twice in a row).
         """
+        first = self._second.pop(participant_id, None)  # two challenge answers in a row
         candidates = [q for q in self._questions.values() if q.awaits(participant_id)]
         if not candidates:
             return False
@@ -364,7 +369,12 @@ class AnswerDesk:
             return False
         (question,) = candidates
         if verdict and question.risk == "high":
-            weighed = weigh_yes(heard or Heard("speech", text, participant_id))
+            weighed = weigh_yes(
+                heard or Heard("speech", text, participant_id),
+                repeated=first == question.pending_id,
+            )
+            if weighed.retry == "repeat":
+                self._second[participant_id] = question.pending_id
             if not weighed.accepted:
                 logger.info(
                     "conference %r: %r's yes to %r not counted: %s",

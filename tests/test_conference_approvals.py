@@ -129,6 +129,8 @@ async def test_two_of_three_distinct_approvers_grant_with_receipts() -> None:
     assert rig.conf.answer(pid, "dave", "approve") is False  # not addressed
     assert not reading.done()
     rig.backend.transcribe("bob", "I approve")  # attributed speech counts
+    assert not reading.done()  # no confidence or audio figures: said twice in a row
+    rig.backend.transcribe("bob", "approve")
     read = await reading
     assert not read.is_error
     summary = read.json()
@@ -205,7 +207,13 @@ async def test_request_approval_by_spoken_answers_and_provider_attribution() -> 
     rig.backend.transcribe("alice", "yes")  # a bare yes is no approval: high risk
     assert not request.approvals
     rig.backend.transcribe("alice", "yes, I approve")
-    rig.provider.simulate_transcription(rig.conf, "sure, approved", role="user", speaker_id="carol")
+    rig.backend.transcribe("alice", "what was the question")  # not two in a row
+    rig.backend.transcribe("alice", "approve")
+    assert not request.approvals
+    rig.backend.transcribe("alice", "approve")
+    said = rig.provider.simulate_transcription
+    said(rig.conf, "sure, approved", role="user", speaker_id="carol")
+    said(rig.conf, "approved", role="user", speaker_id="carol")
     result = await waiting
     assert result.approvers == ("alice", "carol")
     assert all(verify_receipt(a.receipt, b"k2") for a in result.approvals)
@@ -275,10 +283,13 @@ async def test_dual_control_runs_the_action_only_after_the_quorum() -> None:
     )
     request = await opened.get()
     rig.backend.transcribe("bob", "approved")
+    rig.backend.transcribe("bob", "approved")  # unmeasured: the challenge twice in a row
     assert ran == [] and not request.done
     rig.backend.transcribe("carol", "yes")  # high risk: the challenge word is needed
     assert ran == [] and not request.done
     rig.backend.transcribe("carol", "yes, I confirm")
+    assert ran == [] and not request.done
+    rig.backend.transcribe("carol", "I confirm")
     assert await running == "done" and ran == ["deleted"]
     vetoed = asyncio.create_task(
         rig.conf.dual_control(1, ["alice"], delete_prod, description="again")

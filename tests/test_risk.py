@@ -55,14 +55,27 @@ def test_each_layer_of_evidence() -> None:
     mixed = Heard("speech", "confirm", "bob", transcript="confirm", attribution=0.5)
     assert weigh_yes(mixed).retry == "speaker"
 
-    text_only = weigh_yes(Heard("speech", "I confirm"))  # a provider's transcript: no figures
-    assert text_only.accepted
+    # a provider's transcript with no figures: nothing unmeasured counts as passed
+    text_only = weigh_yes(Heard("speech", "I confirm"))
+    assert (text_only.accepted, text_only.retry) == (False, "repeat")
     assert text_only.layers == {
         "challenge": "passed",
         "confidence": "unmeasured",
         "audio": "unmeasured",
         "speaker": "passed",
     }
+    assert text_only.reason == (
+        "confidence, audio not measured: a second challenge answer is needed"
+    )
+    second = weigh_yes(Heard("speech", "I confirm"), repeated=True)
+    assert second.accepted and second.layers["repeat"] == "passed"
+    keypad = weigh_yes(Heard("speech", "I confirm"), EvidencePolicy(unmeasured="keypad"))
+    assert (keypad.accepted, keypad.retry) == (False, "keypad")
+    assert not weigh_yes(
+        Heard("speech", "I confirm"), EvidencePolicy(unmeasured="keypad"), repeated=True
+    ).accepted
+    with pytest.raises(ValueError, match="unmeasured must be"):
+        EvidencePolicy(unmeasured="pass")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="min_confidence"):
         EvidencePolicy(min_confidence=2.0)
     evidence = evidence_json("high", good, verdict=verdict, turns=2)
@@ -169,4 +182,21 @@ async def test_a_hook_with_a_bad_risk_fails_the_call_naming_it() -> None:
     call_id = rig.provider.simulate_tool_call(session, "ConfirmAction", {"action": "pay"})
     record = await rig.provider.wait_for_tool_result(call_id)
     assert record.is_error and "'medium': use 'low' or 'high'" in record.output
+    await rig.close()
+
+
+async def test_the_word_inside_a_sentence_re_prompts_then_offers_the_keypad() -> None:
+    rig = Rig(reprompts=1)
+    session, call_id = await _ask(rig)
+    await rig.said(1)
+    rig.provider.simulate_transcription(
+        session, "I'd like to confirm it tomorrow", role="user", confidence=0.99, quality=CLEAN
+    )
+    retry = (await rig.said(2))[1]
+    assert retry == "I could not take that as a yes. Press 1 to confirm, or 2 to cancel."
+    tones = generate_dtmf("1", rig.voice.input_format.sample_rate, lead_ms=40, gap_ms=60)
+    for start in range(0, len(tones), 480):
+        rig.transport.push_caller_audio(session.session_id, tones[start : start + 480])
+    answer = json.loads((await rig.provider.wait_for_tool_result(call_id)).output)
+    assert (answer["answer"], answer["via"]) == (True, "dtmf")
     await rig.close()

@@ -45,9 +45,12 @@ def phrase_reprompt(tool_name: str, spec: AnswerSpec, *, challenge: bool = False
 
 _CHALLENGE_RETRIES = {
     "challenge": "To go ahead, please say the word confirm, or press 1.",
+    "alone": "To go ahead, please say just the word confirm, on its own, or press 1.",
     "keypad": "I could not hear that clearly. Press 1 to confirm, or 2 to cancel.",
     "speaker": "I could not tell who said that. Please say confirm on your own.",
     "again": "Sorry, I was not sure I heard you. To go ahead, say confirm, or press 1.",
+    "repeat": "To be sure, please say confirm once more, or press 1.",
+    "keypad_only": "I could not take that as a yes. Press 1 to confirm, or 2 to cancel.",
 }
 
 

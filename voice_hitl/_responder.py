@@ -9,8 +9,10 @@ its dialogue is cancelled at once.
 
 An utterance the recogniser doubts (calibrated confidence under ``min_confidence``) re-prompts.
 A high-risk confirmation (`voice_hitl._risk`) asks for the challenge word ("say confirm, or
-press 1") and takes a spoken yes only with the evidence `weigh_yes` asks for; the answer JSON
-carries that evidence (``"evidence"``: risk, via, confidence, audio, the layers, turns).
+press 1") and takes a spoken yes only with the evidence `weigh_yes` asks for (the word said
+alone, among others); a yes without it is asked again, and the last re-prompt offers the
+keypad alone. The answer JSON carries that evidence (``"evidence"``: risk, via, confidence,
+audio, the layers, turns).
 """
 
 from __future__ import annotations
@@ -89,6 +91,10 @@ class _Dialogue:
     risk: Risk = "low"
     asking: bool = False
     turns: int = 0
+    second: str | None = None
+    """Who ("" for the line's only caller) gave the last answer, when it was a challenge
+    answer short only of unmeasured layers: their next one, if it is as good, approves
+    (`weigh_yes`'s ``repeated``)."""
     answered: set[str] = field(default_factory=set)
     """Who already answered (a quorum's voters): what they say later is not weighed again."""
 
@@ -197,8 +203,17 @@ class VoiceResponder:
                 if prompt:
                     await self._say(dialogue, prompt)
                 understood, heard = await self._hear(inbox, spec, dialogue)
+                # two answers in a row, by the same person
+                first, dialogue.second = dialogue.second, None
+                repeated = first is not None and first == (heard.speaker_id or "")
                 if isinstance(understood, Answer):
-                    verdict = self._weigh(dialogue, understood, heard)
+                    verdict = self._weigh(dialogue, understood, heard, repeated)
+                    if verdict is not None and verdict.retry == "repeat":
+                        dialogue.second = heard.speaker_id or ""
+                        # only unmeasured layers fell short: ask for the word once more
+                        # (not a miss: the answer itself was good)
+                        prompt = phrase_challenge_retry("repeat")
+                        continue
                     if verdict is not None and not verdict.accepted:
                         logger.info(
                             "request %s: a high-risk yes was not taken (%s)",
@@ -214,7 +229,10 @@ class VoiceResponder:
                                 f"{verdict.reason})",
                             )
                             return
-                        prompt = phrase_challenge_retry(verdict.retry or "again")
+                        retry: str = verdict.retry or "again"
+                        if misses == self.reprompts and retry in ("challenge", "alone", "again"):
+                            retry = "keypad_only"  # the last chance: the keypad, said plainly
+                        prompt = phrase_challenge_retry(retry)
                         continue
                     if not await self._accepted(inbox, dialogue, understood):
                         prompt = phrase_question(event.tool_name, spec, challenge=challenge)
@@ -253,16 +271,21 @@ class VoiceResponder:
                         f"No usable answer after {misses} attempts ({understood.reason})",
                     )
                     return
-                prompt = phrase_reprompt(event.tool_name, spec, challenge=challenge)
+                if challenge and misses == self.reprompts:
+                    prompt = phrase_challenge_retry("keypad_only")  # the last chance
+                else:
+                    prompt = phrase_reprompt(event.tool_name, spec, challenge=challenge)
         finally:
             inbox.close()
 
-    def _weigh(self, dialogue: _Dialogue, answer: Answer, heard: Heard) -> Verdict | None:
+    def _weigh(
+        self, dialogue: _Dialogue, answer: Answer, heard: Heard, repeated: bool
+    ) -> Verdict | None:
         """The evidence verdict on a spoken yes to a high-risk confirmation; ``None`` when
         none is needed (low risk, a no, the keypad)."""
         if not dialogue.challenge or answer.value is not True or heard.kind != "speech":
             return None
-        return weigh_yes(heard, self.evidence)
+        return weigh_yes(heard, self.evidence, repeated=repeated)
 
     def _addressed(self, event: PendingInputEvent) -> Collection[str] | None:
         channel = self._channels[event.channel_id]

@@ -7,8 +7,11 @@ call a ``BEFORE_TOOL_USE`` hook marks with ``HookResult.modify(risk="high")``) t
 yes only when every layer that could be measured agrees (`weigh_yes`):
 
 1. **challenge**: the person said the challenge word the question asked for ("confirm" or
-   "approve"), not just any affirmative; a recogniser rarely invents those words from noise,
-   while "yes", "good", "okay" and "indeed" are its common inventions;
+   "approve"), not just any affirmative, and said it *alone* (`said_alone`: fillers,
+   politeness and a plain "yes" beside it, nothing else) in every reading the line has; a
+   recogniser rarely invents those words from noise, while "yes", "good", "okay" and
+   "indeed" are its common inventions, and a sentence that uses the word ("I'd like to
+   confirm it tomorrow", "why do I need to confirm") is not an answer to the challenge;
 2. **confidence**: the recogniser's calibrated confidence reaches ``min_confidence``;
 3. **audio**: the speech gate measured the utterance as speech (mean VAD probability over its
    speech windows), with a signal-to-noise ratio and clipping within bounds -- on poor audio
@@ -17,8 +20,15 @@ yes only when every layer that could be measured agrees (`weigh_yes`):
    mixed turn).
 
 A keypad "1" is the alternative evidence for every layer. A "no" needs no evidence: declining
-costs a new question, never money. Layers the line cannot measure (a provider that sends only
-text has no confidence or audio figures) are recorded as unmeasured.
+costs a new question, never money.
+
+Nothing unmeasured counts as passed. A layer the line cannot measure (a provider's transcript
+has no confidence; audio the line never saw has no figures) is recorded as unmeasured, and
+`EvidencePolicy.unmeasured` says what happens instead: ``"challenge_again"`` (the default)
+asks for the challenge word a second time, and only two challenge answers in a row, each
+passing every layer that was measured, approve (``layers["repeat"]``); ``"keypad"`` asks for
+the keypad. A voice line measures the caller audio it forwards to the provider
+(`voice_hitl._turn_audio`), so on the provider path only the confidence stays unmeasured.
 """
 
 from __future__ import annotations
@@ -29,12 +39,13 @@ from typing import Any, Literal
 
 from ._call_line import Heard
 from ._checks import probability
-from .speech._text import tokens
+from .speech._challenge import said_alone
 from .speech._vocab import CHALLENGE_WORDS
 
 __all__ = [
     "CHALLENGE_WORDS",
     "EvidencePolicy",
+    "Unmeasured",
     "Risk",
     "Verdict",
     "evidence_json",
@@ -71,34 +82,48 @@ def risk_of(
     return "low"
 
 
+Unmeasured = Literal["challenge_again", "keypad"]
+
+
 @dataclass(frozen=True, slots=True)
 class EvidencePolicy:
     """Thresholds of `weigh_yes` (each checked where the line can measure it).
 
     Attributes:
         min_confidence: calibrated recogniser confidence.
-        min_snr_db: the speech gate's SNR estimate; below it, ask for the keypad.
+        min_snr_db: the speech gate's SNR estimate; below it, ask for the keypad. 7 dB
+            (issue 32's measurements): above every 16 kHz utterance in 5 dB white noise
+            (at most 6.3 dB) and 0 dB white noise on either line (at most 5.4); below every
+            held-out true confirmation in 10 dB white noise or babble (at least 8.3; on the
+            tuning confirmations 11 % of the 10 dB babble takes read under it).
         min_speech_probability: the VAD's mean probability over the speech windows.
         max_clipped: share of clipped samples.
         min_attribution: a conference turn's attribution to its speaker.
         challenge_words: the words that answer the challenge.
+        unmeasured: what a yes whose only shortfall is an unmeasured layer needs instead:
+            a second challenge answer (``"challenge_again"``) or the keypad (``"keypad"``).
     """
 
     min_confidence: float = 0.8
-    min_snr_db: float = 5.0
+    min_snr_db: float = 7.0
     min_speech_probability: float = 0.6
     max_clipped: float = 0.01
     min_attribution: float = 0.9
     challenge_words: frozenset[str] = field(default=CHALLENGE_WORDS)
+    unmeasured: Unmeasured = "challenge_again"
 
     def __post_init__(self) -> None:
+        if self.unmeasured not in ("challenge_again", "keypad"):
+            raise ValueError(
+                f"unmeasured must be 'challenge_again' or 'keypad', got {self.unmeasured!r}"
+            )
         for name in ("min_confidence", "min_speech_probability", "max_clipped", "min_attribution"):
             probability(name, getattr(self, name))
         if not self.challenge_words:
             raise ValueError("challenge_words must not be empty")
 
 
-Retry = Literal["challenge", "keypad", "speaker", "again"]
+Retry = Literal["challenge", "alone", "keypad", "speaker", "again", "repeat"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,8 +133,10 @@ class Verdict:
     Attributes:
         accepted: every measured layer passed.
         layers: per layer, ``"passed"``, ``"failed"`` or ``"unmeasured"``.
-        retry: what to ask for when not accepted: the challenge word, the keypad (poor
-            audio), the speaker alone (mixed turn), or simply again (low confidence).
+        retry: what to ask for when not accepted: the challenge word, the challenge word
+            on its own (it came with other words), the keypad (poor audio, or a layer
+            unmeasured under the ``"keypad"`` policy), the speaker alone (mixed turn),
+            simply again (low confidence), or the word once more (a layer unmeasured).
         reason: why not, for logs and the journal ("" when accepted).
     """
 
@@ -119,17 +146,27 @@ class Verdict:
     reason: str = ""
 
 
-def weigh_yes(heard: Heard, policy: EvidencePolicy | None = None) -> Verdict:
-    """Decide whether a spoken yes (``heard``, understood as yes) is enough for high risk."""
+def weigh_yes(
+    heard: Heard, policy: EvidencePolicy | None = None, *, repeated: bool = False
+) -> Verdict:
+    """Decide whether a spoken yes (``heard``, understood as yes) is enough for high risk.
+
+    Args:
+        heard: the utterance.
+        policy: the thresholds (default `EvidencePolicy()`).
+        repeated: the previous turn was a challenge answer that fell short only by unmeasured
+            layers (its verdict's ``retry`` was ``"repeat"``): this one is the second.
+    """
     policy = policy or EvidencePolicy()
     layers: dict[str, str] = {}
     problems: list[tuple[Retry, str]] = []
-    said = heard.transcript if heard.transcript is not None else heard.text
-    if set(tokens(said)) & policy.challenge_words:
+    readings = [heard.text] if heard.transcript is None else [heard.text, heard.transcript]
+    alone, why_not = said_alone(readings, policy.challenge_words)
+    if alone:
         layers["challenge"] = "passed"
     else:
         layers["challenge"] = "failed"
-        problems.append(("challenge", "the challenge word was not said"))
+        problems.append(("alone" if "alone" in why_not else "challenge", why_not))
     if heard.confidence is None:
         layers["confidence"] = "unmeasured"
     elif heard.confidence >= policy.min_confidence:
@@ -161,6 +198,15 @@ def weigh_yes(heard: Heard, policy: EvidencePolicy | None = None) -> Verdict:
     else:
         layers["speaker"] = "failed"
         problems.insert(0, ("speaker", f"speaker attribution {heard.attribution:.2f}"))
+    unmeasured = [name for name, state in layers.items() if state == "unmeasured"]
+    if not problems and unmeasured:
+        why = ", ".join(unmeasured) + " not measured"
+        if policy.unmeasured == "keypad":
+            problems.append(("keypad", why))
+        elif repeated:
+            layers["repeat"] = "passed"
+        else:
+            problems.append(("repeat", why + ": a second challenge answer is needed"))
     if not problems:
         return Verdict(True, layers)
     retry, _ = problems[0]

@@ -7,11 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 from ._answer_json import answer_json
 from ._audio import resample_pcm16
-from ._call_line import DtmfTap, Heard, Inbox, RecognizingTap, feed_provider_event
+from ._call_line import DtmfTap, Heard, Inbox, RecognizingTap
 from ._exceptions import ChannelClosedError
 from ._pending import PendingInputEvent
 from ._provider_events import PCM16
 from ._transport import KeypadTransport
+from ._turn_audio import TurnAudio
 from .speech import Answer, AnswerSpec
 from .speech.asr._protocol import Recognizer
 
@@ -93,13 +94,17 @@ class VoiceLine:
         """Hear the session's caller: the provider's transcripts, keypad presses (events from a
         :class:`KeypadTransport`, else tones detected in the audio) and, with a ``recognizer``,
         their audio recognised locally — whichever comes first (a voice session has one
-        caller; ``addressed`` is ignored)."""
+        caller; ``addressed`` is ignored). The provider's transcriptions come with the
+        audio figures of the caller audio forwarded to it (`TurnAudio`)."""
         inbox = Inbox(None)
         provider_session = self.session.provider_session
         provider_session.expect_answer(expecting)
         inbox.on_close(lambda: provider_session.expect_answer(None))
-        inbox.on_close(self.session.add_listener(lambda event: feed_provider_event(inbox, event)))
         rate = self.channel.input_format.sample_rate
+        # the caller audio forwarded to the provider measures the provider's transcriptions
+        turn = TurnAudio(inbox, rate)
+        inbox.on_close(self.session.add_audio_tap(turn))
+        inbox.on_close(self.session.add_listener(turn.feed))
         transport = self.channel.transport
         if isinstance(transport, KeypadTransport):  # keys arrive as events, not as tones
             inbox.on_close(

@@ -221,9 +221,11 @@ def test_a_yes_among_other_words_asks_again(rec: WhisperRecognizer) -> None:
     # a yes with politeness, filler, companions or the question's own words is one
     for said in ("yes please do it", "sure thing", "um, okay, that works", "yes, transfer it"):
         assert _scripted_confirm(rec, said, said, "") == [said], said
-    # the challenge word has checks of its own: babble around "I confirm" does not matter
+    # the challenge word is an answer only said alone (issue 32): babble's words written
+    # around "I confirm" make it a sentence that holds the word, asked again at every tier
     said = "I confirm, the meeting moved"
-    assert _scripted_confirm(rec, said, "I confirm.", "") == [said]
+    assert _scripted_confirm(rec, said, "I confirm.", "") == []
+    assert _scripted_confirm(rec, "I confirm.", "I confirm.", "") == ["I confirm."]
 
 
 def test_the_challenge_word_is_checked_by_a_third_pass(rec: WhisperRecognizer) -> None:

