@@ -10,8 +10,9 @@ So a challenge answer is the challenge word said alone, with only what goes with
 * politeness ("confirm, please", "confirm, thank you");
 * a plain agreement beside it ("yes, confirm", "okay, approve", "go ahead, I confirm"):
   these say the same thing;
-* "I" (or "I will", "I do") right before the word ("I confirm", "I'll confirm") and "it" or
-  "that" right after it ("confirm it").
+* "I" (or "I will", "I do") right before the word ("I confirm", "I'll confirm") and "it",
+  "that" or "always" right after it ("confirm it"; "confirm always", which approval-gated tools
+  offer).
 
 "confirm the transfer" is not taken either: the words after it may name another thing
 ("confirm the amount first"), and telling them apart needs the action's own words. The
@@ -44,8 +45,10 @@ _PHRASES = (("thank", "you"), ("go", "ahead"))
 _BEFORE = (("i",), ("i", "will"), ("i", "do"))
 """Phrases allowed only right before a challenge word ("I confirm", "I'll confirm")."""
 
-_AFTER = frozenset({"it", "that"})
-"""Words allowed only right after a challenge word ("confirm it")."""
+_AFTER = frozenset({"it", "that", "always"})
+"""Words allowed only right after a challenge word ("confirm it"; "confirm always", which an
+approval-gated tool offers to approve the tool for the rest of the call: still a yes to this
+action, and taken as "always" only where the request offers it)."""
 
 
 def _in_phrase(toks: Sequence[str], i: int, phrase: tuple[str, ...]) -> bool:
