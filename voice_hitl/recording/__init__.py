@@ -21,12 +21,12 @@ from .._public import publish
 from ._cassette import Divergence
 from ._format import FORMAT_VERSION, MANIFEST_SCHEMA, read_manifest, verify_files
 from ._manifest import FORMAT, MANIFEST, Recording, RecordingError, read_recording, write_recording
+from ._recorded_call import RecordedCall
 from ._recorder import CallRecorder
 from ._redact import Redaction
 from ._replay import ReplayResult, replay_recording
 from ._summary import VOLATILE_KEYS, summarise
 from ._wire_replay import AgentFactory, CallReplay, replay
-from .pytest_plugin import RecordedCall
 
 __all__ = [
     "FORMAT",
