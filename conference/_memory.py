@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping
 from types import MappingProxyType
 
@@ -30,41 +29,11 @@ from ._backend import (
     SpeakerTranscription,
 )
 from ._mixer import mix_pcm16
+from ._sample_fifo import SampleFifo
 
 __all__ = ["InMemoryAudioLane", "InMemoryConferenceBackend"]
 
 logger = logging.getLogger("conference.memory")
-
-
-class _SampleFifo:
-    """A participant's buffered samples, taken a frame at a time."""
-
-    __slots__ = ("_chunks", "available")
-
-    def __init__(self) -> None:
-        self._chunks: deque[PCM16] = deque()
-        self.available = 0
-
-    def push(self, frame: PCM16) -> None:
-        if len(frame):
-            self._chunks.append(frame)
-            self.available += len(frame)
-
-    def take(self, n: int) -> PCM16:
-        """Up to ``n`` samples, zero-padded to ``n``."""
-        out = np.zeros(n, dtype=np.int16)
-        filled = 0
-        while filled < n and self._chunks:
-            chunk = self._chunks[0]
-            used = min(n - filled, len(chunk))
-            out[filled : filled + used] = chunk[:used]
-            filled += used
-            if used == len(chunk):
-                self._chunks.popleft()
-            else:
-                self._chunks[0] = chunk[used:]
-        self.available -= filled
-        return out
 
 
 class InMemoryAudioLane:
@@ -122,7 +91,7 @@ class InMemoryConferenceBackend:
         self.frame_samples = frame_samples
         self.speech_threshold = speech_threshold
         self._participants: dict[str, Participant] = {}
-        self._inbound: dict[str, _SampleFifo] = {}
+        self._inbound: dict[str, SampleFifo] = {}
         self._heard: dict[str, list[PCM16]] = {}
         self._listeners: list[ConferenceListener] = []
         self._lanes: set[InMemoryAudioLane] = set()
@@ -144,7 +113,7 @@ class InMemoryConferenceBackend:
             raise ValueError(f"participant {participant_id!r} is already in the conference")
         participant = Participant(participant_id, display_name or participant_id)
         self._participants[participant_id] = participant
-        self._inbound[participant_id] = _SampleFifo()
+        self._inbound[participant_id] = SampleFifo()
         self._heard[participant_id] = []
         self._emit(ParticipantJoined(participant))
         return participant

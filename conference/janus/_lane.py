@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections import deque
 from typing import TYPE_CHECKING
-
-import numpy as np
 
 from providers.base import PCM16
 from voice_hitl._transport import check_pcm16
 
 from .._backend import MixedFrame
+from .._sample_fifo import SampleFifo
 from ._resample import StreamResampler
 from ._rtp import FRAME_SAMPLES
 
@@ -32,35 +30,22 @@ class OutboundAudio:
     def __init__(self, rate: int = 8_000, frame: int = FRAME_SAMPLES) -> None:
         self.rate = rate
         self.frame = frame
-        self._chunks: deque[PCM16] = deque()
-        self.queued = 0
+        self._fifo = SampleFifo()
+
+    @property
+    def queued(self) -> int:
+        """Samples waiting to go out."""
+        return self._fifo.available
 
     def push(self, samples: PCM16) -> None:
-        if len(samples):
-            self._chunks.append(samples)
-            self.queued += len(samples)
+        self._fifo.push(samples)
 
     def clear(self) -> None:
-        self._chunks.clear()
-        self.queued = 0
+        self._fifo.clear()
 
     def take(self) -> PCM16 | None:
         """One packet's samples (zero-padded at the end of speech), or None when idle."""
-        if not self._chunks:
-            return None
-        out = np.zeros(self.frame, dtype=np.int16)
-        filled = 0
-        while filled < self.frame and self._chunks:
-            chunk = self._chunks[0]
-            used = min(self.frame - filled, len(chunk))
-            out[filled : filled + used] = chunk[:used]
-            filled += used
-            if used == len(chunk):
-                self._chunks.popleft()
-            else:
-                self._chunks[0] = chunk[used:]
-        self.queued -= filled
-        return out
+        return self._fifo.take(self.frame) if self._fifo.available else None
 
 
 class JanusAudioLane:

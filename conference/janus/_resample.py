@@ -10,13 +10,14 @@ per-frame resampler of :func:`voice_hitl._audio.resample_pcm16`.
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Any
 
 import numpy as np
 
 from providers.base import PCM16
 from voice_hitl._audio import resample_pcm16
+
+from .._sample_fifo import SampleFifo
 
 __all__ = ["StreamResampler"]
 
@@ -44,8 +45,7 @@ class StreamResampler:
                 self._stream = soxr.ResampleStream(
                     in_rate, out_rate, 1, dtype="int16", quality=quality
                 )
-        self._fifo: deque[PCM16] = deque()
-        self._queued = 0
+        self._fifo = SampleFifo()
         self._primed = False
 
     @property
@@ -69,23 +69,6 @@ class StreamResampler:
             return self.convert(frame)
         if not self._primed:
             self._primed = True
-            self._push(np.zeros(want, dtype=np.int16))
-        self._push(self.convert(frame))
-        out = np.zeros(want, dtype=np.int16)
-        filled = 0
-        while filled < want and self._fifo:
-            chunk = self._fifo[0]
-            used = min(want - filled, len(chunk))
-            out[filled : filled + used] = chunk[:used]
-            filled += used
-            if used == len(chunk):
-                self._fifo.popleft()
-            else:
-                self._fifo[0] = chunk[used:]
-        self._queued -= filled
-        return out
-
-    def _push(self, samples: PCM16) -> None:
-        if len(samples):
-            self._fifo.append(samples)
-            self._queued += len(samples)
+            self._fifo.push(np.zeros(want, dtype=np.int16))
+        self._fifo.push(self.convert(frame))
+        return self._fifo.take(want)
