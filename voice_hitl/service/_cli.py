@@ -230,25 +230,26 @@ def _port(text: str) -> int:
     return port
 
 
-def _sweep_seconds(text: str) -> float:
-    try:
-        seconds = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    # 0 would sweep in a busy loop; inf (or nan) would never mark dead workers' requests.
-    if not 0.02 <= seconds <= 3600:
-        raise argparse.ArgumentTypeError(f"{text} is out of range: use 0.02 to 3600 seconds")
+def _seconds_between(low: float, high: float) -> Callable[[str], float]:
+    """An argparse type: a number of seconds from ``low`` to ``high`` (so no nan or inf)."""
+
+    def seconds(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"{text} is out of range: use {low:g} to {high:g} seconds"
+            )
+        return value
+
     return seconds
 
 
-def _ack_seconds(text: str) -> float:
-    try:
-        seconds = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0.05 <= seconds <= 60:
-        raise argparse.ArgumentTypeError(f"{text} is out of range: use 0.05 to 60 seconds")
-    return seconds
+# 0 would sweep in a busy loop; inf (or nan) would never mark dead workers' requests.
+_sweep_seconds = _seconds_between(0.02, 3600)
+_ack_seconds = _seconds_between(0.05, 60)
 
 
 def _serve(args: argparse.Namespace) -> int:
