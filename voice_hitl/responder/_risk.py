@@ -35,12 +35,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .._checks import probability
 from ..speech._challenge import said_alone
 from ..speech._vocab import CHALLENGE_WORDS
-from ._call_line import Heard
+
+if TYPE_CHECKING:
+    from ._call_line import Heard
 
 __all__ = [
     "CHALLENGE_WORDS",

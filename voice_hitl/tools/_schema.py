@@ -1,17 +1,19 @@
-"""Tool arguments: parsing JSON text and validating against the tool's JSON Schema."""
+"""Tool arguments: parsing JSON text and validating against the tool's JSON Schema.
+
+jsonschema loads with the first validator (the first toolset a gate checks), not on import.
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
-
-import jsonschema
-from jsonschema.exceptions import best_match
+from typing import TYPE_CHECKING, Any
 
 from .._edge import MAX_ARGUMENT_BYTES, MAX_DEPTH, EdgeError, check_text, check_value
 from .._exceptions import ToolArgumentsError
-from ._tools import AITool
+
+if TYPE_CHECKING:
+    from ._tools import AITool
 
 __all__ = ["ArgumentValidator", "parse_arguments"]
 
@@ -64,6 +66,10 @@ class ArgumentValidator:
     """
 
     def __init__(self, tool: AITool) -> None:
+        import jsonschema
+        from jsonschema.exceptions import best_match
+
+        self._best_match = best_match
         self.tool_name = tool.name
         cls = jsonschema.validators.validator_for(tool.parameters)
         try:
@@ -80,7 +86,7 @@ class ArgumentValidator:
         Raises:
             ToolArgumentsError: The arguments do not match the schema.
         """
-        error = best_match(self._validator.iter_errors(dict(arguments)))
+        error = self._best_match(self._validator.iter_errors(dict(arguments)))
         if error is None:
             return
         where = "/".join(str(p) for p in error.absolute_path)
