@@ -40,8 +40,10 @@ def lazy_attributes(
     """The ``__getattr__`` and ``__dir__`` of a package whose public names load on first use.
 
     ``lazy`` maps each such name to the module that defines it. The first access imports the
-    module, presents the object under ``package`` (:func:`publish`) and keeps it in
-    ``namespace``, so later accesses are plain attribute reads. Assign them under
+    module, presents the object under ``package`` when a private module of the library defines
+    it (as :func:`publish` does; ``voice_hitl.recording`` re-exports the replays of
+    ``voice_hitl.demo``) and keeps it in ``namespace``, so later accesses are plain attribute
+    reads. Assign them under
     ``if not TYPE_CHECKING:`` so type checkers see only the names imported for them.
     """
 
@@ -50,7 +52,10 @@ def lazy_attributes(
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(module), name)
-        publish(package, {name: value}, [name])
+        owner = getattr(value, "__module__", None)
+        if isinstance(owner, str) and _private_in_library(owner, package):
+            with contextlib.suppress(AttributeError, TypeError):
+                value.__module__ = package
         namespace[name] = value
         return value
 
@@ -58,3 +63,8 @@ def lazy_attributes(
         return sorted(set(namespace) | set(lazy))
 
     return __getattr__, __dir__
+
+
+def _private_in_library(module: str, package: str) -> bool:
+    root = package.split(".")[0]
+    return module.startswith(root + ".") and any(p.startswith("_") for p in module.split("."))

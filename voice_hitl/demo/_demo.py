@@ -171,7 +171,8 @@ def _write_call_manifest(
     timeout: float,
 ) -> Path:
     """Make the output folder a recording (``call.json``) that can be replayed as a test."""
-    from ..recording import summarise, write_recording
+    from ..recording._manifest import write_recording
+    from ..recording._summary import summarise
 
     store = SqliteJournalStore(out_dir / JOURNAL_FILE)
     try:
@@ -239,7 +240,7 @@ async def _phone_call(
 ) -> list[float]:
     """The phone call; with ``out_dir``, recorded by a ``CallRecorder`` into ``out_dir/call``
     (as any user's call is: manifest, caller audio as FLAC, the requests' stories)."""
-    from ..recording import CallRecorder
+    from ..recording._recorder import CallRecorder
 
     agent = TransferAgent()
     voice = RealtimeVoiceChannel(
@@ -324,7 +325,7 @@ async def _meeting(
     """The meeting; with ``out_dir``, recorded by a ``CallRecorder`` into ``out_dir/call``."""
     from conference import ConferenceChannel, ConferenceRealtimeConfig, InMemoryConferenceBackend
 
-    from ..recording import CallRecorder
+    from ..recording._recorder import CallRecorder
 
     backend = InMemoryConferenceBackend(frame_samples=transport.sample_rate // 50)
     backend.join("alice", "Alice")

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from ..journal import SqliteJournalStore
-from ._manifest import Recording, read_recording
-from ._summary import relaxed, summarise
+from ..recording._manifest import Recording, read_recording
+from ..recording._summary import relaxed, summarise
 
 __all__ = ["ReplayResult", "replay_recording"]
 
@@ -61,7 +61,7 @@ class ReplayResult:
 
 def _recorded_stories(root: Path) -> list[dict[str, Any]]:
     """The stories the demo's CallRecorder kept of its one call (checked, complete)."""
-    from ._folder import load_call
+    from ..recording._folder import load_call
 
     (folder,) = root.iterdir()
     return load_call(folder).stories
@@ -81,8 +81,8 @@ async def replay_recording(
     Raises:
         RecordingError: The folder is not a usable recording.
     """
-    from ..demo._demo import DEMO_JOURNAL_KEY, JOURNAL_FILE, run_demo
     from ..journal import verify_chain
+    from ._demo import DEMO_JOURNAL_KEY, JOURNAL_FILE, run_demo
 
     recording = await asyncio.to_thread(read_recording, folder)
     with tempfile.TemporaryDirectory(prefix="voice-hitl-replay-") as scratch:

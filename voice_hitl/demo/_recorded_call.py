@@ -49,7 +49,7 @@ class RecordedCall:
 
         Cancellation: safe; the replay's agent and test server are closed.
         """
-        from ._format import MANIFEST_FILE
+        from ..recording._format import MANIFEST_FILE
 
         result: CallReplay | ReplayResult
         if (Path(folder) / MANIFEST_FILE).exists():

@@ -27,16 +27,19 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..human._lifecycle import RequestEvent
+from ..recording._call import StoryRecord
+from ..recording._cassette import Cassette, Divergence
+from ..recording._folder import load_call, story_lines
+from ..recording._summary import relaxed, summarise
 from ..voice._provider import RealtimeProvider
 from ..voice._transport import LocalTransport
 from ..voice._voice_channel import RealtimeVoiceChannel
-from ._call import StoryRecord
-from ._cassette import Cassette, Divergence, cassette_server
-from ._folder import load_call, story_lines
-from ._summary import relaxed, summarise
+
+if TYPE_CHECKING:
+    from websockets.asyncio.server import ServerConnection as _WsConnection
 
 __all__ = ["AgentFactory", "CallReplay", "replay"]
 
@@ -115,6 +118,33 @@ def _provider(facts: dict[str, Any], url: str, options: Any) -> RealtimeProvider
         reconnect=LiveReconnect(max_attempts=3, initial_delay=0.0, max_delay=0.0),
         **({"model": model} if model else {}),
     )
+
+
+def cassette_server(kind: str, cassette: Cassette) -> Any:
+    """The test server for provider ``kind`` (``openai`` or ``gemini``), playing ``cassette``.
+
+    Raises:
+        ValueError: No loopback test server for ``kind``.
+    """
+    if kind == "openai":
+        from providers.openai._sdk_types import validate_client_event
+        from providers.openai._testing import RealtimeTestServer
+
+        class _OpenAICassetteServer(RealtimeTestServer):
+            async def _handler(self, ws: _WsConnection) -> None:
+                await cassette.serve(ws, validate_client_event)
+
+        return _OpenAICassetteServer()
+    if kind == "gemini":
+        from providers.gemini._sdk_types import validate_client_message
+        from providers.gemini._testing import LiveTestServer
+
+        class _GeminiCassetteServer(LiveTestServer):
+            async def _handler(self, ws: _WsConnection) -> None:
+                await cassette.serve(ws, validate_client_message)
+
+        return _GeminiCassetteServer()
+    raise ValueError(f"no wire replay for provider {kind!r}: only openai and gemini recordings")
 
 
 @contextlib.asynccontextmanager
