@@ -4,6 +4,8 @@ For each statement, a fresh interpreter runs it ``--runs`` times:
 * ``importtime``: the cumulative time ``python -X importtime`` gives the statement's imports
   (the sum over the top-level modules it imported, interpreter start-up excluded);
 * ``wall``: the process's wall time minus that of ``python -c pass`` (best of the same runs);
+* ``cpu``: the process's CPU time (user + system) minus that of ``python -c pass``: the figure
+  that moves least when other work loads the machine;
 * the heavy modules in ``sys.modules`` afterwards (numpy, pydantic, jsonschema, soundfile,
   websockets, httpx, voice_hitl.speech) and how many ``voice_hitl`` modules were loaded.
 Best and median are printed; the best is the figure to compare (the machine's other load only
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -47,12 +50,19 @@ _REPORT = (
 )
 
 
-def _run(code: str, root: Path, *, importtime: bool) -> tuple[float, str, str]:
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _run(code: str, root: Path, *, importtime: bool) -> tuple[float, float, str, str]:
+    """Wall seconds, CPU seconds, stdout and stderr of ``python -c code``."""
     env = {**os.environ, "PYTHONPATH": str(root)}
     argv = [sys.executable, *(["-X", "importtime"] if importtime else []), "-c", code]
+    cpu = _children_cpu()
     start = time.perf_counter()
     done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=root, check=True)
-    return time.perf_counter() - start, done.stdout, done.stderr
+    return time.perf_counter() - start, _children_cpu() - cpu, done.stdout, done.stderr
 
 
 def _importtime_us(stderr: str, before: set[str]) -> int:
@@ -73,20 +83,24 @@ def _importtime_us(stderr: str, before: set[str]) -> int:
     return total
 
 
-def measure(statement: str, root: Path, runs: int, startup: float) -> dict[str, object]:
-    _, _, base_err = _run("pass", root, importtime=True)
+def measure(
+    statement: str, root: Path, runs: int, startup: tuple[float, float]
+) -> dict[str, object]:
+    *_, base_err = _run("pass", root, importtime=True)
     before = {
         line.rsplit("|", 1)[1].strip() for line in base_err.splitlines() if line.count("|") == 2
     }
     times: list[float] = []
     walls: list[float] = []
+    cpus: list[float] = []
     loaded: list[str] = []
     count = 0
     for _ in range(runs):
-        _, _, err = _run(statement, root, importtime=True)
+        *_, err = _run(statement, root, importtime=True)
         times.append(_importtime_us(err, before) / 1000)
-        wall, out, _ = _run(statement + _REPORT, root, importtime=False)
-        walls.append(max(0.0, wall - startup) * 1000)
+        wall, cpu, out, _ = _run(statement + _REPORT, root, importtime=False)
+        walls.append(max(0.0, wall - startup[0]) * 1000)
+        cpus.append(max(0.0, cpu - startup[1]) * 1000)
         loaded, count = json.loads(out.strip().splitlines()[-1])
     return {
         "statement": statement,
@@ -94,6 +108,8 @@ def measure(statement: str, root: Path, runs: int, startup: float) -> dict[str, 
         "importtime_median_ms": round(statistics.median(times), 1),
         "wall_best_ms": round(min(walls), 1),
         "wall_median_ms": round(statistics.median(walls), 1),
+        "cpu_best_ms": round(min(cpus), 1),
+        "cpu_median_ms": round(statistics.median(cpus), 1),
         "heavy": loaded,
         "voice_hitl_modules": count,
     }
@@ -106,8 +122,12 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="one JSON line per statement")
     args = parser.parse_args()
     root = args.root.resolve()
-    startup = min(_run("pass", root, importtime=False)[0] for _ in range(args.runs))
-    print(f"{root}: interpreter start-up {startup * 1000:.1f} ms (best of {args.runs})")
+    runs = [_run("pass", root, importtime=False) for _ in range(args.runs)]
+    startup = (min(r[0] for r in runs), min(r[1] for r in runs))
+    print(
+        f"{root}: interpreter start-up {startup[0] * 1000:.1f} ms wall, "
+        f"{startup[1] * 1000:.1f} ms CPU (best of {args.runs})"
+    )
     for statement in STATEMENTS:
         try:
             row = measure(statement, root, args.runs, startup)
@@ -121,7 +141,8 @@ def main() -> None:
             f"{statement}\n"
             f"    importtime best {row['importtime_best_ms']} ms, median "
             f"{row['importtime_median_ms']} ms; wall best {row['wall_best_ms']} ms, median "
-            f"{row['wall_median_ms']} ms; {row['voice_hitl_modules']} voice_hitl modules; "
+            f"{row['wall_median_ms']} ms; CPU best {row['cpu_best_ms']} ms, median "
+            f"{row['cpu_median_ms']} ms; {row['voice_hitl_modules']} voice_hitl modules; "
             f"heavy: {row['heavy'] or 'none'}"
         )
 
