@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from providers.gemini._options import LiveOptions
 from providers.gemini._protocol import LiveProtocol
-from providers.openai._options import ReconnectPolicy
+from providers.realtime_ws import ReconnectPolicy
 
 try:
     from providers.gemini._provider import DEFAULT_MODEL, DEFAULT_URL, GeminiLiveProvider
