@@ -2,7 +2,8 @@
 
 ``await play(connection, [FunctionCall("AskUserQuestion", {...}), ExpectOutput(), Speak("..."),
 Drop()])`` plays the steps in order on one :class:`ServerConnection` and returns what each
-step produced (a call id, an output text, or ``None``).
+step produced (a call id, an output text, or ``None``). ``Speak``, ``UserSays`` and ``Drop``
+are the shared steps of :mod:`providers.realtime_ws`.
 """
 
 from __future__ import annotations
@@ -10,6 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from providers import realtime_ws
+from providers.realtime_ws import Drop, ScriptState, Speak, UserSays
 
 from ._server_connection import ServerConnection
 
@@ -35,6 +39,12 @@ class FunctionCall:
     arguments: dict[str, Any] | str = field(default_factory=dict)
     call_id: str | None = None
 
+    async def run(self, connection: ServerConnection, state: ScriptState, /) -> str:
+        state.last_call = await connection.function_call(
+            self.name, self.arguments, call_id=self.call_id
+        )
+        return state.last_call
+
 
 @dataclass(frozen=True, slots=True)
 class ExpectOutput:
@@ -43,19 +53,9 @@ class ExpectOutput:
 
     call_id: str | None = None
 
-
-@dataclass(frozen=True, slots=True)
-class Speak:
-    """The model speaks ``text`` (audio plus transcript)."""
-
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class UserSays:
-    """The caller says ``text`` (a user item and its transcription)."""
-
-    text: str
+    async def run(self, connection: ServerConnection, state: ScriptState, /) -> str:
+        call_id = state.call_id(self.call_id, "ExpectOutput")
+        return await connection.expect_function_call_output(call_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,10 +64,8 @@ class Keypad:
 
     keys: str
 
-
-@dataclass(frozen=True, slots=True)
-class Drop:
-    """The connection drops without a closing handshake."""
+    async def run(self, connection: ServerConnection, state: ScriptState, /) -> None:
+        await connection.dtmf(self.keys)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,12 +75,18 @@ class SendError:
     message: str
     code: str | None = None
 
+    async def run(self, connection: ServerConnection, state: ScriptState, /) -> None:
+        await connection.error(self.message, code=self.code)
+
 
 @dataclass(frozen=True, slots=True)
 class SendRaw:
     """The server sends a text frame as is."""
 
     text: str
+
+    async def run(self, connection: ServerConnection, state: ScriptState, /) -> None:
+        await connection.send_raw(self.text)
 
 
 ScriptStep = FunctionCall | ExpectOutput | Speak | UserSays | Keypad | Drop | SendError | SendRaw
@@ -97,30 +101,4 @@ async def play(connection: ServerConnection, script: Sequence[ScriptStep]) -> li
 
     Cancellation: stops between (or inside) steps; what was sent stays sent.
     """
-    results: list[Any] = []
-    last_call: str | None = None
-    for step in script:
-        result: Any = None
-        if isinstance(step, FunctionCall):
-            result = last_call = await connection.function_call(
-                step.name, step.arguments, call_id=step.call_id
-            )
-        elif isinstance(step, ExpectOutput):
-            call_id = step.call_id or last_call
-            if call_id is None:
-                raise ValueError("ExpectOutput needs a call id or an earlier FunctionCall")
-            result = await connection.expect_function_call_output(call_id)
-        elif isinstance(step, Speak):
-            await connection.speak(step.text)
-        elif isinstance(step, UserSays):
-            await connection.transcribe_user(step.text)
-        elif isinstance(step, Keypad):
-            await connection.dtmf(step.keys)
-        elif isinstance(step, Drop):
-            await connection.drop()
-        elif isinstance(step, SendError):
-            await connection.error(step.message, code=step.code)
-        else:
-            await connection.send_raw(step.text)
-        results.append(result)
-    return results
+    return await realtime_ws.play(connection, script)

@@ -14,8 +14,9 @@ provider's own sans-I/O protocol module.
 - ``CallLedger`` and ``InFlight`` (the delivery ledger): which calls are open and on which
   connection, and which results were written but not yet taken, so the protocol sends them
   again after a reconnect.
-- ``Script``/``play``: a loopback server's conversation written as data (steps that run on a
-  connection and may yield a result; ``ExpectStep`` steps default to the last call).
+- ``play`` and ``ScriptStep``: a loopback server's side of a conversation written as data
+  (steps that run on a connection and may yield a result; ``ScriptState`` gives later steps
+  the last call's id). ``Speak``, ``UserSays`` and ``Drop`` are the steps every protocol has.
 - ``LoopbackServer`` and ``LoopbackConnection``: the test servers' scaffolding. They serve on
   127.0.0.1, accept connections in order, record each frame (``received``, ``received_at``,
   ``sent``), let a test ``expect`` a frame, drop or close the socket, and reject a bad frame.
@@ -52,25 +53,43 @@ from ._wire import decode_pcm16, encode_pcm16, parse_object, publish
 
 if TYPE_CHECKING:
     from ._provider import WebSocketProvider
+    from ._script import Drop, ScriptState, ScriptStep, Speak, UserSays, play
+    from ._server import LoopbackConnection, LoopbackServer
     from ._session import SessionState, WebSocketSession, WireProtocol
 
 __all__ = [
     "CallLedger",
+    "Drop",
     "InFlight",
+    "LoopbackConnection",
+    "LoopbackServer",
     "OpenCall",
     "ReconnectPolicy",
+    "ScriptState",
+    "ScriptStep",
     "SessionState",
+    "Speak",
+    "UserSays",
     "WebSocketProvider",
     "WebSocketSession",
     "WireProtocol",
     "decode_pcm16",
     "encode_pcm16",
     "parse_object",
+    "play",
     "publish",
 ]
 
 _LAZY = {
     "WebSocketProvider": "_provider",
+    "Drop": "_script",
+    "ScriptState": "_script",
+    "ScriptStep": "_script",
+    "Speak": "_script",
+    "UserSays": "_script",
+    "play": "_script",
+    "LoopbackConnection": "_server",
+    "LoopbackServer": "_server",
     "SessionState": "_session",
     "WebSocketSession": "_session",
     "WireProtocol": "_session",
