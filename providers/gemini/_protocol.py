@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from providers.realtime_ws import CallLedger, InFlight, OpenCall, parse_object
+from providers.realtime_ws import CallLedger, InFlight, OpenCall, ProtocolQueues, parse_object
 from voice_hitl._ai_types import ServedCall
 from voice_hitl._exceptions import ProviderError
 from voice_hitl._provider import SessionConfig
@@ -36,7 +36,6 @@ from voice_hitl._provider_events import (
     PCM16,
     AudioOutEvent,
     ProviderErrorEvent,
-    ProviderEvent,
     SpeechStartedEvent,
     SpeechStoppedEvent,
     ToolCallCancelledEvent,
@@ -70,7 +69,7 @@ class _Turn:
 _Pending = _Result | _Turn
 
 
-class LiveProtocol:
+class LiveProtocol(ProtocolQueues):
     """Maps a voice-hitl session to the Live API's JSON messages and back.
 
     Args:
@@ -82,6 +81,7 @@ class LiveProtocol:
     def __init__(
         self, config: SessionConfig, model: str, options: LiveOptions | None = None
     ) -> None:
+        super().__init__()
         self.config = config
         self.model = model if model.startswith(("models/", "projects/")) else f"models/{model}"
         self.options = options or LiveOptions()
@@ -90,8 +90,6 @@ class LiveProtocol:
         self.ready = False
         self.handle: str | None = None
         self.going_away: str | None = None
-        self._events: list[ProviderEvent] = []
-        self._outbox: list[str] = []
         self._waiting: list[_Pending] = []
         self._written: InFlight[_Pending] = InFlight()  # handed out, not passed by the server
         self._calls = CallLedger()
@@ -99,18 +97,6 @@ class LiveProtocol:
         self._code_runs = 0
         self._user = ""
         self._assistant = ""
-
-    # -- draining ------------------------------------------------------------------------
-
-    def events(self) -> list[ProviderEvent]:
-        """The voice-hitl events produced since the last call, in order."""
-        events, self._events = self._events, []
-        return events
-
-    def outgoing(self) -> list[str]:
-        """The client JSON messages to send since the last call, in order."""
-        out, self._outbox = self._outbox, []
-        return out
 
     @property
     def open_calls(self) -> list[str]:
@@ -133,8 +119,7 @@ class LiveProtocol:
     # -- client messages -----------------------------------------------------------------
 
     def _send(self, message: dict[str, Any], intent: _Pending | None = None) -> None:
-        text = json.dumps(message, separators=(",", ":"))
-        self._outbox.append(text)
+        text = self._write_json(message)
         if intent is not None:
             self._written.wrote(text, intent)
 

@@ -2,18 +2,18 @@
 
 ``await play(connection, [FunctionCall("AskUserQuestion", {...}), ExpectResponse(),
 Speak("..."), GoAway()])`` plays the steps in order on one :class:`LiveServerConnection` and
-returns what each step produced (a call id, a :class:`ToolResponse`, or ``None``). ``Speak``,
-``UserSays`` and ``Drop`` are the shared steps of :mod:`providers.realtime_ws`.
+returns what each step produced (a call id, a :class:`ToolResponse`, or ``None``). ``FunctionCall``,
+``Speak``, ``UserSays`` and ``Drop`` are the shared steps of :mod:`providers.realtime_ws`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from providers import realtime_ws
-from providers.realtime_ws import Drop, ScriptState, Speak, UserSays
+from providers.realtime_ws import Drop, FunctionCall, ScriptState, Speak, UserSays
 
 from ._testing import LiveServerConnection, ToolResponse
 
@@ -31,21 +31,6 @@ __all__ = [
     "UserSays",
     "play",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class FunctionCall:
-    """The model calls ``name``; the step yields the call id."""
-
-    name: str
-    arguments: dict[str, Any] = field(default_factory=dict)
-    call_id: str | None = None
-
-    async def run(self, connection: LiveServerConnection, state: ScriptState, /) -> str:
-        state.last_call = await connection.function_call(
-            self.name, self.arguments, call_id=self.call_id
-        )
-        return state.last_call
 
 
 @dataclass(frozen=True, slots=True)

@@ -113,17 +113,7 @@ class GeminiLiveSession(WebSocketSession[LiveProtocol]):
                 return "delivered as context after reconnect"
             return None
 
-    async def inject_context(self, text: str) -> None:
-        self._check_open("inject_context")
-        self.protocol.inject_context(text)
-        await self._flush_if_ready()
-
-    async def say(self, text: str) -> None:
-        self._check_open("say")
-        self.protocol.say(text)
-        await self._flush_if_ready()
-
-    async def _flush_if_ready(self) -> None:
+    async def _send_intent(self) -> None:
         if self._ws is not None:
             try:
                 await self._flush()

@@ -91,15 +91,21 @@ class LiveServerConnection(LoopbackConnection[InvalidClientMessage]):
         await self._ws.send(text.encode() if self.server.binary else text)
 
     async def function_call(
-        self, name: str, arguments: dict[str, Any] | None = None, *, call_id: str | None = None
+        self,
+        name: str,
+        arguments: dict[str, Any] | str | None = None,
+        *,
+        call_id: str | None = None,
     ) -> str:
-        """The model calls ``name`` (one ``toolCall``); returns the call id.
+        """The model calls ``name`` (one ``toolCall``) with ``arguments`` (an object, or its
+        JSON text); returns the call id.
 
         Cancellation: safe.
         """
         call_id = call_id or self._id("fc")
         self._calls[call_id] = name
-        call = {"id": call_id, "name": name, "args": arguments or {}}
+        args = json.loads(arguments) if isinstance(arguments, str) else arguments or {}
+        call = {"id": call_id, "name": name, "args": args}
         await self.send({"toolCall": {"functionCalls": [call]}})
         return call_id
 

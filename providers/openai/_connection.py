@@ -155,16 +155,6 @@ class OpenAIRealtimeSession(WebSocketSession[RealtimeProtocol]):
             )
         return None
 
-    async def inject_context(self, text: str) -> None:
-        self._check_open("inject_context")
-        self.protocol.inject_context(text)
-        await self._flush()
-
-    async def say(self, text: str) -> None:
-        self._check_open("say")
-        self.protocol.say(text)
-        await self._flush()
-
     async def interrupt(self) -> None:
         self._check_open("interrupt")
         if self.protocol.interrupt():

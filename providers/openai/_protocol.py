@@ -17,7 +17,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from providers.realtime_ws import CallLedger, OpenCall, parse_object
+from providers.realtime_ws import CallLedger, OpenCall, ProtocolQueues, parse_object
 from voice_hitl._ai_types import ServedCall
 from voice_hitl._exceptions import ProviderError
 from voice_hitl._provider import SessionConfig
@@ -26,7 +26,6 @@ from voice_hitl._provider_events import (
     AudioOutEvent,
     KeypadEvent,
     ProviderErrorEvent,
-    ProviderEvent,
     SpeechStartedEvent,
     SpeechStoppedEvent,
     ToolCallCancelledEvent,
@@ -59,7 +58,7 @@ def _is_error_payload(text: str) -> bool:
     return isinstance(value, dict) and "error" in value
 
 
-class RealtimeProtocol:
+class RealtimeProtocol(ProtocolQueues):
     """Maps a voice-hitl session to the Realtime API's JSON events and back.
 
     Args:
@@ -68,11 +67,10 @@ class RealtimeProtocol:
     """
 
     def __init__(self, config: SessionConfig, options: RealtimeOptions | None = None) -> None:
+        super().__init__()
         self.config = config
         self.options = options or RealtimeOptions()
         self.connected = False
-        self._events: list[ProviderEvent] = []
-        self._outbox: list[str] = []
         self._deferred: list[dict[str, Any]] = []
         self._ids = itertools.count(1)
         self._connection = 0  # the number of the current (or last) connection
@@ -85,18 +83,6 @@ class RealtimeProtocol:
         self._resend: list[PendingResult] = []  # results the lost connection never took
         self.failed: ProviderError | None = None
         """Set by a fatal server error (bad key, no quota): the session cannot go on."""
-
-    # -- draining ------------------------------------------------------------------------
-
-    def events(self) -> list[ProviderEvent]:
-        """The voice-hitl events produced since the last call, in order."""
-        events, self._events = self._events, []
-        return events
-
-    def outgoing(self) -> list[str]:
-        """The client JSON messages to send since the last call, in order."""
-        out, self._outbox = self._outbox, []
-        return out
 
     @property
     def open_calls(self) -> list[str]:
@@ -116,7 +102,7 @@ class RealtimeProtocol:
     # -- connection ----------------------------------------------------------------------
 
     def _send(self, event: dict[str, Any]) -> None:
-        self._outbox.append(json.dumps(event, separators=(",", ":")))
+        self._write_json(event)
 
     def _event_id(self) -> str:
         return f"vh_{next(self._ids)}"

@@ -2,18 +2,18 @@
 
 ``await play(connection, [FunctionCall("AskUserQuestion", {...}), ExpectOutput(), Speak("..."),
 Drop()])`` plays the steps in order on one :class:`ServerConnection` and returns what each
-step produced (a call id, an output text, or ``None``). ``Speak``, ``UserSays`` and ``Drop``
-are the shared steps of :mod:`providers.realtime_ws`.
+step produced (a call id, an output text, or ``None``). ``FunctionCall``, ``Speak``,
+``UserSays`` and ``Drop`` are the shared steps of :mod:`providers.realtime_ws`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from providers import realtime_ws
-from providers.realtime_ws import Drop, ScriptState, Speak, UserSays
+from providers.realtime_ws import Drop, FunctionCall, ScriptState, Speak, UserSays
 
 from ._server_connection import ServerConnection
 
@@ -29,21 +29,6 @@ __all__ = [
     "UserSays",
     "play",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class FunctionCall:
-    """The model calls ``name`` (a whole response); the step yields the call id."""
-
-    name: str
-    arguments: dict[str, Any] | str = field(default_factory=dict)
-    call_id: str | None = None
-
-    async def run(self, connection: ServerConnection, state: ScriptState, /) -> str:
-        state.last_call = await connection.function_call(
-            self.name, self.arguments, call_id=self.call_id
-        )
-        return state.last_call
 
 
 @dataclass(frozen=True, slots=True)

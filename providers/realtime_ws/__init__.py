@@ -11,12 +11,14 @@ provider's own sans-I/O protocol module.
   a planned close), ends on a fatal error, and closes what it owns. It pumps any
   ``WireProtocol``: ``connection_made``, ``connection_lost(reason, unsent)``, ``receive``,
   ``events``, ``outgoing``, ``append_audio``.
+- ``ProtocolQueues``: the event and outgoing-frame queues a sans-I/O protocol drains.
 - ``CallLedger`` and ``InFlight`` (the delivery ledger): which calls are open and on which
   connection, and which results were written but not yet taken, so the protocol sends them
   again after a reconnect.
 - ``play`` and ``ScriptStep``: a loopback server's side of a conversation written as data
   (steps that run on a connection and may yield a result; ``ScriptState`` gives later steps
-  the last call's id). ``Speak``, ``UserSays`` and ``Drop`` are the steps every protocol has.
+  the last call's id). ``FunctionCall``, ``Speak``, ``UserSays`` and ``Drop`` are the steps every
+  protocol has.
 - ``LoopbackServer`` and ``LoopbackConnection``: the test servers' scaffolding. They serve on
   127.0.0.1, accept connections in order, record each frame (``received``, ``received_at``,
   ``sent``), let a test ``expect`` a frame, drop or close the socket, and reject a bad frame.
@@ -48,22 +50,25 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ._ledger import CallLedger, InFlight, OpenCall
+from ._queues import ProtocolQueues
 from ._reconnect import ReconnectPolicy
 from ._wire import decode_pcm16, encode_pcm16, parse_object, publish
 
 if TYPE_CHECKING:
     from ._provider import WebSocketProvider
-    from ._script import Drop, ScriptState, ScriptStep, Speak, UserSays, play
+    from ._script import Drop, FunctionCall, ScriptState, ScriptStep, Speak, UserSays, play
     from ._server import LoopbackConnection, LoopbackServer
     from ._session import SessionState, WebSocketSession, WireProtocol
 
 __all__ = [
     "CallLedger",
     "Drop",
+    "FunctionCall",
     "InFlight",
     "LoopbackConnection",
     "LoopbackServer",
     "OpenCall",
+    "ProtocolQueues",
     "ReconnectPolicy",
     "ScriptState",
     "ScriptStep",
@@ -83,6 +88,7 @@ __all__ = [
 _LAZY = {
     "WebSocketProvider": "_provider",
     "Drop": "_script",
+    "FunctionCall": "_script",
     "ScriptState": "_script",
     "ScriptStep": "_script",
     "Speak": "_script",

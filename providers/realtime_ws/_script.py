@@ -5,16 +5,17 @@ step on one test-server connection, in order, and returns what each step produce
 what the client answered, or ``None``). A step is any object with
 ``async def run(connection, state)``; :class:`ScriptState` carries the id of the last call a
 step emitted, which later steps default to. The steps every realtime protocol has (the model
-speaks, the caller speaks, the connection drops) are here; each provider adds its own.
+calls a function or speaks, the caller speaks, the connection drops) are here; each provider
+adds its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-__all__ = ["Drop", "ScriptState", "ScriptStep", "Speak", "UserSays", "play"]
+__all__ = ["Drop", "FunctionCall", "ScriptState", "ScriptStep", "Speak", "UserSays", "play"]
 
 C = TypeVar("C", contravariant=True)
 D = TypeVar("D")
@@ -46,6 +47,12 @@ class ScriptStep(Protocol[C]):
         ...
 
 
+class _Calls(Protocol):
+    async def function_call(
+        self, name: str, arguments: dict[str, Any] | str, /, *, call_id: str | None = ...
+    ) -> str: ...
+
+
 class _Speaks(Protocol):
     async def speak(self, text: str, /) -> object: ...
 
@@ -56,6 +63,21 @@ class _Hears(Protocol):
 
 class _Drops(Protocol):
     async def drop(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionCall:
+    """The model calls ``name`` with ``arguments`` (an object, or its JSON text); the step
+    yields the call id (later steps default to it)."""
+
+    name: str
+    arguments: dict[str, Any] | str = field(default_factory=dict)
+    call_id: str | None = None
+
+    async def run(self, connection: _Calls, state: ScriptState, /) -> str:
+        call_id = await connection.function_call(self.name, self.arguments, call_id=self.call_id)
+        state.last_call = call_id
+        return call_id
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,6 +76,12 @@ class WireProtocol(Protocol):
         """Queue caller audio; False when it cannot go now (it is dropped)."""
         ...
 
+    def inject_context(self, text: str) -> None:
+        """Queue context the model reads without answering."""
+
+    def say(self, text: str) -> None:
+        """Queue a turn in which the model speaks ``text``."""
+
 
 P = TypeVar("P", bound=WireProtocol)
 
@@ -319,6 +325,36 @@ class WebSocketSession(ProviderSession, Generic[P]):
         except ProviderError as exc:
             self.dropped_audio_frames += 1
             self.logger.debug("caller audio not sent: %s", exc)
+
+    async def inject_context(self, text: str) -> None:
+        """Add ``text`` as context the model reads without answering (it waits for the next
+        connection while there is none).
+
+        Raises:
+            ChannelClosedError: The session is closed.
+
+        Cancellation: safe; the context stays queued.
+        """
+        self._check_open("inject_context")
+        self.protocol.inject_context(text)
+        await self._send_intent()
+
+    async def say(self, text: str) -> None:
+        """Have the model speak ``text`` (it waits for the next connection while there is
+        none).
+
+        Raises:
+            ChannelClosedError: The session is closed.
+
+        Cancellation: safe; the turn stays queued.
+        """
+        self._check_open("say")
+        self.protocol.say(text)
+        await self._send_intent()
+
+    async def _send_intent(self) -> None:
+        """Write what an intent queued (a subclass may defer it instead)."""
+        await self._flush()
 
     # -- the reader --------------------------------------------------------------------------
 
