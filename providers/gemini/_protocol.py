@@ -46,7 +46,7 @@ from voice_hitl._provider_events import (
 from . import _client_messages as cm
 from . import _server_messages as sm
 from ._options import LiveOptions
-from ._wire import decode_audio, encode_audio, rate_of
+from ._wire import INPUT_RATE, decode_audio, rate_of
 
 __all__ = ["LiveProtocol"]
 
@@ -197,12 +197,8 @@ class LiveProtocol(ProtocolQueues):
         Raises:
             ValueError: ``frame`` is not 1-D int16.
         """
-        audio = encode_audio(frame, self.config.input_format.sample_rate)
-        if not self.ready:
-            return False
-        if audio:
-            self._send(cm.audio_message(audio))
-        return True
+        rate = self.config.input_format.sample_rate
+        return self._append_audio(frame, rate, INPUT_RATE, self.ready, cm.audio_message)
 
     def call_connection(self, call_id: str) -> int | None:
         """The number of the connection an open call came on (None when not open)."""

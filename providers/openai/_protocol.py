@@ -35,7 +35,7 @@ from voice_hitl._provider_events import (
 from voice_hitl.speech.dtmf import KEYS
 
 from . import _server_events as ev
-from ._audio import decode_pcm16, encode_pcm16
+from ._audio import WIRE_RATE, decode_pcm16
 from ._deliveries import PendingResult, ResultDeliveries, context_text
 from ._errors import is_fatal
 from ._options import RealtimeOptions, session_config
@@ -174,12 +174,13 @@ class RealtimeProtocol(ProtocolQueues):
         Raises:
             ValueError: ``frame`` is not 1-D int16.
         """
-        audio = encode_pcm16(frame, self.config.input_format.sample_rate)
-        if not self.connected:
-            return False
-        if audio:
-            self._send({"type": "input_audio_buffer.append", "audio": audio})
-        return True
+        return self._append_audio(
+            frame,
+            self.config.input_format.sample_rate,
+            WIRE_RATE,
+            self.connected,
+            lambda audio: {"type": "input_audio_buffer.append", "audio": audio},
+        )
 
     def submit_tool_result(self, call_id: str, output: str, *, is_error: bool) -> None:
         """Queue a ``function_call_output`` and the ``response.create`` that makes the model

@@ -335,9 +335,7 @@ class WebSocketSession(ProviderSession, Generic[P]):
 
         Cancellation: safe; the context stays queued.
         """
-        self._check_open("inject_context")
-        self.protocol.inject_context(text)
-        await self._send_intent()
+        await self._intent("inject_context", self.protocol.inject_context, text)
 
     async def say(self, text: str) -> None:
         """Have the model speak ``text`` (it waits for the next connection while there is
@@ -348,8 +346,11 @@ class WebSocketSession(ProviderSession, Generic[P]):
 
         Cancellation: safe; the turn stays queued.
         """
-        self._check_open("say")
-        self.protocol.say(text)
+        await self._intent("say", self.protocol.say, text)
+
+    async def _intent(self, what: str, queue: Callable[[str], None], text: str) -> None:
+        self._check_open(what)
+        queue(text)
         await self._send_intent()
 
     async def _send_intent(self) -> None:
