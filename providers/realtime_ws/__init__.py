@@ -55,10 +55,11 @@ from ._reconnect import ReconnectPolicy
 from ._wire import decode_pcm16, encode_pcm16, parse_object, publish
 
 if TYPE_CHECKING:
+    from ._interface import SessionState, WireProtocol
     from ._provider import WebSocketProvider
     from ._script import Drop, FunctionCall, ScriptState, ScriptStep, Speak, UserSays, play
     from ._server import LoopbackConnection, LoopbackServer
-    from ._session import SessionState, WebSocketSession, WireProtocol
+    from ._session import WebSocketSession
 
 __all__ = [
     "CallLedger",
@@ -96,9 +97,9 @@ _LAZY = {
     "play": "_script",
     "LoopbackConnection": "_server",
     "LoopbackServer": "_server",
-    "SessionState": "_session",
+    "SessionState": "_interface",
     "WebSocketSession": "_session",
-    "WireProtocol": "_session",
+    "WireProtocol": "_interface",
 }
 
 

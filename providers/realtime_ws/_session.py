@@ -28,10 +28,9 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import enum
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import ClassVar, Generic, Protocol, TypeVar
+from typing import ClassVar, Generic, TypeVar
 
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
@@ -47,51 +46,13 @@ from providers.base import (
 from voice_hitl import ChannelClosedError, ProviderError
 from voice_hitl._transport import check_pcm16
 
+from ._interface import SessionState, WireProtocol
 from ._provider import WebSocketProvider
 
-__all__ = ["SessionState", "WebSocketSession", "WireProtocol"]
-
-
-class WireProtocol(Protocol):
-    """What a session needs of a sans-I/O protocol (both providers' protocols are one)."""
-
-    def connection_made(self) -> None:
-        """A (new) connection is open: queue what opens the conversation on it."""
-
-    def connection_lost(self, reason: str, unsent: Sequence[str] = ()) -> None:
-        """The connection is gone; ``unsent`` frames were handed out but never written."""
-
-    def receive(self, data: str | bytes) -> None:
-        """Feed one server frame; never raises for bad input."""
-
-    def events(self) -> list[ProviderEvent]:
-        """The events produced since the last call."""
-        ...
-
-    def outgoing(self) -> list[str]:
-        """The frames to write since the last call, in order."""
-        ...
-
-    def append_audio(self, frame: PCM16) -> bool:
-        """Queue caller audio; False when it cannot go now (it is dropped)."""
-        ...
-
-    def inject_context(self, text: str) -> None:
-        """Queue context the model reads without answering."""
-
-    def say(self, text: str) -> None:
-        """Queue a turn in which the model speaks ``text``."""
+__all__ = ["WebSocketSession"]
 
 
 P = TypeVar("P", bound=WireProtocol)
-
-
-class SessionState(enum.Enum):
-    """Where a session is in its life; a closed session does not reopen."""
-
-    UNOPENED = "unopened"
-    OPEN = "open"
-    CLOSED = "closed"
 
 
 class _End:
