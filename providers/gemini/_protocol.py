@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from providers.realtime_ws import CallLedger, InFlight, OpenCall, ProtocolQueues, parse_object
-from voice_hitl._ai_types import ServedCall
 from voice_hitl._exceptions import ProviderError
-from voice_hitl._provider import SessionConfig
-from voice_hitl._provider_events import (
+from voice_hitl.text._ai_types import ServedCall
+from voice_hitl.voice._provider import SessionConfig
+from voice_hitl.voice._provider_events import (
     PCM16,
     AudioOutEvent,
     ProviderErrorEvent,

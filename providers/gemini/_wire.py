@@ -12,8 +12,8 @@ import re
 from typing import Any
 
 from providers.realtime_ws import decode_pcm16, encode_pcm16
-from voice_hitl._provider_events import PCM16
-from voice_hitl._tools import AITool
+from voice_hitl.tools._tools import AITool
+from voice_hitl.voice._provider_events import PCM16
 
 __all__ = [
     "INPUT_RATE",

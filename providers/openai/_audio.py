@@ -7,8 +7,8 @@ speech at telephone and wideband rates; it applies no anti-alias filter when dow
 from __future__ import annotations
 
 from providers.realtime_ws import _wire as wire
-from voice_hitl._audio import resample_linear as resample
-from voice_hitl._provider_events import PCM16
+from voice_hitl.voice._audio import resample_linear as resample
+from voice_hitl.voice._provider_events import PCM16
 
 __all__ = ["WIRE_RATE", "decode_pcm16", "encode_pcm16", "resample"]
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from providers.realtime_ws import ReconnectPolicy
-from voice_hitl._provider import SessionConfig
+from voice_hitl.voice._provider import SessionConfig
 
 from ._audio import WIRE_RATE
 

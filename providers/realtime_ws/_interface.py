@@ -12,7 +12,7 @@ import enum
 from collections.abc import Sequence
 from typing import Protocol
 
-from voice_hitl._provider_events import PCM16, ProviderEvent
+from voice_hitl.voice._provider_events import PCM16, ProviderEvent
 
 __all__ = ["SessionState", "WireProtocol"]
 

@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from voice_hitl._provider_events import PCM16, ProviderEvent
+from voice_hitl.voice._provider_events import PCM16, ProviderEvent
 
 from ._wire import encode_pcm16
 

@@ -44,7 +44,7 @@ from providers.base import (
     WireDirection,
 )
 from voice_hitl import ChannelClosedError, ProviderError
-from voice_hitl._transport import check_pcm16
+from voice_hitl.voice._transport import check_pcm16
 
 from ._interface import SessionState, WireProtocol
 from ._provider import WebSocketProvider

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from voice_hitl._audio import resample_linear
-from voice_hitl._provider_events import PCM16
+from voice_hitl.voice._audio import resample_linear
+from voice_hitl.voice._provider_events import PCM16
 
 __all__ = ["decode_pcm16", "encode_pcm16", "parse_object", "publish"]
 
