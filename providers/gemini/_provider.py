@@ -48,12 +48,9 @@ class GeminiLiveProvider(WebSocketProvider):
         super().__init__(url=url, headers=headers, reconnect=reconnect)
         self.model = model
         self.options = options or LiveOptions()
-        self.capabilities = ProviderCapabilities(
-            can_say=True,
-            speaker_attribution=False,
-            tool_call_cancellation=True,
-            user_transcription=self.options.input_transcription,
-        )
+        # It speaks, cancels calls on barge-in, and names no speakers (the defaults).
+        transcribes = self.options.input_transcription
+        self.capabilities = ProviderCapabilities(user_transcription=transcribes)
 
     def __repr__(self) -> str:
         return f"GeminiLiveProvider(model={self.model!r})"

@@ -72,12 +72,9 @@ class OpenAIRealtimeProvider(WebSocketProvider):
         super().__init__(url=realtime_url(url, model), headers=headers, reconnect=reconnect)
         self.model = model
         self.options = options or RealtimeOptions()
-        self.capabilities = ProviderCapabilities(
-            can_say=True,
-            speaker_attribution=False,
-            tool_call_cancellation=True,
-            user_transcription=self.options.transcription_model is not None,
-        )
+        # It speaks, cancels calls on barge-in, and names no speakers (the defaults).
+        transcribes = self.options.transcription_model is not None
+        self.capabilities = ProviderCapabilities(user_transcription=transcribes)
 
     def __repr__(self) -> str:
         return f"OpenAIRealtimeProvider(url={self.url!r})"
