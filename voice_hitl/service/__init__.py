@@ -23,6 +23,8 @@ from ._auth import (
     parse_operators,
 )
 from ._desk import (
+    BoardRebuildingError,
+    BoardStateLostError,
     DeskError,
     ForbiddenError,
     InvalidError,
@@ -61,6 +63,8 @@ __all__ = [
     "LINK_KEY_ENV",
     "OPERATORS_ENV",
     "AnswerLinks",
+    "BoardRebuildingError",
+    "BoardStateLostError",
     "DeadLetter",
     "DeskError",
     "ForbiddenError",

@@ -52,8 +52,10 @@ Handler = Callable[[Request], Awaitable[Response]]
 
 
 def _refusal(error: DeskError) -> JSONResponse:
-    headers = {"WWW-Authenticate": "Bearer"} if error.status == 401 else None
-    return JSONResponse({"error": error.to_wire()}, error.status, headers=headers)
+    headers = {"WWW-Authenticate": "Bearer"} if error.status == 401 else {}
+    if error.retry_after is not None:
+        headers["Retry-After"] = str(error.retry_after)
+    return JSONResponse({"error": error.to_wire()}, error.status, headers=headers or None)
 
 
 def _guarded(handler: Handler) -> Handler:
@@ -79,6 +81,7 @@ def create_app(
     webhooks: Webhooks | None = None,
     links: AnswerLinks | None = None,
     ack_timeout: float = 3.0,
+    rebuild_window: float | None = None,
 ) -> Starlette:
     """Build the service over ``board`` for ``operators``.
 
@@ -89,7 +92,9 @@ def create_app(
     every board event is offered to them, and the lifespan starts and closes them; with
     ``links`` answer links work at ``/v1/links/{token}`` (see :mod:`._reach`). An answer is
     reported taken only once the owning worker took it; the worker has ``ack_timeout`` seconds
-    to take it (:mod:`voice_hitl.service._taken`).
+    to take it (:mod:`voice_hitl.service._taken`). For ``rebuild_window`` seconds after the
+    board's server lost its state (default: three heartbeats, ``6 * reap_interval``), a missing
+    id is refused as being rebuilt (503 with ``Retry-After``), not as unknown.
 
     Raises:
         ValueError: ``reap_interval`` or ``ack_timeout`` is not a finite number of seconds
@@ -98,7 +103,9 @@ def create_app(
     """
     reap_interval = positive_seconds("reap_interval", reap_interval)
     ack_timeout = positive_seconds("ack_timeout", ack_timeout)
-    desk = OperatorDesk(board, operators, ack_timeout=ack_timeout)
+    window = 6 * reap_interval if rebuild_window is None else rebuild_window
+    window = positive_seconds("rebuild_window", window)
+    desk = OperatorDesk(board, operators, ack_timeout=ack_timeout, rebuild_window=window)
     hub = FeedHub(board)
     hub.add_listener(desk.acks.notify)
     if journal is not None:
