@@ -32,7 +32,7 @@ from ._hub import FeedHub
 from ._links import AnswerLinks
 from ._openapi import openapi_document
 from ._reach import reach_routes
-from ._story import journal_board, place_of, story_of
+from ._story import journal_board, journal_decisions, place_of, story_of
 from ._webhooks import Webhooks
 
 __all__ = ["CLIENT_HEADER", "IDEMPOTENCY_HEADER", "create_app"]
@@ -88,7 +88,10 @@ def create_app(
     The app's lifespan follows the board for the live feed and reaps abandoned requests every
     ``reap_interval`` seconds; with ``close_board`` it closes the board on shutdown. With a
     ``journal`` (started; the caller closes it) every board event is journaled and
-    ``GET /v1/requests/{id}/story`` serves a request's entries. With ``webhooks`` (not started)
+    ``GET /v1/requests/{id}/story`` serves a request's entries; a journal with ``sync``
+    durability also stores each operator decision (a ``decided`` entry) before the request is
+    claimed, so no call takes an answer the journal does not hold (503 ``not_recorded`` when it
+    cannot be stored in time). With ``webhooks`` (not started)
     every board event is offered to them, and the lifespan starts and closes them; with
     ``links`` answer links work at ``/v1/links/{token}`` (see :mod:`._reach`). An answer is
     reported taken only once the owning worker took it; the worker has ``ack_timeout`` seconds
@@ -105,7 +108,14 @@ def create_app(
     ack_timeout = positive_seconds("ack_timeout", ack_timeout)
     window = 6 * reap_interval if rebuild_window is None else rebuild_window
     window = positive_seconds("rebuild_window", window)
-    desk = OperatorDesk(board, operators, ack_timeout=ack_timeout, rebuild_window=window)
+    sync = journal is not None and journal.durability == "sync"
+    desk = OperatorDesk(
+        board,
+        operators,
+        ack_timeout=ack_timeout,
+        rebuild_window=window,
+        write_ahead=journal_decisions(journal) if sync and journal is not None else None,
+    )
     hub = FeedHub(board)
     hub.add_listener(desk.acks.notify)
     if journal is not None:

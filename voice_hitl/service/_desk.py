@@ -12,6 +12,7 @@ The desk reports an answer or a rejection taken only when the owning worker's ha
 from __future__ import annotations
 
 import math
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .._answer_json import answer_json
@@ -28,6 +29,7 @@ __all__ = [
     "ForbiddenError",
     "InvalidError",
     "NotFoundError",
+    "NotRecordedError",
     "NotTakenError",
     "OperatorDesk",
     "OutcomeUnknownError",
@@ -116,6 +118,18 @@ class NotTakenError(DeskError):
     status, code = 503, "not_taken"
 
 
+class NotRecordedError(DeskError):
+    """The service keeps a ``sync`` journal and could not store the operator's decision in
+    time, so the answer was not sent (nothing was delivered; retrying is safe)."""
+
+    status, code = 503, "not_recorded"
+
+
+WriteAhead = Callable[[BoardRequest, BoardStatus, str, str, str], Awaitable[None]]
+"""``write_ahead(request, status, text, by, via)``: stores an operator's decision before the
+desk claims the request (a ``sync`` journal); raises :class:`NotRecordedError` when it cannot."""
+
+
 class OutcomeUnknownError(DeskError):
     """The worker took the answer but its settle was not seen in time, or the board became
     unreachable after the answer was sent: retry with the same ``Idempotency-Key`` (or read
@@ -174,8 +188,11 @@ class OperatorDesk:
         *,
         ack_timeout: float = 3.0,
         rebuild_window: float = 6.0,
+        write_ahead: WriteAhead | None = None,
     ) -> None:
         self.board = board
+        self.write_ahead = write_ahead
+        """Called with each decision before it is claimed (see :data:`WriteAhead`)."""
         self.operators = operators
         self.ack_timeout = ack_timeout
         """Seconds the owning worker has to take an answer (see :class:`NotTakenError`)."""
@@ -304,6 +321,7 @@ class OperatorDesk:
             SettledError: Somebody settled it first, the call ended first, or its worker is
                 gone (the message says which).
             NotTakenError: The worker did not take it within :attr:`ack_timeout`.
+            NotRecordedError: A ``sync`` journal could not store it first; it was not sent.
             OutcomeUnknownError: Taken or not could not be learnt in time.
             InvalidError: ``value`` does not fit the request's spec, or a bad key.
 
@@ -375,6 +393,8 @@ class OperatorDesk:
         via: str,
         key: str | None,
     ) -> BoardRequest:
+        if self.write_ahead is not None:  # stored before the call can take it
+            await self.write_ahead(request, status, text, operator.name, via)
         taken = await claim_and_wait(
             self.board,
             self.acks,
