@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
@@ -39,10 +39,14 @@ from ._model import (
     SettleResult,
 )
 from ._redis_lua import CLAIM, EPOCH, ESCALATE, PUBLISH, REAP, RELEASE, RESTORE, SETTLE, TAKE
+from ._shared_read import SharedRead
+from ._tasks import check_cancelled
 
 __all__ = ["RedisBoard"]
 
 _DOWN = (RedisConnectionError, RedisTimeoutError, ConnectionError, OSError)
+_READ_ATTEMPTS = 3
+T = TypeVar("T")
 _RESTORE_BATCH = 500
 
 
@@ -83,6 +87,12 @@ def _unavailable(exc: BaseException) -> BoardUnavailableError:
             "the board is busy: no Redis connection came free in time (raise max_connections)"
         )
     return BoardUnavailableError(f"Redis is unreachable: {exc}")
+
+
+def _slow(exc: BaseException) -> bool:
+    """A timeout, or no pooled connection free in time: the server may be fine (this process
+    was busy); as opposed to a refused or dropped connection."""
+    return isinstance(exc, RedisTimeoutError) or "No connection available" in str(exc)
 
 
 def _text(value: Any) -> str:
@@ -168,12 +178,20 @@ class RedisBoard:
         self._restore = self._redis.register_script(RESTORE)
         self._escalate = self._redis.register_script(ESCALATE)
         self._epoch_script = self._redis.register_script(EPOCH)
+        self._listing = SharedRead(self._list_open)
 
     async def _call(self, script: Any, *args: Any) -> Any:
-        try:
-            return await script(args=[self.prefix, *args])
-        except _DOWN as exc:
-            raise _unavailable(exc) from exc
+        """Run a script; again (up to :data:`_READ_ATTEMPTS` times) only when no pooled
+        connection came free in time, since then nothing was sent."""
+        attempt = 1
+        while True:
+            try:
+                return await script(args=[self.prefix, *args])
+            except _DOWN as exc:
+                if attempt == _READ_ATTEMPTS or "No connection available" not in str(exc):
+                    raise _unavailable(exc) from exc
+                check_cancelled()
+            attempt += 1
 
     async def publish(self, request: BoardRequest, *, revive: bool = False) -> BoardRequest:
         """See :meth:`RequestBoard.publish`.
@@ -303,22 +321,49 @@ class RedisBoard:
         return float(age)
 
     async def get(self, request_id: str) -> BoardRequest | None:
-        """See :meth:`RequestBoard.get`. Cancellation: safe."""
-        try:
-            fields = await self._redis.hgetall(f"{self.prefix}req:{request_id}")
-        except _DOWN as exc:
-            raise _unavailable(exc) from exc
+        """See :meth:`RequestBoard.get` (a read: retried, see :meth:`_read`).
+
+        Cancellation: safe.
+        """
+        key = f"{self.prefix}req:{request_id}"
+        fields = await self._read(lambda: self._redis.hgetall(key))
         return _request(fields) if fields else None
 
     async def open_requests(self) -> list[BoardRequest]:
-        """See :meth:`RequestBoard.open_requests`. Cancellation: safe."""
-        try:
-            values = await self._redis.hvals(f"{self.prefix}open")
-        except _DOWN as exc:
-            raise _unavailable(exc) from exc
+        """See :meth:`RequestBoard.open_requests`: callers at the same time share one read
+        (:class:`~voice_hitl.board._shared_read.SharedRead`), retried as :meth:`_read` says.
+
+        Cancellation: safe.
+        """
+        return list(await self._listing())
+
+    async def _list_open(self) -> list[BoardRequest]:
+        key = f"{self.prefix}open"
+        values = await self._read(lambda: self._redis.hvals(key))
         requests = [self._parsed(_text(value)) for value in values]
         requests.sort(key=lambda r: r.created_at)
         return requests
+
+    async def _read(self, command: Callable[[], Awaitable[T]]) -> T:
+        """Run an idempotent read, again after a timeout, up to :data:`_READ_ATTEMPTS` times.
+
+        A read that timed out usually met a reply that was there but not yet read: this
+        process's own event loop was busy (a loaded machine), or every pooled connection
+        was. Reading again is safe and usually quick; a server that refuses connections
+        fails at once.
+
+        Raises:
+            BoardUnavailableError: Refused, dropped, or timed out every time.
+        """
+        attempt = 1
+        while True:
+            try:
+                return await command()
+            except _DOWN as exc:
+                if attempt == _READ_ATTEMPTS or not _slow(exc):
+                    raise _unavailable(exc) from exc
+                check_cancelled()
+            attempt += 1
 
     def _parsed(self, data: str) -> BoardRequest:
         """An open request from its JSON, parsed once: a listing of 2,000 open requests

@@ -184,9 +184,10 @@ def _open_journal(args: Any, url: str) -> tuple[Journal | None, str]:
     from pathlib import Path
 
     from ..journal import Journal, RedisJournalStore, SqliteJournalStore
+    from ..journal._journal import Durability
     from ._story import journal_key
 
-    durability = getattr(args, "journal_durability", "fast")
+    durability: Durability = "sync" if getattr(args, "journal_durability", "") == "sync" else "fast"
     if args.no_journal:
         if durability != "fast":
             raise ValueError("--journal-durability sync needs a journal (not --no-journal)")
