@@ -68,6 +68,8 @@ __all__ = ["BoardBridge", "default_worker_id", "stop_tasks"]
 
 logger = logging.getLogger("voice_hitl.board")
 
+_RESYNC_BATCH = 32
+
 _STATUS = {
     "answered": BoardStatus.ANSWERED,
     "rejected": BoardStatus.REJECTED,
@@ -395,13 +397,29 @@ class BoardBridge:
                 self._deliver(event.request)
 
     async def _resync(self) -> None:
-        for pending in list(self.handler.pending.values()):
-            request = request_from_pending(pending.to_event(), self.worker_id)
-            record = await self.board.publish(request, revive=True)
-            if not record.is_open:
-                self._deliver(record)
-            elif record.claim is not None:
-                await self._take(record)
+        """Re-publish the open requests (:data:`_RESYNC_BATCH` at a time: one by one, 500 of
+        them kept a restarted board's answers waiting for seconds), then restore the settled
+        records the board may have lost."""
+        pendings = list(self.handler.pending.values())
+        for start in range(0, len(pendings), _RESYNC_BATCH):
+            requests = [
+                request_from_pending(pending.to_event(), self.worker_id)
+                for pending in pendings[start : start + _RESYNC_BATCH]
+            ]
+            try:
+                async with asyncio.TaskGroup() as group:
+                    published = [
+                        group.create_task(self.board.publish(request, revive=True))
+                        for request in requests
+                    ]
+            except* BoardUnavailableError as lost:
+                raise lost.exceptions[0] from None
+            for task in published:
+                record = task.result()
+                if not record.is_open:
+                    self._deliver(record)
+                elif record.claim is not None:
+                    await self._take(record)
         await self._settled.restore(self.board)
 
     async def _connection_loop(self, first: asyncio.Future[None]) -> None:
