@@ -146,3 +146,27 @@ async def test_a_read_that_timed_out_is_read_again_not_refused_with_503(
     finally:
         await worker.aclose()
         await service.aclose()
+
+
+async def test_a_listing_body_is_what_json_response_renders_open_requests_encoded_once() -> None:
+    from starlette.responses import JSONResponse
+
+    from voice_hitl.board import BoardStatus, MemoryBoard
+    from voice_hitl.service._listing import ListingEncoder
+
+    board = MemoryBoard()
+    handler = HumanInputHandler()
+    async with BoardBridge(handler, board, worker_id="w-list") as bridge:
+        first = await ask_colour(bridge, question="Which colour é \u2028?")
+        await ask_colour(bridge, room="room-b")
+        handler.resolve(first, '{"answer": "red"}', by="caller", via="speech")
+        await bridge.drain()
+        shown = await board.open_requests()
+        settled = await board.get(first)
+        assert settled is not None and settled.status is BoardStatus.ANSWERED
+        encoder = ListingEncoder(size=1)
+        for requests in ([], shown, [*shown, settled]):
+            expected = JSONResponse({"requests": [r.to_wire() for r in requests]}).body
+            assert encoder.body(requests) == expected
+        assert encoder.encode(shown[0]) is encoder.encode(shown[0])  # kept, not re-encoded
+        await handler.close()

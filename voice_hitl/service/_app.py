@@ -30,6 +30,7 @@ from ._feed import serve_feed
 from ._http import read_json
 from ._hub import FeedHub
 from ._links import AnswerLinks
+from ._listing import ListingEncoder
 from ._openapi import openapi_document
 from ._reach import reach_routes
 from ._story import journal_board, journal_decisions, place_of, story_of
@@ -117,6 +118,7 @@ def create_app(
         write_ahead=journal_decisions(journal) if sync and journal is not None else None,
     )
     hub = FeedHub(board)
+    listing = ListingEncoder()
     hub.add_listener(desk.acks.notify)
     if journal is not None:
         hub.add_listener(journal_board(journal))
@@ -143,7 +145,7 @@ def create_app(
             tool=query.get("tool"),
             for_=query.get("for"),
         )
-        return JSONResponse({"requests": [r.to_wire() for r in found]})
+        return Response(listing.body(found), media_type="application/json")
 
     async def get_request(request: Request) -> Response:
         operator = operator_of(request)
