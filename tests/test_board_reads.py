@@ -7,11 +7,10 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-import httpx
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
-from service_rig import ANN, TOKENS, ask_colour
+from service_rig import ANN, TOKENS, ask_colour, operator_client
 
 from voice_hitl import HumanInputHandler
 from voice_hitl.board import BoardBridge, BoardUnavailableError, RedisBoard
@@ -112,16 +111,11 @@ async def test_a_read_that_timed_out_is_read_again_not_refused_with_503(
     worker = RedisBoard(redis_url, prefix=redis_prefix)
     service = RedisBoard(redis_url, prefix=redis_prefix)
     handler = HumanInputHandler()
-    transport = httpx.ASGITransport(app=create_app(service, TOKENS))
     timeout = RedisTimeoutError("Timeout reading from 127.0.0.1:6379")
     try:
         async with (
             BoardBridge(handler, worker, worker_id="w-reads") as bridge,
-            httpx.AsyncClient(
-                transport=transport,
-                base_url="http://service",
-                headers={"Authorization": f"Bearer {ANN}"},
-            ) as client,
+            operator_client(create_app(service, TOKENS), ANN) as client,
         ):
             rid = await ask_colour(bridge)
             client_redis: Any = service._redis

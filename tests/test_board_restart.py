@@ -18,7 +18,7 @@ import httpx
 import pytest
 from board_rig import eventually, throwaway_redis
 from redis_rig import RedisServer
-from service_rig import ANN, BOB, TOKENS, ask_colour
+from service_rig import ANN, BOB, TOKENS, ask_colour, operator_client
 
 from voice_hitl import HumanInputHandler
 from voice_hitl.board import BoardBridge, BoardStatus, RedisBoard
@@ -75,22 +75,13 @@ async def site(redis_prefix: str, rebuild_window: float = 30.0) -> AsyncIterator
     service_board = RedisBoard(server.url, prefix=redis_prefix, timeout=1.0)
     handler = HumanInputHandler()
     app = create_app(service_board, TOKENS, ack_timeout=1.0, rebuild_window=rebuild_window)
-    transport = httpx.ASGITransport(app=app)
     try:
         async with (
             BoardBridge(
                 handler, worker_board, worker_id="w-restart", heartbeat=0.2, reconnect_delay=0.05
             ) as bridge,
-            httpx.AsyncClient(
-                transport=transport,
-                base_url="http://service",
-                headers={"Authorization": f"Bearer {ANN}"},
-            ) as ann,
-            httpx.AsyncClient(
-                transport=transport,
-                base_url="http://service",
-                headers={"Authorization": f"Bearer {BOB}"},
-            ) as bob,
+            operator_client(app, ANN) as ann,
+            operator_client(app, BOB) as bob,
         ):
             yield Site(server, worker_board, service_board, handler, bridge, ann, bob)
             await handler.close()

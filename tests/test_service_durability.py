@@ -7,12 +7,14 @@ import asyncio
 import contextlib
 import threading
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import httpx
 import pytest
-from service_rig import ANN, TOKENS, ask_colour
+from service_rig import ANN, TOKENS, ask_colour, operator_client
 
 from voice_hitl import HumanInputHandler
 from voice_hitl.board import BoardBridge, MemoryBoard
@@ -37,87 +39,76 @@ class GatedStore(SqliteJournalStore):
         super().append(entries)
 
 
+@dataclass
+class Site:
+    store: GatedStore
+    handler: HumanInputHandler
+    bridge: BoardBridge
+    board: MemoryBoard
+    client: httpx.AsyncClient
+
+
 @contextlib.asynccontextmanager
-async def service(
-    journal: Journal,
-) -> AsyncIterator[tuple[HumanInputHandler, BoardBridge, MemoryBoard, httpx.AsyncClient]]:
+async def service(tmp_path: Path, **journal_options: Any) -> AsyncIterator[Site]:
+    """A worker and the service on a MemoryBoard; the service journals into a GatedStore
+    (closed gate) with ``journal_options``."""
+    store = GatedStore(tmp_path / "j.sqlite3")
+    journal = Journal(store, KEY, **journal_options)
+    journal.start()
     board = MemoryBoard()
     handler = HumanInputHandler()
     app = create_app(board, TOKENS, journal=journal)
-    transport = httpx.ASGITransport(app=app)
-    async with (
-        BoardBridge(handler, board, worker_id="w-sync") as bridge,
-        httpx.AsyncClient(
-            transport=transport,
-            base_url="http://service",
-            headers={"Authorization": f"Bearer {ANN}"},
-        ) as client,
-    ):
-        yield handler, bridge, board, client
-        await handler.close()
+    try:
+        async with (
+            BoardBridge(handler, board, worker_id="w-sync") as bridge,
+            operator_client(app, ANN) as client,
+        ):
+            yield Site(store, handler, bridge, board, client)
+            await handler.close()
+    finally:
+        store.gate.set()
+        await asyncio.to_thread(journal.close)
 
 
 async def test_sync_stores_the_answer_before_the_call_can_take_it(tmp_path: Path) -> None:
-    store = GatedStore(tmp_path / "j.sqlite3")
-    journal = Journal(store, KEY, durability="sync")
-    journal.start()
-    try:
-        async with service(journal) as (handler, bridge, board, client):
-            rid = await ask_colour(bridge)
-            answering = asyncio.create_task(
-                client.post(f"/v1/requests/{rid}/answer", json={"answer": "red"})
-            )
-            assert await asyncio.to_thread(store.writing.wait, 10)
-            # The decision waits for the disk: nothing is claimed, the call has nothing yet.
-            record = await board.get(rid)
-            assert record is not None and record.is_open and record.claim is None
-            pending = handler.get(rid)
-            assert pending is not None and pending.status == "pending"
-            store.gate.set()
-            response = await answering
-            assert response.status_code == 200, response.json()
-            assert await handler.wait(rid) is not None
-        assert await asyncio.to_thread(journal.flush)
-        decided = next(e for e in store.read(rid) if e.data.get("event") == "decided")
+    async with service(tmp_path, durability="sync") as s:
+        rid = await ask_colour(s.bridge)
+        answering = asyncio.create_task(
+            s.client.post(f"/v1/requests/{rid}/answer", json={"answer": "red"})
+        )
+        assert await asyncio.to_thread(s.store.writing.wait, 10)
+        # The decision waits for the disk: nothing is claimed, the call has nothing yet.
+        record = await s.board.get(rid)
+        assert record is not None and record.is_open and record.claim is None
+        pending = s.handler.get(rid)
+        assert pending is not None and pending.status == "pending"
+        s.store.gate.set()
+        response = await answering
+        assert response.status_code == 200, response.json()
+        assert await s.handler.wait(rid) is not None
+        decided = next(e for e in s.store.read(rid) if e.data.get("event") == "decided")
         assert (decided.data["status"], decided.data["by"]) == ("answered", "ann")
-    finally:
-        store.gate.set()
-        await asyncio.to_thread(journal.close)
 
 
 async def test_sync_refuses_an_answer_the_journal_cannot_store(tmp_path: Path) -> None:
-    store = GatedStore(tmp_path / "j.sqlite3")
-    journal = Journal(store, KEY, durability="sync", sync_timeout=0.2)
-    journal.start()
-    try:
-        async with service(journal) as (handler, bridge, board, client):
-            rid = await ask_colour(bridge)
-            response = await client.post(f"/v1/requests/{rid}/answer", json={"answer": "red"})
-            assert response.status_code == 503
-            error = response.json()["error"]
-            assert error["code"] == "not_recorded" and "not sent" in error["message"]
-            record = await board.get(rid)
-            assert record is not None and record.is_open and record.claim is None
-            pending = handler.get(rid)
-            assert pending is not None and pending.status == "pending"
-    finally:
-        store.gate.set()
-        await asyncio.to_thread(journal.close)
+    async with service(tmp_path, durability="sync", sync_timeout=0.2) as s:
+        rid = await ask_colour(s.bridge)
+        response = await s.client.post(f"/v1/requests/{rid}/answer", json={"answer": "red"})
+        assert response.status_code == 503
+        error = response.json()["error"]
+        assert error["code"] == "not_recorded" and "not sent" in error["message"]
+        record = await s.board.get(rid)
+        assert record is not None and record.is_open and record.claim is None
+        pending = s.handler.get(rid)
+        assert pending is not None and pending.status == "pending"
 
 
 async def test_fast_does_not_wait_for_the_journal(tmp_path: Path) -> None:
-    store = GatedStore(tmp_path / "j.sqlite3")
-    journal = Journal(store, KEY)
-    journal.start()
-    try:
-        async with service(journal) as (handler, bridge, _, client):
-            rid = await ask_colour(bridge)
-            response = await client.post(f"/v1/requests/{rid}/answer", json={"answer": "red"})
-            assert response.status_code == 200
-            assert await handler.wait(rid) is not None
-    finally:
-        store.gate.set()
-        await asyncio.to_thread(journal.close)
+    async with service(tmp_path) as s:
+        rid = await ask_colour(s.bridge)
+        response = await s.client.post(f"/v1/requests/{rid}/answer", json={"answer": "red"})
+        assert response.status_code == 200
+        assert await s.handler.wait(rid) is not None
 
 
 def test_serve_opens_the_journal_with_the_durability_asked(
