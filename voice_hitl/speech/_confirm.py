@@ -12,6 +12,9 @@ The challenge words ("confirm", "approve") say yes only when said alone (`challe
 in a larger sentence ("why do I have to confirm this", "check with my wife, then confirm")
 they are a verb about something else, and the reading is asked again, at every tier.
 
+A yes that asks a question back ("why do I need to confirm?") or waits on something ("yes,
+after I talk to my wife", "confirm it tomorrow") is asked again at every tier (`_not_yet`).
+
 A no built from one short word repeated ("nah, nah, nah", "please, no, no, no") is asked again
 rather than taken: a recogniser writes babble that way, and a wrong no refuses what the person
 wanted.
@@ -23,6 +26,7 @@ from collections.abc import Sequence
 
 from ._answer import Answer, NoMatch, NoMatchReason, Via
 from ._challenge import challenge_extras
+from ._not_yet import asks_back, defers
 from ._text import CORRECTION_MARKERS, find_phrase, split_corrections, tokens
 from ._vocab import (
     AFFIRMATIVE_PHRASES,
@@ -124,6 +128,10 @@ def understand_confirm(toks: list[str], transcript: str, via: Via) -> Answer | N
             )
         if _has_any(toks, HESITATIONS):
             return NoMatch(NoMatchReason.CONTRADICTORY, transcript, "yes with a hesitation")
+        if asks_back(transcript):
+            return NoMatch(NoMatchReason.UNCERTAIN, transcript, "a question back")
+        if defers(toks):
+            return NoMatch(NoMatchReason.UNCERTAIN, transcript, "a yes that waits on something")
         if _has_any(tokens(transcript), DEFERRALS):
             return NoMatch(NoMatchReason.UNCERTAIN, transcript, "the caller has not answered yet")
         spans = _spans(toks, AFFIRMATIVE_PHRASES)

@@ -82,7 +82,7 @@ import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -100,10 +100,14 @@ from .._vocab import (
     POLITE_WORDS,
     STOPWORDS,
 )
+from . import _no_support
 from ._audio import check_pcm16, resample
 from ._grammar import GRAMMAR_META, answer_phrases
 from ._plain import plain_yes
 from ._protocol import Hypothesis
+
+if TYPE_CHECKING:
+    from ._quality import SpeechGate
 
 __all__ = [
     "MAX_WORDS_PER_SECOND",
@@ -348,6 +352,7 @@ class WhisperRecognizer:
         self._max_distance = max_distance
         self._min_yes_logprob = min_yes_logprob
         self._verify = verify
+        self._gate: SpeechGate | None = None
 
     def _shared(self) -> _Shared:
         return _load_shared(self._path, self._compute_type, self._threads)
@@ -585,6 +590,8 @@ class WhisperRecognizer:
                 unprompted = heard(False)
             if any(affirms(text) for text, _ in (prompted, unprompted)):
                 return WhisperHearing([], prompted, unprompted)
+            if not self._no_on_speech(encoded, pcm16, sample_rate, said):
+                return WhisperHearing([], prompted, unprompted)  # the no rests on noise
         if self._verify and spec is not None and reading is True:
             if unprompted is None:
                 unprompted = heard(False)
@@ -608,6 +615,22 @@ class WhisperRecognizer:
             confidence=calibrated_confidence(logprob, as_heard=as_heard, verified=verified),
         )
         return WhisperHearing([hypothesis], prompted, unprompted, (logprob, as_heard, verified))
+
+    def _no_on_speech(
+        self, encoded: Any, pcm16: npt.NDArray[np.int16], sample_rate: int, said: str
+    ) -> bool:
+        """Whether a negation word of ``said`` lies on the person's speech (`_no_support`)."""
+        if self._gate is None:
+            from ._quality import SpeechGate
+
+            self._gate = SpeechGate()
+        shared = self._shared()
+        seconds = len(pcm16) / sample_rate
+        timings = _no_support.word_timings(shared.model, shared.lock, encoded, said, seconds)
+        probabilities, power, window_s = self._gate.windows(pcm16, sample_rate)
+        return _no_support.no_rests_on_speech(
+            timings, probabilities, power, window_s, threshold=self._gate.threshold
+        )
 
     def _choose_value(
         self, prompted: tuple[str, float], unprompted: tuple[str, float], spec: AnswerSpec
