@@ -105,15 +105,17 @@ async def adversarial(recognizer: Recognizer, folder: Path, sample: int) -> None
     entries = entries[::sample]
     low: Counter[str] = Counter()
     high: Counter[str] = Counter()
+    nos: Counter[str] = Counter()
     total: Counter[str] = Counter()
     for entry in entries:
-        yes, taken, _, _, _ = await _hear(
+        yes, taken, _, _, no = await _hear(
             recognizer, audio_dir / entry["file"], _spec(entry), _condition(entry)
         )
         category = str(entry.get("category", "?"))
         total[category] += 1
         low[category] += yes
         high[category] += taken
+        nos[category] += no
         if SHOW and yes:
             tier = "high" if taken else "low"
             print(f"  YES ({tier}) {category}: {entry['file']}  heard {LAST_HEARD[0]!r}")
@@ -121,7 +123,7 @@ async def adversarial(recognizer: Recognizer, folder: Path, sample: int) -> None
     print(f"adversarial set ({n} utterances, 1/{sample} sample), read as yes:")
     for category in sorted(total):
         print(f"  {category:10s} {total[category]:4d} utterances: low tier {low[category]:3d}, "
-              f"high tier {high[category]:3d}")
+              f"high tier {high[category]:3d}; read as no {nos[category]:3d}")
     print(f"  false approvals per 1,000: low tier {1000 * sum(low.values()) / n:.1f}, "
           f"high tier {1000 * sum(high.values()) / n:.1f}")
     print_audio_verdicts()

@@ -152,3 +152,18 @@ def test_nothing_to_judge_by_is_no_reason_to_ask_again() -> None:
     assert no_rests_on_speech([], probs, power, WINDOW)
     silent_probs, silent_power = _windows([])
     assert no_rests_on_speech([WordTiming(" no", 0.2, 0.8)], silent_probs, silent_power, WINDOW)
+
+
+@pytest.mark.parametrize(
+    "said", ["please, don't, don't, don't, do,", "not, not, not", "no, no, no, please"]
+)
+def test_a_no_built_from_a_short_unit_repeated_asks_again(said: str) -> None:
+    understood = understand_heard(Heard("speech", said, transcript=said), CONFIRM)
+    assert isinstance(understood, NoMatch), understood
+    assert understood.detail == "one short word repeated"
+
+
+@pytest.mark.parametrize("said", ["don't, don't", "no no no, leave it", "never, never, never"])
+def test_a_no_said_twice_or_with_more_words_is_still_a_no(said: str) -> None:
+    understood = understand_heard(Heard("speech", said, transcript=said), CONFIRM)
+    assert isinstance(understood, Answer) and understood.value is False, understood

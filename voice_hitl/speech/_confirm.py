@@ -95,11 +95,23 @@ def _clean(toks: Sequence[str], spans: list[tuple[int, int]]) -> bool:
 
 
 def _repeated(toks: Sequence[str]) -> bool:
-    """Whether ``toks`` are one short word said three times or more, with nothing but
-    politeness beside it ("nah, nah, nah", "please, no, no, no"): how Whisper writes babble,
-    and how "please do" came out in noise. Such a no is asked again, not taken."""
-    said = [t for t in toks if t not in POLITE_WORDS]
-    return len(said) >= 3 and len(set(said)) == 1 and len(said[0]) <= 4
+    """Whether ``toks`` are one short unit said three times or more in a row, with nothing
+    but politeness beside it and perhaps the unit begun once more ("nah, nah, nah",
+    "please, no, no, no", "don't, don't, don't, do"): how Whisper writes babble, and how
+    "please do" came out in noise. A unit is one word of up to four letters or two words
+    ("do not"). Such a no is asked again, not taken."""
+    said = [t for t in toks if t not in POLITE_WORDS or t in NEGATION_WORDS]
+    for size in (1, 2):
+        unit = said[:size]
+        if len(unit) < size or sum(len(t) for t in unit) > 4 * size:
+            continue
+        times = 0
+        while said[times * size : (times + 1) * size] == unit:
+            times += 1
+        leftover = said[times * size :]
+        if times >= 3 and leftover == unit[: len(leftover)]:
+            return True
+    return False
 
 
 def _challenge_in_a_sentence(toks: Sequence[str]) -> bool:
