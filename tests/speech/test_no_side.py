@@ -167,3 +167,14 @@ def test_a_no_built_from_a_short_unit_repeated_asks_again(said: str) -> None:
 def test_a_no_said_twice_or_with_more_words_is_still_a_no(said: str) -> None:
     understood = understand_heard(Heard("speech", said, transcript=said), CONFIRM)
     assert isinstance(understood, Answer) and understood.value is False, understood
+
+
+def test_a_no_written_into_babble_alone_is_not() -> None:
+    # babble only: the VAD calls every window speech and the levels barely vary, so the
+    # negation is as loud as "the speech", yet only 5 dB over the floor
+    n = int(2.0 / WINDOW)
+    probs = np.full(n, 0.9)
+    power = np.where(np.arange(n) % 2 == 0, 1e-4, 3e-4)
+    timings = [WordTiming(" It's", 0.1, 0.4), WordTiming(" not", 0.4, 0.7)]
+    assert not no_rests_on_speech(timings, probs, power, WINDOW)
+    assert no_rests_on_speech(timings, probs, power, WINDOW, min_snr_db=4.0)

@@ -56,6 +56,10 @@ the person is asked again rather than refused. On the development sets (``heldou
 failures were read, ``heldout``, tuning) these two rules for a no took affirmatives read as no
 from 10 to 0 for 6 more true no's asked again; on ``heldout4``, never tuned on, from 6 to 5
 of 80 for one (the rest are both passes hearing a negation: "not fine, do not").
+Issue 32 adds two more: the unprompted pass must hold a negation too (the hotwords' ways to
+decline pulled noise and misheard requests onto "don't do anything"; unprompted, tiny.en
+heard "Thank you very much."), and a negation word must lie on the person's speech
+(`_no_support`: word timings against the VAD windows).
 
 One exception, for the high-risk challenge words ("confirm", "approve"), which tiny.en spells
 as sounds when unprompted ("can't earn", "I can turn"): a third pass prompted with only the
@@ -298,6 +302,13 @@ def zeros_dropped(fuller: str, shorter: str) -> bool:
         else:
             return False
     return all(d == "0" for d in rest)
+
+
+def _holds_a_negation(text: str) -> bool:
+    """Whether an unprompted reading holds a negation word; tiny.en, unprompted, spells a
+    leading "no" as "now" ("Now leave it." for "no, leave it")."""
+    words = tokens(text)
+    return bool(set(words) & NEGATION_WORDS) or words[:1] == ["now"]
 
 
 def reads_as_yes(text: str, spec: AnswerSpec) -> bool:
@@ -589,6 +600,9 @@ class WhisperRecognizer:
             if unprompted is None:
                 unprompted = heard(False)
             if any(affirms(text) for text, _ in (prompted, unprompted)):
+                return WhisperHearing([], prompted, unprompted)
+            if not _holds_a_negation(unprompted[0]):
+                # the unprompted pass heard no negation: the hotwords made the no up
                 return WhisperHearing([], prompted, unprompted)
             if not self._no_on_speech(encoded, pcm16, sample_rate, said):
                 return WhisperHearing([], prompted, unprompted)  # the no rests on noise
