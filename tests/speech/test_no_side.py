@@ -17,6 +17,7 @@ from voice_hitl.speech import Answer, AnswerSpec, NoMatch
 from voice_hitl.speech._not_yet import asks_back, defers
 from voice_hitl.speech._text import strip_fillers, tokens
 from voice_hitl.speech.asr._no_support import WordTiming, no_rests_on_speech
+from voice_hitl.speech.asr._whisper import _holds_a_negation
 
 CONFIRM = AnswerSpec.confirm("Shall I send the payment?")
 
@@ -178,3 +179,18 @@ def test_a_no_written_into_babble_alone_is_not() -> None:
     timings = [WordTiming(" It's", 0.1, 0.4), WordTiming(" not", 0.4, 0.7)]
     assert not no_rests_on_speech(timings, probs, power, WINDOW)
     assert no_rests_on_speech(timings, probs, power, WINDOW, min_snr_db=4.0)
+
+
+@pytest.mark.parametrize(
+    ("unprompted", "holds"),
+    [
+        ("No, I don't want that.", True),
+        ("Now leave it.", True),  # tiny.en's unprompted spelling of a leading "no"
+        ("Don't do it.", True),
+        ("Thank you very much.", False),
+        ("Let me back to the moment.", False),
+        ("I know it.", False),
+    ],
+)
+def test_the_unprompted_reading_of_a_no_holds_a_negation(unprompted: str, holds: bool) -> None:
+    assert _holds_a_negation(unprompted) is holds

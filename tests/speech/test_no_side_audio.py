@@ -23,9 +23,10 @@ ROOT = Path(__file__).resolve().parents[2] / "audio_fixtures"
 pytest.importorskip("soundfile")
 
 TRUE_NO_MEASURED = 8
-"""True no's taken of `true_no_sample`'s 8 (commit c975cb0, Whisper tiny.en)."""
+"""True no's taken of `true_no_sample`'s 8 (Whisper tiny.en at issue 32's last rule change;
+the same with ``verify_no``)."""
 NOT_SAID_MEASURED = 1
-"""No's taken of `not_said_sample`'s 8 that the person did not say (same commit): a question
+"""No's taken of `not_said_sample`'s 8 that the person did not say (the same code): a question
 about the cost in 10 dB babble, heard "not much of that cost"."""
 
 
