@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from voice_hitl._call_line import Heard
-from voice_hitl._hearing import understand_heard
+from voice_hitl.responder._call_line import Heard
+from voice_hitl.responder._hearing import understand_heard
 from voice_hitl.speech import Answer, AnswerSpec, NoMatch
 from voice_hitl.speech._not_yet import asks_back, defers
 from voice_hitl.speech._text import strip_fillers, tokens
