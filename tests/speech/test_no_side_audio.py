@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_heldout_sets import _recogniser  # the same recognise callback
 
-from voice_hitl.speech._fixtures import FixtureResult, load_manifest, read_audio, run_fixtures
-from voice_hitl.speech._spec import AnswerSpec
+from voice_hitl.speech._fixtures import FixtureResult, load_manifest, run_fixtures
 
 ROOT = Path(__file__).resolve().parents[2] / "audio_fixtures"
 
@@ -43,18 +43,6 @@ def not_said_sample() -> list[dict[str, Any]]:
     _, entries = load_manifest(ROOT / "adversarial")
     wanted = {"nonspeech", "operator", "cancel", "question"}
     return [e for e in entries[::2] if e["category"] in wanted][::13][:8]
-
-
-def _recogniser(engine: Any) -> Any:
-    import asyncio
-
-    async def recognise(audio: Path, spec: AnswerSpec) -> tuple[str, float, float]:
-        pcm, rate = await asyncio.to_thread(read_audio, audio)
-        hyps = await engine.recognize(pcm, rate, spec)
-        best = hyps[0] if hyps else None
-        return (best.text if best else ""), (best.score if best else 0.0), len(pcm) / rate
-
-    return recognise
 
 
 def _detail(results: list[FixtureResult]) -> str:
