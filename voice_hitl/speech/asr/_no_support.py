@@ -96,7 +96,7 @@ def no_rests_on_speech(
         power: each window's mean power.
         window_s: the windows' length in seconds.
         threshold: probability above which a window is speech (the gate's).
-        min_probability: the span's mean probability a negation needs.
+        min_probability: the probability some window of the span must reach.
         max_drop_db: how far below the utterance's speech level the span may lie.
         min_snr_db: how far above the noise floor (the quietest tenth of the non-speech
             windows, as `SpeechGate` measures it) the span's loudest window must rise.
