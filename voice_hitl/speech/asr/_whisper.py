@@ -640,7 +640,10 @@ class WhisperRecognizer:
     def _no_on_speech(
         self, encoded: Any, pcm16: npt.NDArray[np.int16], sample_rate: int, said: str
     ) -> bool:
-        """Whether a negation word of ``said`` lies on the person's speech (`_no_support`)."""
+        """Whether a negation word of ``said`` lies on the person's speech (`_no_support`);
+        True when there is no encoder output to align against (a scripted decoder)."""
+        if encoded is None:
+            return True
         if self._gate is None:
             from ._quality import SpeechGate
 
