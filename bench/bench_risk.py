@@ -49,6 +49,12 @@ ROOT = Path(__file__).resolve().parent.parent
 AUDIO_VERDICTS: Counter[tuple[str, str]] = Counter()
 """(condition, audio layer's verdict) of every utterance a recogniser heard words in."""
 
+SHOW = False
+"""``--show``: print each file read as yes (adversarial) or as no (confirmations) with its
+words as heard."""
+LAST_HEARD: list[str] = [""]
+"""The words of the last utterance `_hear` heard (for ``--show``)."""
+
 
 async def _hear(
     recognizer: Recognizer, path: Path, spec: AnswerSpec, condition: str = "?"
@@ -60,6 +66,7 @@ async def _hear(
     hypotheses = await recognizer.recognize(pcm, rate, spec)
     elapsed = time.perf_counter() - started
     heard = Heard.of(transcription_of(hypotheses))
+    LAST_HEARD[0] = heard.transcript if heard.transcript is not None else heard.text
     understood = understand_heard(heard, spec)
     yes = isinstance(understood, Answer) and understood.value is True
     no = isinstance(understood, Answer) and understood.value is False
@@ -98,20 +105,25 @@ async def adversarial(recognizer: Recognizer, folder: Path, sample: int) -> None
     entries = entries[::sample]
     low: Counter[str] = Counter()
     high: Counter[str] = Counter()
+    nos: Counter[str] = Counter()
     total: Counter[str] = Counter()
     for entry in entries:
-        yes, taken, _, _, _ = await _hear(
+        yes, taken, _, _, no = await _hear(
             recognizer, audio_dir / entry["file"], _spec(entry), _condition(entry)
         )
         category = str(entry.get("category", "?"))
         total[category] += 1
         low[category] += yes
         high[category] += taken
+        nos[category] += no
+        if SHOW and yes:
+            tier = "high" if taken else "low"
+            print(f"  YES ({tier}) {category}: {entry['file']}  heard {LAST_HEARD[0]!r}")
     n = sum(total.values())
     print(f"adversarial set ({n} utterances, 1/{sample} sample), read as yes:")
     for category in sorted(total):
         print(f"  {category:10s} {total[category]:4d} utterances: low tier {low[category]:3d}, "
-              f"high tier {high[category]:3d}")
+              f"high tier {high[category]:3d}; read as no {nos[category]:3d}")
     print(f"  false approvals per 1,000: low tier {1000 * sum(low.values()) / n:.1f}, "
           f"high tier {1000 * sum(high.values()) / n:.1f}")
     print_audio_verdicts()
@@ -137,7 +149,8 @@ async def confirmations(recognizer: Recognizer, folder: Path, sample: int) -> No
             seconds += audio_s + decode_s
             low_yes += yes if take == 1 else 0
             if no:
-                refused.append(entry["file"])  # a real dialogue would end here, declined
+                # a real dialogue would end here, declined
+                refused.append(entry["file"] + (f" {LAST_HEARD[0]!r}" if SHOW else ""))
             if accepted:
                 taken = True
                 break
@@ -219,7 +232,10 @@ async def main_async(args: argparse.Namespace) -> None:
                 print(f"(no adversarial set at {folder})")
         for folder in args.confirmations:
             print(f"-- {folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder}")
-            await confirmations(recognizer, folder, args.sample)
+            if folder.exists():
+                await confirmations(recognizer, folder, args.sample)
+            else:
+                print(f"(no confirmation set at {folder})")
 
 
 FIXTURES = ROOT / "audio_fixtures"
@@ -249,11 +265,29 @@ def main() -> None:
         help="default: confirmations and heldout2..4_confirmations",
     )
     parser.add_argument(
+        "--show", action="store_true", help="print the files read as yes, and as no"
+    )
+    parser.add_argument(
+        "--cache", type=Path, default=None, help="replay and keep Whisper's decodes here"
+    )
+    parser.add_argument(
+        "--cache-also", type=Path, default=None, help="also read decodes from this SQLite cache"
+    )
+    parser.add_argument(
         "--gate", action="store_true", help="measure the speech gate alone (no recogniser)"
     )
     args = parser.parse_args()
     args.adversarial = args.adversarial or ADVERSARIAL_SETS
     args.confirmations = args.confirmations or CONFIRMATION_SETS
+    global SHOW
+    SHOW = args.show
+    if args.cache is not None:
+        import sys
+
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from _decode_cache import install
+
+        install(args.cache, args.cache_also)
     asyncio.run(main_async(args))
 
 

@@ -56,6 +56,13 @@ the person is asked again rather than refused. On the development sets (``heldou
 failures were read, ``heldout``, tuning) these two rules for a no took affirmatives read as no
 from 10 to 0 for 6 more true no's asked again; on ``heldout4``, never tuned on, from 6 to 5
 of 80 for one (the rest are both passes hearing a negation: "not fine, do not").
+Issue 32 adds that a negation word must lie on the person's speech (`_no_support`: word
+timings against the VAD windows). With ``verify_no=True`` the unprompted pass must hold a
+negation too (the hotwords' ways to decline pulled noise and misheard requests onto "don't do
+anything"; unprompted, tiny.en heard "Thank you very much."). It is off by default: on the
+development sets it asked again 5 true no's for 6 no's not said, and on the held-out sets
+(``heldout2``, ``heldout4``, yes/no questions) it took true no's from 92 / 79 % to 86 / 70 %
+for 3 fewer no's not said (bench/results_risk.txt).
 
 One exception, for the high-risk challenge words ("confirm", "approve"), which tiny.en spells
 as sounds when unprompted ("can't earn", "I can turn"): a third pass prompted with only the
@@ -82,7 +89,7 @@ import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -100,10 +107,14 @@ from .._vocab import (
     POLITE_WORDS,
     STOPWORDS,
 )
+from . import _no_support
 from ._audio import check_pcm16, resample
 from ._grammar import GRAMMAR_META, answer_phrases
 from ._plain import plain_yes
 from ._protocol import Hypothesis
+
+if TYPE_CHECKING:
+    from ._quality import SpeechGate
 
 __all__ = [
     "MAX_WORDS_PER_SECOND",
@@ -296,6 +307,13 @@ def zeros_dropped(fuller: str, shorter: str) -> bool:
     return all(d == "0" for d in rest)
 
 
+def _holds_a_negation(text: str) -> bool:
+    """Whether an unprompted reading holds a negation word; tiny.en, unprompted, spells a
+    leading "no" as "now" ("Now leave it." for "no, leave it")."""
+    words = tokens(text)
+    return bool(set(words) & NEGATION_WORDS) or words[:1] == ["now"]
+
+
 def reads_as_yes(text: str, spec: AnswerSpec) -> bool:
     """Whether `understand` reads ``text`` as a yes to ``spec``."""
     result = understand(text, spec)
@@ -317,6 +335,8 @@ class WhisperRecognizer:
             onto an answer phrase; anything further is rejected.
         min_yes_logprob: lowest average token log-probability accepted for a yes.
         verify: confirm a yes by a second decoding pass without hotwords.
+        verify_no: also require that pass to hear a negation before a no is taken (off by
+            default: it asks again about a tenth of true no's; see the module docstring).
 
     Raises:
         ValueError: a parameter is out of range (the message names it).
@@ -334,6 +354,7 @@ class WhisperRecognizer:
         max_distance: float = 0.34,
         min_yes_logprob: float = -1.2,
         verify: bool = True,
+        verify_no: bool = False,
     ) -> None:
         if not 0.0 <= max_distance < 1.0:
             raise ValueError(f"max_distance must be in [0, 1), got {max_distance!r}")
@@ -348,6 +369,8 @@ class WhisperRecognizer:
         self._max_distance = max_distance
         self._min_yes_logprob = min_yes_logprob
         self._verify = verify
+        self._verify_no = verify_no
+        self._gate: SpeechGate | None = None
 
     def _shared(self) -> _Shared:
         return _load_shared(self._path, self._compute_type, self._threads)
@@ -585,6 +608,11 @@ class WhisperRecognizer:
                 unprompted = heard(False)
             if any(affirms(text) for text, _ in (prompted, unprompted)):
                 return WhisperHearing([], prompted, unprompted)
+            if self._verify_no and not _holds_a_negation(unprompted[0]):
+                # the unprompted pass heard no negation: the hotwords made the no up
+                return WhisperHearing([], prompted, unprompted)
+            if not self._no_on_speech(encoded, pcm16, sample_rate, said):
+                return WhisperHearing([], prompted, unprompted)  # the no rests on noise
         if self._verify and spec is not None and reading is True:
             if unprompted is None:
                 unprompted = heard(False)
@@ -608,6 +636,25 @@ class WhisperRecognizer:
             confidence=calibrated_confidence(logprob, as_heard=as_heard, verified=verified),
         )
         return WhisperHearing([hypothesis], prompted, unprompted, (logprob, as_heard, verified))
+
+    def _no_on_speech(
+        self, encoded: Any, pcm16: npt.NDArray[np.int16], sample_rate: int, said: str
+    ) -> bool:
+        """Whether a negation word of ``said`` lies on the person's speech (`_no_support`);
+        True when there is no encoder output to align against (a scripted decoder)."""
+        if encoded is None:
+            return True
+        if self._gate is None:
+            from ._quality import SpeechGate
+
+            self._gate = SpeechGate()
+        shared = self._shared()
+        seconds = len(pcm16) / sample_rate
+        timings = _no_support.word_timings(shared.model, shared.lock, encoded, said, seconds)
+        probabilities, power, window_s = self._gate.windows(pcm16, sample_rate)
+        return _no_support.no_rests_on_speech(
+            timings, probabilities, power, window_s, threshold=self._gate.threshold
+        )
 
     def _choose_value(
         self, prompted: tuple[str, float], unprompted: tuple[str, float], spec: AnswerSpec
