@@ -100,6 +100,7 @@ from .._vocab import (
     POLITE_WORDS,
     STOPWORDS,
 )
+from ._align import ALONE_MARGIN, alone_candidates, may_rescue, score_sync, supports_alone
 from ._audio import check_pcm16, resample
 from ._grammar import GRAMMAR_META, answer_phrases
 from ._plain import plain_yes
@@ -200,12 +201,15 @@ class WhisperHearing:
         unprompted: the same for the pass without hotwords, when it ran.
         evidence: what `calibrated_confidence` was given (average log-probability, read as
             heard, verified yes), when there is a hypothesis.
+        aligned: the readings alignment scoring took as the challenge word said alone
+            (`_align`): ``(free reading, forced reading, their log-likelihoods)`` each.
     """
 
     hypotheses: list[Hypothesis]
     prompted: tuple[str, float]
     unprompted: tuple[str, float] | None
     evidence: tuple[float, bool, bool] | None = None
+    aligned: tuple[tuple[str, str, float, float], ...] = ()
 
     @property
     def readings(self) -> list[tuple[str, float]]:
@@ -317,6 +321,9 @@ class WhisperRecognizer:
             onto an answer phrase; anything further is rejected.
         min_yes_logprob: lowest average token log-probability accepted for a yes.
         verify: confirm a yes by a second decoding pass without hotwords.
+        alone_margin: nats by which the challenge word said alone may score below a free
+            reading that holds it beside other words and still be taken (`_align`);
+            ``None`` turns alignment scoring off.
 
     Raises:
         ValueError: a parameter is out of range (the message names it).
@@ -334,6 +341,7 @@ class WhisperRecognizer:
         max_distance: float = 0.34,
         min_yes_logprob: float = -1.2,
         verify: bool = True,
+        alone_margin: float | None = ALONE_MARGIN,
     ) -> None:
         if not 0.0 <= max_distance < 1.0:
             raise ValueError(f"max_distance must be in [0, 1), got {max_distance!r}")
@@ -341,6 +349,8 @@ class WhisperRecognizer:
             raise ValueError(f"beam_size must be >= 1, got {beam_size!r}")
         if cpu_threads < 0:
             raise ValueError(f"cpu_threads must be >= 0, got {cpu_threads!r}")
+        if alone_margin is not None and not 0.0 <= alone_margin < math.inf:
+            raise ValueError(f"alone_margin must be a finite number >= 0, got {alone_margin!r}")
         self._path = Path(model_path) if model_path is not None else None
         self._compute_type = compute_type
         self._threads = cpu_threads
@@ -348,6 +358,7 @@ class WhisperRecognizer:
         self._max_distance = max_distance
         self._min_yes_logprob = min_yes_logprob
         self._verify = verify
+        self._alone_margin = alone_margin
 
     def _shared(self) -> _Shared:
         return _load_shared(self._path, self._compute_type, self._threads)
@@ -532,6 +543,41 @@ class WhisperRecognizer:
         seq_len = len(result.sequences_ids[0])
         return text, float(result.scores[0]) * seq_len / (seq_len + 1)
 
+    def score_sync(self, encoded: Any, texts: list[str]) -> list[tuple[float, int]]:
+        """Each text's log-likelihood given an encoded utterance, and the tokens scored
+        (blocking; `_align.score_sync`)."""
+        from faster_whisper.tokenizer import Tokenizer
+        from faster_whisper.transcribe import get_suppressed_tokens
+
+        shared = self._shared()
+        tokenizer = Tokenizer(
+            shared.model.hf_tokenizer,
+            shared.model.model.is_multilingual,
+            task="transcribe",
+            language="en",
+        )
+        suppress = list(get_suppressed_tokens(tokenizer, (-1,)) or ())
+        with shared.lock:
+            return score_sync(shared.model, encoded, texts, suppress)
+
+    def _alone(
+        self, encoded: Any, reading: tuple[str, float], aligned: list[tuple[str, str, float, float]]
+    ) -> tuple[str, float]:
+        """``reading``, or the challenge word said alone when the audio supports that about
+        as well as the reading's extra words (`_align`); what was taken goes to ``aligned``."""
+        text, _ = reading
+        if self._alone_margin is None or not may_rescue(text):
+            return reading
+        candidates = alone_candidates(text)
+        scores = self.score_sync(encoded, [text, *candidates])
+        free = scores[0][0]
+        best = max(range(len(candidates)), key=lambda i: scores[i + 1][0])
+        forced, count = scores[best + 1]
+        if not supports_alone(forced, free, self._alone_margin):
+            return reading
+        aligned.append((text, candidates[best], forced, free))
+        return candidates[best], forced / count
+
     def transcribe_sync(
         self,
         pcm16: npt.NDArray[np.int16],
@@ -561,8 +607,11 @@ class WhisperRecognizer:
             decoded = self.decode_sync(encoded, spec, hotwords=hotwords, words=words)
             return _unless_looping(decoded, seconds)
 
+        aligned: list[tuple[str, str, float, float]] = []
         prompted = heard(True)
         unprompted: tuple[str, float] | None = None
+        if spec is not None and spec.kind is AnswerKind.CONFIRM:
+            prompted = self._alone(encoded, prompted, aligned)
         if spec is not None and spec.kind in VALUE_KINDS:
             return self._hear_value(prompted, heard(False), spec)
         said, logprob = prompted
@@ -575,7 +624,7 @@ class WhisperRecognizer:
                 mapped, as_heard = fallback, fallback_as_heard
                 said, logprob = unprompted
         if mapped is None:
-            return WhisperHearing([], prompted, unprompted)
+            return WhisperHearing([], prompted, unprompted, aligned=tuple(aligned))
         verified = False
         reading = value_of(mapped, spec) if spec is not None else None
         if self._verify and spec is not None and reading is False:
@@ -584,7 +633,7 @@ class WhisperRecognizer:
             if unprompted is None:
                 unprompted = heard(False)
             if any(affirms(text) for text, _ in (prompted, unprompted)):
-                return WhisperHearing([], prompted, unprompted)
+                return WhisperHearing([], prompted, unprompted, aligned=tuple(aligned))
         if self._verify and spec is not None and reading is True:
             if unprompted is None:
                 unprompted = heard(False)
@@ -595,11 +644,11 @@ class WhisperRecognizer:
                 # Unprompted, tiny.en spells a rare word as sounds ("can't earn" for
                 # "confirm"); a third reading, prompted with the challenge words and as many
                 # ways to decline, must hear the same challenge word and no negation.
-                check = heard(True, _CHALLENGE_PROMPT)[0]
+                check = self._alone(encoded, heard(True, _CHALLENGE_PROMPT), aligned)[0]
                 agrees = bool(challenge & set(tokens(check))) and reads_as_yes(check, spec)
             if set(tokens(check)) & NEGATION_WORDS or not agrees:
                 # the unprompted pass heard neither a yes nor the same sounds
-                return WhisperHearing([], prompted, unprompted)
+                return WhisperHearing([], prompted, unprompted, aligned=tuple(aligned))
             verified = True
         hypothesis = Hypothesis(
             mapped,
@@ -607,7 +656,8 @@ class WhisperRecognizer:
             transcript=verbatim(said),
             confidence=calibrated_confidence(logprob, as_heard=as_heard, verified=verified),
         )
-        return WhisperHearing([hypothesis], prompted, unprompted, (logprob, as_heard, verified))
+        evidence = (logprob, as_heard, verified)
+        return WhisperHearing([hypothesis], prompted, unprompted, evidence, tuple(aligned))
 
     def _choose_value(
         self, prompted: tuple[str, float], unprompted: tuple[str, float], spec: AnswerSpec

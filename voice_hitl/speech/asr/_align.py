@@ -1,0 +1,155 @@
+"""Alignment scoring: how well does the audio support a *given* text?
+
+Free transcription writes what the decoder finds likeliest, and tiny.en often writes a word
+beside the challenge word that nobody said ("confirmed, blocked", "I confirm, yeah, last"),
+so the challenge-alone rule (`said_alone`) asks a person who said "confirm" to say it again.
+The Whisper decoder can also *score* a text it is given: the log-likelihood of its tokens,
+each given the audio and the tokens before it, up to and including the end of the
+transcript. Scoring ends with the end-of-transcript token, so "confirm" alone is a complete
+reading, not a prefix of "confirm it with my wife first".
+
+For a reading that holds a challenge word beside other words, the expected answer -- the
+reading with the words that do not go with the challenge word left out, or the challenge word
+on its own -- is scored against the free reading (`alone_candidates`, `supports_alone`):
+
+* the extra words are recogniser artefacts: the forced reading scores about as well as the
+  free one (often better: the end of the transcript comes right after the word);
+* a person really said "confirm it with my wife first": the audio goes on after "confirm",
+  the end of the transcript there is unlikely, and the forced reading scores far worse.
+
+A reading whose extra words include a negation or a question word is never re-read this way:
+those words change what was said, and a rescue there can only be wrong in the costly
+direction. Both texts are scored under the same neutral prompt (no hotwords), so neither is
+favoured by the question's phrases.
+
+`score_sync` is blocking; `WhisperRecognizer` calls it from its worker thread (never on the
+event loop), holding the model's lock.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Sequence
+from typing import Any
+
+import numpy as np
+
+from .._challenge import challenge_extras
+from .._text import tokens
+from .._vocab import CHALLENGE_WORDS, NEGATION_WORDS
+
+__all__ = [
+    "ALONE_MARGIN",
+    "QUESTION_WORDS",
+    "alone_candidates",
+    "may_rescue",
+    "score_sync",
+    "supports_alone",
+]
+
+ALONE_MARGIN = 2.0
+"""Nats: the forced reading may score this much below the free one and still be taken
+(chosen on the development sets only; see ``bench/results_risk.txt``)."""
+
+QUESTION_WORDS: frozenset[str] = frozenset(
+    {"why", "who", "what", "how", "when", "where", "which", "whose", "whom"}
+)
+"""Words that make a reading a question back: never re-read as the word alone."""
+
+
+def may_rescue(reading: str, words: Collection[str] = CHALLENGE_WORDS) -> bool:
+    """Whether ``reading`` is a candidate for alignment: it holds a challenge word, words
+    that do not go with it (`challenge_extras`), and no negation or question word."""
+    toks = tokens(reading)
+    if not set(toks) & set(words):
+        return False
+    extras = challenge_extras(toks, words)
+    if not extras:
+        return False
+    return not (set(toks) & (NEGATION_WORDS | QUESTION_WORDS))
+
+
+def alone_candidates(reading: str, words: Collection[str] = CHALLENGE_WORDS) -> list[str]:
+    """The expected answers to score for ``reading``: the reading with its extra words left
+    out (its fillers, politeness and "I" kept), each challenge word it holds on its own, and
+    "I" with it; each written as Whisper writes a sentence, with and without a closing full
+    stop, and each said alone by `challenge_extras`' rule."""
+    toks = tokens(reading)
+    extras = set(challenge_extras(toks, words))
+    bare = list(dict.fromkeys(t for t in toks if t in words))
+    texts = [[t for t in toks if t not in extras], *([w] for w in bare), *(["i", w] for w in bare)]
+    out: list[str] = []
+    for said in texts:
+        if not said or challenge_extras(said, words):
+            continue
+        sentence = " ".join("I" if t == "i" else t for t in said)
+        sentence = sentence[0].upper() + sentence[1:]
+        for form in (sentence + ".", sentence):
+            if form not in out:
+                out.append(form)
+    return out
+
+
+def supports_alone(forced: float, free: float, margin: float = ALONE_MARGIN) -> bool:
+    """The decision rule: the forced reading (the word alone) is taken when its
+    log-likelihood is at most ``margin`` nats below the free reading's.
+
+    Raises:
+        ValueError: ``margin`` is negative or not finite.
+    """
+    if not math.isfinite(margin) or margin < 0:
+        raise ValueError(f"margin must be a finite number >= 0, got {margin!r}")
+    if not math.isfinite(forced):
+        return False
+    return not math.isfinite(free) or forced >= free - margin
+
+
+def score_sync(
+    model: Any, encoded: Any, texts: Sequence[str], suppress: Sequence[int]
+) -> list[tuple[float, int]]:
+    """Each text's log-likelihood given the encoded audio (blocking): the sum of its tokens'
+    log-probabilities and of the end-of-transcript token's after them, under Whisper's plain
+    transcription prompt. The caller holds the model's lock.
+
+    Args:
+        model: a faster-whisper ``WhisperModel``.
+        encoded: the encoder's output for one utterance (``WhisperRecognizer.encode_sync``).
+        texts: the texts to score.
+        suppress: the token ids the decoder suppresses (as in free decoding).
+
+    Returns:
+        Per text, its log-likelihood (nats, <= 0) and the number of tokens scored (the
+        text's and the end of the transcript); ``(-inf, 0)`` for an empty text.
+    """
+    from faster_whisper.tokenizer import Tokenizer
+
+    tokenizer = Tokenizer(
+        model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language="en"
+    )
+    start = [*tokenizer.sot_sequence, tokenizer.no_timestamps]
+    scores: list[tuple[float, int]] = []
+    for text in texts:
+        ids = tokenizer.encode(" " + text.strip()) if text.strip() else []
+        if not ids:
+            scores.append((-math.inf, 0))
+            continue
+        result = model.model.generate(
+            encoded,
+            [start + ids],
+            beam_size=1,
+            max_length=len(start) + len(ids) + 8,  # counts more than the steps returned
+            return_logits_vocab=True,
+            suppress_blank=False,
+            suppress_tokens=list(suppress),
+        )[0]
+        steps = result.logits[0]
+        if len(steps) < len(ids) + 1:
+            raise RuntimeError(
+                f"the decoder returned {len(steps)} steps for {len(ids)} forced tokens"
+            )
+        total = 0.0
+        for i, wanted in enumerate([*ids, tokenizer.eot]):
+            logits = np.asarray(steps[i], dtype=np.float64)
+            total += float(logits[wanted] - np.logaddexp.reduce(logits))
+        scores.append((total, len(ids) + 1))
+    return scores
