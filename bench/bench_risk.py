@@ -75,10 +75,8 @@ def _count_alignment() -> None:
             texts = [reading[0], *alone_candidates(reading[0])]
             scores = [total for total, _ in self.score_sync(encoded, texts)]
             GAPS.append(round(scores[0] - max(scores[1:]), 2))
+            ALIGNED["scored"] += 1
         ALIGNED["taken"] += len(aligned) - before
-        ALIGNED["scored"] += result is not reading or len(aligned) == before and (
-            self._alone_margin is not None and _rescuable(reading[0])
-        )
         return result
 
     WhisperRecognizer._alone = counted  # type: ignore[method-assign]
