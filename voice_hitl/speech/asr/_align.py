@@ -133,23 +133,38 @@ def score_sync(
         if not ids:
             scores.append((-math.inf, 0))
             continue
-        result = model.model.generate(
-            encoded,
-            [start + ids],
-            beam_size=1,
-            max_length=len(start) + len(ids) + 8,  # counts more than the steps returned
-            return_logits_vocab=True,
-            suppress_blank=False,
-            suppress_tokens=list(suppress),
-        )[0]
-        steps = result.logits[0]
-        if len(steps) < len(ids) + 1:
-            raise RuntimeError(
-                f"the decoder returned {len(steps)} steps for {len(ids)} forced tokens"
-            )
+        steps = _forced_steps(model, encoded, start + ids, len(ids) + 1, suppress)
         total = 0.0
         for i, wanted in enumerate([*ids, tokenizer.eot]):
             logits = np.asarray(steps[i], dtype=np.float64)
             total += float(logits[wanted] - np.logaddexp.reduce(logits))
         scores.append((total, len(ids) + 1))
     return scores
+
+
+def _forced_steps(
+    model: Any, encoded: Any, prompt: list[int], wanted: int, suppress: Sequence[int]
+) -> list[Any]:
+    """The decoder's logits for the first ``wanted`` positions after the start tokens, the
+    text in ``prompt`` forced. CTranslate2's ``max_length`` does not count the forced tokens
+    one for one, so it is doubled until enough steps come back (448: Whisper's limit)."""
+    max_length = len(prompt) + 8
+    while True:
+        result = model.model.generate(
+            encoded,
+            [prompt],
+            beam_size=1,
+            max_length=max_length,
+            return_logits_vocab=True,
+            suppress_blank=False,
+            suppress_tokens=list(suppress),
+        )[0]
+        steps = list(result.logits[0])
+        if len(steps) >= wanted:
+            return steps
+        if max_length >= _MAX_LENGTH:
+            raise RuntimeError(f"the decoder returned {len(steps)} steps for {wanted} tokens")
+        max_length = min(_MAX_LENGTH, 2 * max_length)
+
+
+_MAX_LENGTH = 448
