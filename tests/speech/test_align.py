@@ -69,9 +69,13 @@ def test_readings_alignment_never_touches(reading: str) -> None:
 
 def test_candidates_are_the_word_alone() -> None:
     assert alone_candidates("I confirm, yeah, last") == [
-        "I confirm yeah.", "I confirm yeah", "Confirm.", "Confirm", "I confirm.", "I confirm",
+        "I confirm yeah.", "I confirm yeah",
+        "Confirm.", "Confirm", "confirm.", "confirm",
+        "I confirm.", "I confirm",
     ]  # fmt: skip
-    assert alone_candidates("Confirmed, blocked.")[:2] == ["Confirmed.", "Confirmed"]
+    assert alone_candidates("Confirmed, blocked.")[:4] == [
+        "Confirmed.", "Confirmed", "confirmed.", "confirmed",
+    ]  # fmt: skip
     assert alone_candidates("approve, and 5")[:2] == ["Approve.", "Approve"]
 
 
@@ -92,8 +96,20 @@ def test_recogniser_takes_the_word_alone_when_the_audio_supports_it(
     aligned: list[tuple[str, str, float, float]] = []
     text, logprob = WhisperRecognizer()._alone(None, ("Confirmed, blocked.", -0.4), aligned)
     assert text == "Confirmed."
-    assert logprob == pytest.approx(-5.0 / 2)
+    assert logprob == -0.4  # it scored better than the reading: the reading's confidence
     assert aligned == [("Confirmed, blocked.", "Confirmed.", -5.0, -6.0)]
+
+
+def test_the_word_alone_pays_for_its_deficit_in_confidence(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(
+        WhisperRecognizer, "score_sync", _fixed_scores({"Confirmed, blocked.": -6.0,
+                                                        "Confirmed.": -7.0})
+    )  # fmt: skip
+    text, logprob = WhisperRecognizer()._alone(None, ("Confirmed, blocked.", -0.4), [])
+    assert text == "Confirmed."
+    assert logprob == pytest.approx(-0.4 - 1.0 / 2)
 
 
 def test_recogniser_keeps_the_sentence_when_the_forced_reading_is_far_worse(

@@ -72,8 +72,9 @@ def may_rescue(reading: str, words: Collection[str] = CHALLENGE_WORDS) -> bool:
 def alone_candidates(reading: str, words: Collection[str] = CHALLENGE_WORDS) -> list[str]:
     """The expected answers to score for ``reading``: the reading with its extra words left
     out (its fillers, politeness and "I" kept), each challenge word it holds on its own, and
-    "I" with it; each written as Whisper writes a sentence, with and without a closing full
-    stop, and each said alone by `challenge_extras`' rule."""
+    "I" with it; each as Whisper may write it (capitalised or not, with and without a closing
+    full stop: a neutral prompt finds a lower-case first word likelier), and each said alone
+    by `challenge_extras`' rule."""
     toks = tokens(reading)
     extras = set(challenge_extras(toks, words))
     bare = list(dict.fromkeys(t for t in toks if t in words))
@@ -82,9 +83,9 @@ def alone_candidates(reading: str, words: Collection[str] = CHALLENGE_WORDS) -> 
     for said in texts:
         if not said or challenge_extras(said, words):
             continue
-        sentence = " ".join("I" if t == "i" else t for t in said)
-        sentence = sentence[0].upper() + sentence[1:]
-        for form in (sentence + ".", sentence):
+        lower = " ".join("I" if t == "i" else t for t in said)
+        upper = lower[0].upper() + lower[1:]
+        for form in (upper + ".", upper, lower + ".", lower):
             if form not in out:
                 out.append(form)
     return out

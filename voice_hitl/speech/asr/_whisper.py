@@ -564,8 +564,12 @@ class WhisperRecognizer:
         self, encoded: Any, reading: tuple[str, float], aligned: list[tuple[str, str, float, float]]
     ) -> tuple[str, float]:
         """``reading``, or the challenge word said alone when the audio supports that about
-        as well as the reading's extra words (`_align`); what was taken goes to ``aligned``."""
-        text, _ = reading
+        as well as the reading's extra words (`_align`); what was taken goes to ``aligned``.
+
+        The word alone keeps the reading's average log-probability, less the nats per token
+        by which it scored below the reading (never more): the decoder's confidence in what it
+        wrote, not a neutral prompt's surprise at a sentence's first word."""
+        text, logprob = reading
         if self._alone_margin is None or not may_rescue(text):
             return reading
         candidates = alone_candidates(text)
@@ -576,7 +580,7 @@ class WhisperRecognizer:
         if not supports_alone(forced, free, self._alone_margin):
             return reading
         aligned.append((text, candidates[best], forced, free))
-        return candidates[best], forced / count
+        return candidates[best], logprob + min(0.0, (forced - free) / count)
 
     def transcribe_sync(
         self,
@@ -637,9 +641,10 @@ class WhisperRecognizer:
         if self._verify and spec is not None and reading is True:
             if unprompted is None:
                 unprompted = heard(False)
-            check = unprompted[0]
-            agrees = reads_as_yes(check, spec)
             challenge = set(tokens(said)) & CHALLENGE_WORDS
+            # the unprompted pass too may write an invented word beside the challenge word
+            check = self._alone(encoded, unprompted, aligned)[0] if challenge else unprompted[0]
+            agrees = reads_as_yes(check, spec)
             if not agrees and challenge:
                 # Unprompted, tiny.en spells a rare word as sounds ("can't earn" for
                 # "confirm"); a third reading, prompted with the challenge words and as many
