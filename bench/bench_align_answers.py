@@ -90,7 +90,7 @@ async def main_async(args: argparse.Namespace) -> None:
     whisper.per_answer = args.per_answer
     engine = GatedRecognizer(whisper, SpeechGate(), denoiser=Denoiser())
     await engine.load()
-    grid = [(m, s) for m in (0.0, 1.0, 2.0, 4.0) for s in (1.0, 2.0, 4.0)]
+    grid = [(m, s) for m in (0.0, 2.0, 4.0, 8.0, 16.0) for s in (1.0, 2.0, 4.0)]
     for name in args.sets.split(","):
         audio_dir, entries = load_manifest(SETS[name])
         rows: list[tuple[dict[str, Any], Any, Any]] = []

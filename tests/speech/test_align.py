@@ -94,7 +94,7 @@ def test_recogniser_takes_the_word_alone_when_the_audio_supports_it(
                                                         "Confirmed.": -5.0})
     )  # fmt: skip
     aligned: list[tuple[str, str, float, float]] = []
-    text, logprob = WhisperRecognizer()._alone(None, ("Confirmed, blocked.", -0.4), aligned)
+    text, logprob = WhisperRecognizer(alone_margin=ALONE_MARGIN)._alone(None, ("Confirmed, blocked.", -0.4), aligned)
     assert text == "Confirmed."
     assert logprob == -0.4  # it scored better than the reading: the reading's confidence
     assert aligned == [("Confirmed, blocked.", "Confirmed.", -5.0, -6.0)]
@@ -107,7 +107,7 @@ def test_the_word_alone_pays_for_its_deficit_in_confidence(
         WhisperRecognizer, "score_sync", _fixed_scores({"Confirmed, blocked.": -6.0,
                                                         "Confirmed.": -7.0})
     )  # fmt: skip
-    text, logprob = WhisperRecognizer()._alone(None, ("Confirmed, blocked.", -0.4), [])
+    text, logprob = WhisperRecognizer(alone_margin=ALONE_MARGIN)._alone(None, ("Confirmed, blocked.", -0.4), [])
     assert text == "Confirmed."
     assert logprob == pytest.approx(-0.4 - 1.0 / 2)
 
@@ -122,7 +122,7 @@ def test_recogniser_keeps_the_sentence_when_the_forced_reading_is_far_worse(
     )
     aligned: list[tuple[str, str, float, float]] = []
     reading = ("Confirm it with my wife first.", -0.3)
-    assert WhisperRecognizer()._alone(None, reading, aligned) == reading
+    assert WhisperRecognizer(alone_margin=ALONE_MARGIN)._alone(None, reading, aligned) == reading
     assert aligned == []
 
 

@@ -65,6 +65,13 @@ does). (A looser check -- the unprompted transcript merely sounding like the pro
 one -- was measured and dropped: it verified "yeah, thank you very much" against "Thank you
 very much.", 9 of 340 adversarial utterances read as yes against 3.)
 
+A challenge answer must be the challenge word said alone (`said_alone`), and tiny.en often
+writes an invented word beside it ("confirmed, blocked", "I confirm, yeah, last"). So a
+prompted or unprompted reading that holds a challenge word beside other words (no negation, no
+question word) is scored against the word alone with the decoder (`_align`): when the word
+alone scores at most ``alone_margin`` nats below the reading, the reading becomes the word
+alone (kept in `WhisperHearing.aligned`), and every other check still applies to it.
+
 Both passes share one run of the encoder (`encode_sync`); each hypothesis carries the words
 as heard and `calibrated_confidence`.
 
@@ -341,7 +348,7 @@ class WhisperRecognizer:
         max_distance: float = 0.34,
         min_yes_logprob: float = -1.2,
         verify: bool = True,
-        alone_margin: float | None = ALONE_MARGIN,
+        alone_margin: float | None = None,
     ) -> None:
         if not 0.0 <= max_distance < 1.0:
             raise ValueError(f"max_distance must be in [0, 1), got {max_distance!r}")
