@@ -62,6 +62,7 @@ def install(path: Path) -> None:
     real_encode = WhisperRecognizer.encode_sync
     real_decode = WhisperRecognizer.decode_sync
     real_score = WhisperRecognizer.score_sync
+    real_spans = WhisperRecognizer.word_spans_sync
 
     def lookup(key: str) -> Any:
         with lock:
@@ -117,6 +118,18 @@ def install(path: Path) -> None:
             out = [o if o is not None else fresh[t] for o, t in zip(out, texts, strict=True)]
         return [o for o in out if o is not None]
 
+    def word_spans_sync(
+        self: WhisperRecognizer, encoded: Any, text: str, num_frames: int
+    ) -> list[tuple[str, float, float]]:
+        key = f"spans|{model_key(self)}|{encoded.key}|{num_frames}|{text!r}"
+        hit = lookup(key)
+        if hit is not None:
+            return [(str(w), float(a), float(b)) for w, a, b in hit]
+        spans = real_spans(self, encoded.get(), text, num_frames)
+        store(key, spans)
+        return spans
+
+    WhisperRecognizer.word_spans_sync = word_spans_sync  # type: ignore[method-assign]
     WhisperRecognizer.encode_sync = encode_sync  # type: ignore[method-assign,assignment]
     WhisperRecognizer.decode_sync = decode_sync  # type: ignore[method-assign]
     WhisperRecognizer.score_sync = score_sync  # type: ignore[method-assign]

@@ -64,21 +64,34 @@ async def main_async(args: argparse.Namespace) -> None:
         asr_cache.install(args.cache)
     off = args.margins == "off"
     margins = [0.0] if off else [float(m) for m in args.margins.split(",")]
-    whisper = WhisperRecognizer(alone_margin=None if off else max(margins))
+    whisper = WhisperRecognizer(
+        alone_margin=None if off else max(margins), alone_quieter_db=args.quieter
+    )
     engine = GatedRecognizer(whisper, SpeechGate(), denoiser=Denoiser())
     await engine.load()
     real = WhisperRecognizer._alone
     gaps: list[float] = []
+    quiet: list[float] = []
     taken_at: dict[float, int] = defaultdict(int)
     utterance_gaps: list[float] = []
 
-    def spy(self: WhisperRecognizer, encoded: Any, reading: Any, aligned: Any) -> Any:
+    def spy(
+        self: WhisperRecognizer, encoded: Any, reading: Any, aligned: Any, audio: Any
+    ) -> Any:
         before = len(aligned)
-        result = real(self, encoded, reading, aligned)
-        for free_text, _, forced, free in aligned[before:]:
+        result = real(self, encoded, reading, aligned, audio)
+        if self._alone_margin is not None:
+            from voice_hitl.speech.asr._align import may_rescue
+
+            if may_rescue(reading[0]):
+                from voice_hitl.speech.asr._align import extras_quieter_db
+
+                frames = min(3000, len(audio) // 160)
+                spans = self.word_spans_sync(encoded, reading[0], frames)
+                quiet.append(round(extras_quieter_db(spans, audio, 16000), 1))
+        for _, _, forced, free, _ in aligned[before:]:
             gaps.append(round(free - forced, 2))
             utterance_gaps.append(free - forced)
-            del free_text
         return result
 
     WhisperRecognizer._alone = spy  # type: ignore[method-assign]
@@ -103,6 +116,8 @@ async def main_async(args: argparse.Namespace) -> None:
                 taken_at[margin] += 1
     print(f"probe: {n} utterances of the challenge word followed by other words (1/{args.sample})")
     print(f"  alignment gaps of readings taken at margin {max(margins)}: {sorted(gaps)}")
+    print(f"  extra words quieter than the challenge word by (dB), every reading scored: "
+          f"{sorted(quiet)}")
     for margin in margins:
         print(f"  margin {margin:4.1f}: taken at the high tier {taken_at[margin]} of {n}")
 
@@ -112,6 +127,7 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=2)
     parser.add_argument("--margins", default="1,2,3,4,6,8", help="or 'off': no alignment")
     parser.add_argument("--cache", type=Path)
+    parser.add_argument("--quieter", type=float, default=6.0)
     asyncio.run(main_async(parser.parse_args()))
 
 

@@ -66,15 +66,19 @@ ALIGNED: Counter[str] = Counter()
 def _count_alignment() -> None:
     real = WhisperRecognizer._alone
 
-    def counted(self: WhisperRecognizer, encoded: Any, reading: Any, aligned: Any) -> Any:
+    def counted(
+        self: WhisperRecognizer, encoded: Any, reading: Any, aligned: Any, audio: Any
+    ) -> Any:
         before = len(aligned)
-        result = real(self, encoded, reading, aligned)
+        result = real(self, encoded, reading, aligned, audio)
         if _rescuable(reading[0]) and self._alone_margin is not None:
-            from voice_hitl.speech.asr._align import alone_candidates
+            from voice_hitl.speech.asr._align import alone_candidates, extras_quieter_db
 
             texts = [reading[0], *alone_candidates(reading[0])]
             scores = [total for total, _ in self.score_sync(encoded, texts)]
-            GAPS.append(round(scores[0] - max(scores[1:]), 2))
+            spans = self.word_spans_sync(encoded, reading[0], min(3000, len(audio) // 160))
+            quieter = extras_quieter_db(spans, audio, 16000)
+            GAPS.append((round(scores[0] - max(scores[1:]), 1), round(quieter, 1)))
             ALIGNED["scored"] += 1
         ALIGNED["taken"] += len(aligned) - before
         return result
@@ -88,8 +92,9 @@ def _rescuable(text: str) -> bool:
     return may_rescue(text)
 
 
-GAPS: list[float] = []
-"""Per reading scored: how many nats the best forced reading fell below the free one."""
+GAPS: list[tuple[float, float]] = []
+"""Per reading scored: how many nats the best forced reading fell below the free one, and how
+many dB its extra words were quieter than the challenge word."""
 
 
 def print_alignment() -> None:
@@ -97,7 +102,7 @@ def print_alignment() -> None:
     if ALIGNED:
         print(f"  alignment: {ALIGNED['scored']} readings scored, {ALIGNED['taken']} taken "
               "as the word alone")
-        print(f"  alignment gaps (free - forced, nats): {sorted(GAPS)}")
+        print(f"  alignment (gap in nats, extra words quieter by dB): {sorted(GAPS)}")
     ALIGNED.clear()
     GAPS.clear()
 
@@ -275,7 +280,7 @@ async def main_async(args: argparse.Namespace) -> None:
         recognizer: Recognizer
         if name == "whisper" and args.alone_margin is not None:
             margin = None if args.alone_margin == "off" else float(args.alone_margin)
-            whisper = WhisperRecognizer(alone_margin=margin)
+            whisper = WhisperRecognizer(alone_margin=margin, alone_quieter_db=args.alone_quieter)
             recognizer = GatedRecognizer(whisper, SpeechGate(), denoiser=Denoiser())
             await recognizer.load()
         else:
@@ -325,6 +330,9 @@ def main() -> None:
         "--alone-margin", help="Whisper's alignment margin in nats, or 'off' (default: its own)"
     )
     parser.add_argument("--cache", type=Path, help="an SQLite cache of Whisper's decodings")
+    parser.add_argument(
+        "--alone-quieter", type=float, default=6.0, help="dB the extra words must be quieter"
+    )
     args = parser.parse_args()
     args.adversarial = args.adversarial or ADVERSARIAL_SETS
     args.confirmations = args.confirmations or CONFIRMATION_SETS

@@ -11,12 +11,16 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import pytest
 
 from voice_hitl.speech.asr import WhisperRecognizer
 from voice_hitl.speech.asr._align import (
     ALONE_MARGIN,
+    QUIETER_DB,
     alone_candidates,
+    extras_quieter_db,
     may_rescue,
     supports_alone,
 )
@@ -79,6 +83,29 @@ def test_candidates_are_the_word_alone() -> None:
     assert alone_candidates("approve, and 5")[:2] == ["Approve.", "Approve"]
 
 
+def _two_levels(first_db: float, second_db: float) -> npt.NDArray[np.int16]:
+    """One second of 16 kHz tone: the first half at ``first_db``, the second at
+    ``second_db`` (dB below full scale)."""
+    t = np.arange(16000) / 16000
+    amplitude = np.where(t < 0.5, 10 ** (first_db / 20), 10 ** (second_db / 20)) * 32767
+    return (amplitude * np.sin(2 * np.pi * 220 * t)).astype(np.int16)
+
+
+SPANS = [(" Confirmed,", 0.05, 0.45), (" blocked.", 0.55, 0.95)]
+"""The words of "Confirmed, blocked." over `_two_levels`' halves."""
+
+
+def test_extra_words_quieter_than_the_challenge_word() -> None:
+    assert extras_quieter_db(SPANS, _two_levels(-6, -26), 16000) == pytest.approx(20, abs=0.5)
+    # the person's own words, as loud as the challenge word: not quieter
+    assert extras_quieter_db(SPANS, _two_levels(-6, -6), 16000) == pytest.approx(0, abs=0.5)
+    assert extras_quieter_db(SPANS[:1], _two_levels(-6, -26), 16000) == -math.inf
+
+
+def _fixed_spans(self: WhisperRecognizer, encoded: Any, text: str, frames: int) -> Any:
+    return SPANS
+
+
 def _fixed_scores(scores: dict[str, float]) -> Any:
     def score_sync(self: WhisperRecognizer, encoded: Any, texts: list[str]) -> Any:
         return [(scores.get(text, -50.0), len(text.split()) + 1) for text in texts]
@@ -86,28 +113,52 @@ def _fixed_scores(scores: dict[str, float]) -> Any:
     return score_sync
 
 
+QUIET = _two_levels(-6, -30)
+LOUD = _two_levels(-6, -6)
+
+
 def test_recogniser_takes_the_word_alone_when_the_audio_supports_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(WhisperRecognizer, "word_spans_sync", _fixed_spans)
     monkeypatch.setattr(
         WhisperRecognizer, "score_sync", _fixed_scores({"Confirmed, blocked.": -6.0,
                                                         "Confirmed.": -5.0})
     )  # fmt: skip
-    aligned: list[tuple[str, str, float, float]] = []
-    text, logprob = WhisperRecognizer(alone_margin=ALONE_MARGIN)._alone(None, ("Confirmed, blocked.", -0.4), aligned)
+    aligned: list[tuple[str, str, float, float, float]] = []
+    whisper = WhisperRecognizer(alone_margin=ALONE_MARGIN)
+    text, logprob = whisper._alone(None, ("Confirmed, blocked.", -0.4), aligned, QUIET)
     assert text == "Confirmed."
     assert logprob == -0.4  # it scored better than the reading: the reading's confidence
-    assert aligned == [("Confirmed, blocked.", "Confirmed.", -5.0, -6.0)]
+    assert aligned[0][:4] == ("Confirmed, blocked.", "Confirmed.", -5.0, -6.0)
+    assert aligned[0][4] > QUIETER_DB
+
+
+def test_extra_words_as_loud_as_the_word_are_the_persons_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(WhisperRecognizer, "word_spans_sync", _fixed_spans)
+    monkeypatch.setattr(
+        WhisperRecognizer, "score_sync", _fixed_scores({"Confirmed, blocked.": -6.0,
+                                                        "Confirmed.": -5.0})
+    )  # fmt: skip
+    aligned: list[tuple[str, str, float, float, float]] = []
+    reading = ("Confirmed, blocked.", -0.4)
+    whisper = WhisperRecognizer(alone_margin=ALONE_MARGIN)
+    assert whisper._alone(None, reading, aligned, LOUD) == reading
+    assert aligned == []
 
 
 def test_the_word_alone_pays_for_its_deficit_in_confidence(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(WhisperRecognizer, "word_spans_sync", _fixed_spans)
     monkeypatch.setattr(
         WhisperRecognizer, "score_sync", _fixed_scores({"Confirmed, blocked.": -6.0,
                                                         "Confirmed.": -7.0})
     )  # fmt: skip
-    text, logprob = WhisperRecognizer(alone_margin=ALONE_MARGIN)._alone(None, ("Confirmed, blocked.", -0.4), [])
+    whisper = WhisperRecognizer(alone_margin=ALONE_MARGIN)
+    text, logprob = whisper._alone(None, ("Confirmed, blocked.", -0.4), [], QUIET)
     assert text == "Confirmed."
     assert logprob == pytest.approx(-0.4 - 1.0 / 2)
 
@@ -120,9 +171,10 @@ def test_recogniser_keeps_the_sentence_when_the_forced_reading_is_far_worse(
         "score_sync",
         _fixed_scores({"Confirm it with my wife first.": -4.0, "Confirm.": -15.0}),
     )
-    aligned: list[tuple[str, str, float, float]] = []
+    aligned: list[tuple[str, str, float, float, float]] = []
     reading = ("Confirm it with my wife first.", -0.3)
-    assert WhisperRecognizer(alone_margin=ALONE_MARGIN)._alone(None, reading, aligned) == reading
+    whisper = WhisperRecognizer(alone_margin=ALONE_MARGIN)
+    assert whisper._alone(None, reading, aligned, QUIET) == reading
     assert aligned == []
 
 
@@ -132,7 +184,7 @@ def test_alignment_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(WhisperRecognizer, "score_sync", never)
     reading = ("Confirmed, blocked.", -0.4)
-    assert WhisperRecognizer(alone_margin=None)._alone(None, reading, []) == reading
+    assert WhisperRecognizer(alone_margin=None)._alone(None, reading, [], QUIET) == reading
     with pytest.raises(ValueError, match="alone_margin"):
         WhisperRecognizer(alone_margin=-1.0)
 

@@ -33,6 +33,7 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .._challenge import challenge_extras
 from .._text import tokens
@@ -40,6 +41,9 @@ from .._vocab import CHALLENGE_WORDS, NEGATION_WORDS
 
 __all__ = [
     "ALONE_MARGIN",
+    "QUIETER_DB",
+    "extras_quieter_db",
+    "word_spans_sync",
     "QUESTION_WORDS",
     "alone_candidates",
     "may_rescue",
@@ -50,6 +54,10 @@ __all__ = [
 ALONE_MARGIN = 2.0
 """Nats: the forced reading may score this much below the free one and still be taken
 (chosen on the development sets only; see ``bench/results_risk.txt``)."""
+
+QUIETER_DB = 6.0
+"""dB: the loudest extra word must be at least this much quieter than the challenge word (a
+background talker or noise, not the person's own words)."""
 
 QUESTION_WORDS: frozenset[str] = frozenset(
     {"why", "who", "what", "how", "when", "where", "which", "whose", "whom"}
@@ -169,3 +177,58 @@ def _forced_steps(
 
 
 _MAX_LENGTH = 448
+
+
+def word_spans_sync(
+    model: Any, encoded: Any, text: str, num_frames: int
+) -> list[tuple[str, float, float]]:
+    """Each word of ``text`` with its start and end (seconds) in the encoded audio, by the
+    decoder's cross-attention (faster-whisper's ``find_alignment``; blocking, the caller holds
+    the model's lock)."""
+    from faster_whisper.tokenizer import Tokenizer
+
+    tokenizer = Tokenizer(
+        model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language="en"
+    )
+    ids = tokenizer.encode(" " + text.strip()) if text.strip() else []
+    if not ids:
+        return []
+    found = model.find_alignment(tokenizer, [ids], encoded, num_frames)[0]
+    return [(str(w["word"]), float(w["start"]), float(w["end"])) for w in found]
+
+
+def _level_db(audio: npt.NDArray[np.int16], rate: int, start: float, end: float) -> float:
+    lo = max(0, int((start - 0.01) * rate))
+    hi = min(len(audio), max(lo + 1, int((end + 0.01) * rate)))
+    chunk = audio[lo:hi].astype(np.float64)
+    if chunk.size == 0:
+        return -math.inf
+    return 10.0 * math.log10(float(np.mean(chunk * chunk)) + 1e-9)
+
+
+def extras_quieter_db(
+    spans: Sequence[tuple[str, float, float]],
+    audio: npt.NDArray[np.int16],
+    rate: int,
+    words: Collection[str] = CHALLENGE_WORDS,
+) -> float:
+    """How many dB the loudest extra word (`challenge_extras`) lies below the loudest
+    challenge word, over their aligned spans of ``audio``; ``-inf`` when either is missing
+    (nothing to compare: not quieter)."""
+    toks: list[tuple[str, float, float]] = [
+        (tok, start, end) for word, start, end in spans for tok in tokens(word)
+    ]
+    said = [tok for tok, _, _ in toks]
+    extras = challenge_extras(said, words)
+    challenge_levels: list[float] = []
+    extra_levels: list[float] = []
+    pending = list(extras)
+    for tok, start, end in toks:
+        if tok in words:
+            challenge_levels.append(_level_db(audio, rate, start, end))
+        elif pending and tok == pending[0]:
+            pending.pop(0)
+            extra_levels.append(_level_db(audio, rate, start, end))
+    if not challenge_levels or not extra_levels:
+        return -math.inf
+    return max(challenge_levels) - max(extra_levels)

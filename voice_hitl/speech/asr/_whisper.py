@@ -107,7 +107,15 @@ from .._vocab import (
     POLITE_WORDS,
     STOPWORDS,
 )
-from ._align import ALONE_MARGIN, alone_candidates, may_rescue, score_sync, supports_alone
+from ._align import (
+    QUIETER_DB,
+    alone_candidates,
+    extras_quieter_db,
+    may_rescue,
+    score_sync,
+    supports_alone,
+    word_spans_sync,
+)
 from ._audio import check_pcm16, resample
 from ._grammar import GRAMMAR_META, answer_phrases
 from ._plain import plain_yes
@@ -209,14 +217,15 @@ class WhisperHearing:
         evidence: what `calibrated_confidence` was given (average log-probability, read as
             heard, verified yes), when there is a hypothesis.
         aligned: the readings alignment scoring took as the challenge word said alone
-            (`_align`): ``(free reading, forced reading, their log-likelihoods)`` each.
+            (`_align`): ``(free reading, forced reading, their log-likelihoods, dB by which
+            the extra words were quieter)`` each.
     """
 
     hypotheses: list[Hypothesis]
     prompted: tuple[str, float]
     unprompted: tuple[str, float] | None
     evidence: tuple[float, bool, bool] | None = None
-    aligned: tuple[tuple[str, str, float, float], ...] = ()
+    aligned: tuple[tuple[str, str, float, float, float], ...] = ()
 
     @property
     def readings(self) -> list[tuple[str, float]]:
@@ -349,6 +358,7 @@ class WhisperRecognizer:
         min_yes_logprob: float = -1.2,
         verify: bool = True,
         alone_margin: float | None = None,
+        alone_quieter_db: float = QUIETER_DB,
     ) -> None:
         if not 0.0 <= max_distance < 1.0:
             raise ValueError(f"max_distance must be in [0, 1), got {max_distance!r}")
@@ -366,6 +376,7 @@ class WhisperRecognizer:
         self._min_yes_logprob = min_yes_logprob
         self._verify = verify
         self._alone_margin = alone_margin
+        self._alone_quieter_db = alone_quieter_db
 
     def _shared(self) -> _Shared:
         return _load_shared(self._path, self._compute_type, self._threads)
@@ -567,11 +578,26 @@ class WhisperRecognizer:
         with shared.lock:
             return score_sync(shared.model, encoded, texts, suppress)
 
+    def word_spans_sync(
+        self, encoded: Any, text: str, num_frames: int
+    ) -> list[tuple[str, float, float]]:
+        """Each word of ``text`` with its start and end in seconds (blocking;
+        `_align.word_spans_sync`)."""
+        shared = self._shared()
+        with shared.lock:
+            return word_spans_sync(shared.model, encoded, text, num_frames)
+
     def _alone(
-        self, encoded: Any, reading: tuple[str, float], aligned: list[tuple[str, str, float, float]]
+        self,
+        encoded: Any,
+        reading: tuple[str, float],
+        aligned: list[tuple[str, str, float, float, float]],
+        audio: npt.NDArray[np.int16],
     ) -> tuple[str, float]:
         """``reading``, or the challenge word said alone when the audio supports that about
-        as well as the reading's extra words (`_align`); what was taken goes to ``aligned``.
+        as well as the reading's extra words and those words are quieter than the challenge
+        word (`_align`); what was taken goes to ``aligned``. ``audio`` is what was encoded,
+        at 16 kHz.
 
         The word alone keeps the reading's average log-probability, less the nats per token
         by which it scored below the reading (never more): the decoder's confidence in what it
@@ -586,7 +612,12 @@ class WhisperRecognizer:
         forced, count = scores[best + 1]
         if not supports_alone(forced, free, self._alone_margin):
             return reading
-        aligned.append((text, candidates[best], forced, free))
+        frames = min(_MAX_FRAMES, len(audio) // 160)
+        spans = self.word_spans_sync(encoded, text, frames)
+        quieter = extras_quieter_db(spans, audio, _MODEL_RATE)
+        if quieter < self._alone_quieter_db:
+            return reading
+        aligned.append((text, candidates[best], forced, free, quieter))
         return candidates[best], logprob + min(0.0, (forced - free) / count)
 
     def transcribe_sync(
@@ -618,11 +649,12 @@ class WhisperRecognizer:
             decoded = self.decode_sync(encoded, spec, hotwords=hotwords, words=words)
             return _unless_looping(decoded, seconds)
 
-        aligned: list[tuple[str, str, float, float]] = []
+        aligned: list[tuple[str, str, float, float, float]] = []
+        audio = resample(check_pcm16(pcm16, sample_rate), sample_rate, _MODEL_RATE)
         prompted = heard(True)
         unprompted: tuple[str, float] | None = None
         if spec is not None and spec.kind is AnswerKind.CONFIRM:
-            prompted = self._alone(encoded, prompted, aligned)
+            prompted = self._alone(encoded, prompted, aligned, audio)
         if spec is not None and spec.kind in VALUE_KINDS:
             return self._hear_value(prompted, heard(False), spec)
         said, logprob = prompted
@@ -650,13 +682,17 @@ class WhisperRecognizer:
                 unprompted = heard(False)
             challenge = set(tokens(said)) & CHALLENGE_WORDS
             # the unprompted pass too may write an invented word beside the challenge word
-            check = self._alone(encoded, unprompted, aligned)[0] if challenge else unprompted[0]
+            check = (
+                self._alone(encoded, unprompted, aligned, audio)[0]
+                if challenge
+                else unprompted[0]
+            )
             agrees = reads_as_yes(check, spec)
             if not agrees and challenge:
                 # Unprompted, tiny.en spells a rare word as sounds ("can't earn" for
                 # "confirm"); a third reading, prompted with the challenge words and as many
                 # ways to decline, must hear the same challenge word and no negation.
-                check = self._alone(encoded, heard(True, _CHALLENGE_PROMPT), aligned)[0]
+                check = self._alone(encoded, heard(True, _CHALLENGE_PROMPT), aligned, audio)[0]
                 agrees = bool(challenge & set(tokens(check))) and reads_as_yes(check, spec)
             if set(tokens(check)) & NEGATION_WORDS or not agrees:
                 # the unprompted pass heard neither a yes nor the same sounds
