@@ -127,7 +127,7 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=2)
     parser.add_argument("--margins", default="1,2,3,4,6,8", help="or 'off': no alignment")
     parser.add_argument("--cache", type=Path)
-    parser.add_argument("--quieter", type=float, default=6.0)
+    parser.add_argument("--quieter", type=float, default=4.0)
     asyncio.run(main_async(parser.parse_args()))
 
 

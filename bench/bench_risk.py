@@ -331,7 +331,7 @@ def main() -> None:
     )
     parser.add_argument("--cache", type=Path, help="an SQLite cache of Whisper's decodings")
     parser.add_argument(
-        "--alone-quieter", type=float, default=6.0, help="dB the extra words must be quieter"
+        "--alone-quieter", type=float, default=4.0, help="dB the extra words must be quieter"
     )
     args = parser.parse_args()
     args.adversarial = args.adversarial or ADVERSARIAL_SETS

@@ -339,7 +339,9 @@ class WhisperRecognizer:
         verify: confirm a yes by a second decoding pass without hotwords.
         alone_margin: nats by which the challenge word said alone may score below a free
             reading that holds it beside other words and still be taken (`_align`);
-            ``None`` turns alignment scoring off.
+            ``None`` (the default) turns alignment scoring off.
+        alone_quieter_db: dB by which those other words must also be quieter than the
+            challenge word (a background talker, not the person's own words).
 
     Raises:
         ValueError: a parameter is out of range (the message names it).
