@@ -26,9 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from voice_hitl._call_line import Heard
-from voice_hitl._provider_events import transcription_of
-from voice_hitl._risk import weigh_yes
+from voice_hitl.responder._call_line import Heard
+from voice_hitl.responder._risk import weigh_yes
 from voice_hitl.speech import AnswerSpec
 from voice_hitl.speech._fixtures import load_manifest, read_audio
 from voice_hitl.speech.asr import (
@@ -38,6 +37,7 @@ from voice_hitl.speech.asr import (
     WhisperRecognizer,
     resample,
 )
+from voice_hitl.voice._provider_events import transcription_of
 
 ROOT = Path(__file__).resolve().parent.parent / "audio_fixtures"
 TAILS = [

