@@ -113,9 +113,11 @@ async def main_async(args: argparse.Namespace) -> None:
         base_ok = sum(scored(e["expected"], b)[0] for e, b, _ in rows)
         base_fy = sum(scored(e["expected"], b)[1] for e, b, _ in rows)
         rejected = sum(last is not None for _, _, last in rows)
-        print(f"== {name}: {n} yes/no and choice utterances (1/{args.sample}); today "
-              f"{100 * base_ok / n:.1f}% right, {base_fy} false yes; "
-              f"{rejected} rejected with the gate passed (scored)")
+        print(
+            f"== {name}: {n} yes/no and choice utterances (1/{args.sample}); today "
+            f"{100 * base_ok / n:.1f}% right, {base_fy} false yes; "
+            f"{rejected} rejected with the gate passed (scored)"
+        )
         for margin, separation in grid:
             ok = fy = wrong = taken = 0
             for entry, base, last in rows:
@@ -131,9 +133,11 @@ async def main_async(args: argparse.Namespace) -> None:
                 ok += correct
                 fy += false_yes
                 wrong += (result is not base) and not correct
-            print(f"  margin {margin:3.1f} separation {separation:3.1f}: {100 * ok / n:5.1f}% "
-                  f"right ({100 * (ok - base_ok) / n:+.1f}), taken {taken}, wrong {wrong}, "
-                  f"false yes {fy}")
+            print(
+                f"  margin {margin:3.1f} separation {separation:3.1f}: {100 * ok / n:5.1f}% "
+                f"right ({100 * (ok - base_ok) / n:+.1f}), taken {taken}, wrong {wrong}, "
+                f"false yes {fy}"
+            )
 
 
 def entry_spec(entry: dict[str, Any]) -> AnswerSpec:

@@ -75,9 +75,7 @@ async def main_async(args: argparse.Namespace) -> None:
     taken_at: dict[float, int] = defaultdict(int)
     utterance_gaps: list[float] = []
 
-    def spy(
-        self: WhisperRecognizer, encoded: Any, reading: Any, aligned: Any, audio: Any
-    ) -> Any:
+    def spy(self: WhisperRecognizer, encoded: Any, reading: Any, aligned: Any, audio: Any) -> Any:
         before = len(aligned)
         result = real(self, encoded, reading, aligned, audio)
         if self._alone_margin is not None:
@@ -116,8 +114,10 @@ async def main_async(args: argparse.Namespace) -> None:
                 taken_at[margin] += 1
     print(f"probe: {n} utterances of the challenge word followed by other words (1/{args.sample})")
     print(f"  alignment gaps of readings taken at margin {max(margins)}: {sorted(gaps)}")
-    print(f"  extra words quieter than the challenge word by (dB), every reading scored: "
-          f"{sorted(quiet)}")
+    print(
+        f"  extra words quieter than the challenge word by (dB), every reading scored: "
+        f"{sorted(quiet)}"
+    )
     for margin in margins:
         print(f"  margin {margin:4.1f}: taken at the high tier {taken_at[margin]} of {n}")
 

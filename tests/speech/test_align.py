@@ -41,7 +41,7 @@ def test_forced_reading_close_to_or_above_the_free_one_is_taken() -> None:
 
 def test_unscorable_readings() -> None:
     assert not supports_alone(forced=-math.inf, free=-3.0)
-    assert supports_alone(forced=-2.0, free=-math.inf)
+    assert not supports_alone(forced=-2.0, free=-math.inf)  # nothing to compare
     with pytest.raises(ValueError, match="margin"):
         supports_alone(-1.0, -1.0, margin=-0.5)
     with pytest.raises(ValueError, match="margin"):

@@ -115,9 +115,9 @@ def supports_alone(forced: float, free: float, margin: float = ALONE_MARGIN) -> 
     """
     if not math.isfinite(margin) or margin < 0:
         raise ValueError(f"margin must be a finite number >= 0, got {margin!r}")
-    if not math.isfinite(forced):
-        return False
-    return not math.isfinite(free) or forced >= free - margin
+    if not math.isfinite(forced) or not math.isfinite(free):
+        return False  # nothing to compare: the reading stands
+    return forced >= free - margin
 
 
 def score_sync(
@@ -135,7 +135,8 @@ def score_sync(
 
     Returns:
         Per text, its log-likelihood (nats, <= 0) and the number of tokens scored (the
-        text's and the end of the transcript); ``(-inf, 0)`` for an empty text.
+        text's and the end of the transcript); ``(-inf, 0)`` for an empty text or one the
+        decoder would not score.
     """
     from faster_whisper.tokenizer import Tokenizer
 
@@ -150,6 +151,9 @@ def score_sync(
             scores.append((-math.inf, 0))
             continue
         steps = _forced_steps(model, encoded, start + ids, len(ids) + 1, suppress)
+        if steps is None:
+            scores.append((-math.inf, 0))
+            continue
         total = 0.0
         for i, wanted in enumerate([*ids, tokenizer.eot]):
             logits = np.asarray(steps[i], dtype=np.float64)
@@ -160,12 +164,14 @@ def score_sync(
 
 def _forced_steps(
     model: Any, encoded: Any, prompt: list[int], wanted: int, suppress: Sequence[int]
-) -> list[Any]:
+) -> list[Any] | None:
     """The decoder's logits for the first ``wanted`` positions after the start tokens, the
-    text in ``prompt`` forced. CTranslate2's ``max_length`` does not count the forced tokens
-    one for one, so it is doubled until enough steps come back (448: Whisper's limit)."""
+    text in ``prompt`` forced, or ``None`` when they do not come back. CTranslate2's
+    ``max_length`` does not count the forced tokens one for one, so it is doubled, twice at
+    most (a longer text is no challenge answer, and each step returns the whole
+    vocabulary's logits)."""
     max_length = len(prompt) + 8
-    while True:
+    for _ in range(3):
         result = model.model.generate(
             encoded,
             [prompt],
@@ -178,9 +184,8 @@ def _forced_steps(
         steps = list(result.logits[0])
         if len(steps) >= wanted:
             return steps
-        if max_length >= _MAX_LENGTH:
-            raise RuntimeError(f"the decoder returned {len(steps)} steps for {wanted} tokens")
         max_length = min(_MAX_LENGTH, 2 * max_length)
+    return None
 
 
 _MAX_LENGTH = 448
