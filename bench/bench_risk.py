@@ -23,7 +23,8 @@ person who really means yes.
   share the high tier's audio layer passes, before and now.
 
 * ``--alone-margin M|off``: Whisper's alignment margin (`voice_hitl.speech.asr._align`; default
-  the recogniser's); ``--cache FILE``: read and keep Whisper's decodings and alignment scores
+  the recogniser's, off); ``--alone-quieter Q``: dB the extra words must be quieter than the
+  challenge word; ``--cache FILE``: read and keep Whisper's decodings and alignment scores
   in an SQLite file (`asr_cache`), so a sweep over margins decodes nothing twice.
 
 Run: ``python bench/bench_risk.py [--recognizer whisper] [--sample K] [--gate]
