@@ -117,16 +117,20 @@ QUIET = _two_levels(-6, -30)
 LOUD = _two_levels(-6, -6)
 
 
+def _scored_as(monkeypatch: pytest.MonkeyPatch, alone: float) -> WhisperRecognizer:
+    """A recogniser whose decoder scores "Confirmed, blocked." -6 nats and "Confirmed."
+    ``alone``, its words spread over `SPANS`."""
+    monkeypatch.setattr(WhisperRecognizer, "word_spans_sync", _fixed_spans)
+    scores = {"Confirmed, blocked.": -6.0, "Confirmed.": alone}
+    monkeypatch.setattr(WhisperRecognizer, "score_sync", _fixed_scores(scores))
+    return WhisperRecognizer(alone_margin=ALONE_MARGIN)
+
+
 def test_recogniser_takes_the_word_alone_when_the_audio_supports_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(WhisperRecognizer, "word_spans_sync", _fixed_spans)
-    monkeypatch.setattr(
-        WhisperRecognizer, "score_sync", _fixed_scores({"Confirmed, blocked.": -6.0,
-                                                        "Confirmed.": -5.0})
-    )  # fmt: skip
+    whisper = _scored_as(monkeypatch, alone=-5.0)
     aligned: list[tuple[str, str, float, float, float]] = []
-    whisper = WhisperRecognizer(alone_margin=ALONE_MARGIN)
     text, logprob = whisper._alone(None, ("Confirmed, blocked.", -0.4), aligned, QUIET)
     assert text == "Confirmed."
     assert logprob == -0.4  # it scored better than the reading: the reading's confidence
@@ -137,14 +141,9 @@ def test_recogniser_takes_the_word_alone_when_the_audio_supports_it(
 def test_extra_words_as_loud_as_the_word_are_the_persons_own(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(WhisperRecognizer, "word_spans_sync", _fixed_spans)
-    monkeypatch.setattr(
-        WhisperRecognizer, "score_sync", _fixed_scores({"Confirmed, blocked.": -6.0,
-                                                        "Confirmed.": -5.0})
-    )  # fmt: skip
+    whisper = _scored_as(monkeypatch, alone=-5.0)
     aligned: list[tuple[str, str, float, float, float]] = []
     reading = ("Confirmed, blocked.", -0.4)
-    whisper = WhisperRecognizer(alone_margin=ALONE_MARGIN)
     assert whisper._alone(None, reading, aligned, LOUD) == reading
     assert aligned == []
 
@@ -152,12 +151,7 @@ def test_extra_words_as_loud_as_the_word_are_the_persons_own(
 def test_the_word_alone_pays_for_its_deficit_in_confidence(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(WhisperRecognizer, "word_spans_sync", _fixed_spans)
-    monkeypatch.setattr(
-        WhisperRecognizer, "score_sync", _fixed_scores({"Confirmed, blocked.": -6.0,
-                                                        "Confirmed.": -7.0})
-    )  # fmt: skip
-    whisper = WhisperRecognizer(alone_margin=ALONE_MARGIN)
+    whisper = _scored_as(monkeypatch, alone=-7.0)
     text, logprob = whisper._alone(None, ("Confirmed, blocked.", -0.4), [], QUIET)
     assert text == "Confirmed."
     assert logprob == pytest.approx(-0.4 - 1.0 / 2)
