@@ -100,7 +100,11 @@ def _graph() -> dict[str, set[str]]:
             if any(isinstance(t, ast.Name) and t.id == "_LAZY" for t in targets):
                 for value in node.value.values:
                     assert isinstance(value, ast.Constant) and isinstance(value.value, str)
-                    graph[name].add(value.value)
+                    target = value.value
+                    if target not in known:  # a map relative to its package ("_interface")
+                        target = f"{name}.{target.lstrip('.')}"
+                    assert target in known, f"{name}._LAZY names no module {value.value!r}"
+                    graph[name].add(target)
     return graph
 
 
