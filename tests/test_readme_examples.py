@@ -33,9 +33,6 @@ EXCERPT = re.compile(r"# excerpt: needs (?P<what>\S.*)")
 FENCE_OPEN = re.compile(r"^(?P<indent>\s*)```python\s*$")
 FENCE_CLOSE = re.compile(r"^\s*```\s*$")
 
-# One worker runs the module: the examples share one runner process.
-pytestmark = [pytest.mark.xdist_group("readme_examples"), pytest.mark.timeout(300)]
-
 
 @dataclass(frozen=True)
 class Example:
@@ -89,10 +86,8 @@ def _ids(examples: list[Example]) -> list[str]:
     return [f"README.md:{example.line}" for example in examples]
 
 
-@pytest.fixture(scope="module")
-def run_results(tmp_path_factory: pytest.TempPathFactory) -> dict[int, str | None]:
+def run_examples(work: Path) -> dict[int, str | None]:
     """Run every runnable example in one runner process (they share its imports)."""
-    work = tmp_path_factory.mktemp("readme")
     blocks, results = work / "blocks.json", work / "results.json"
     blocks.write_text(json.dumps([list(example.parts) for example in RUNNABLE]), encoding="utf-8")
     command = [
@@ -121,10 +116,8 @@ def run_results(tmp_path_factory: pytest.TempPathFactory) -> dict[int, str | Non
     return {example.line: outcome for example, outcome in zip(RUNNABLE, outcomes, strict=True)}
 
 
-@pytest.fixture(scope="module")
-def undefined_names(tmp_path_factory: pytest.TempPathFactory) -> dict[int, list[str]]:
+def find_undefined_names(work: Path) -> dict[int, list[str]]:
     """ruff's undefined-name findings (F821) per runnable example, function bodies included."""
-    work = tmp_path_factory.mktemp("readme-ruff")
     for example in RUNNABLE:
         (work / f"example_{example.line}.py").write_text(_source(example), encoding="utf-8")
     done = subprocess.run(
@@ -171,17 +164,20 @@ def _env() -> dict[str, str]:
     return env
 
 
-@pytest.mark.parametrize("example", RUNNABLE, ids=_ids(RUNNABLE))
-def test_example_runs_as_written(
-    example: Example, run_results: dict[int, str | None], undefined_names: dict[int, list[str]]
-) -> None:
-    failure = run_results[example.line]
+@pytest.mark.timeout(300)
+def test_every_example_runs_as_written(tmp_path: Path) -> None:
+    # One test, one runner process: the examples share its imports (about 5 s of CPU).
+    (tmp_path / "run").mkdir()
+    (tmp_path / "ruff").mkdir()
+    outcomes = run_examples(tmp_path / "run")
+    undefined = find_undefined_names(tmp_path / "ruff")
     hint = "make it run as written, or mark it with a first line '# excerpt: needs <what>'"
-    assert failure is None, f"README.md:{example.line} fails ({hint}):\n{failure}"
-    assert not undefined_names[example.line], (
-        f"README.md:{example.line} uses undefined names ({hint}):\n"
-        + "\n".join(undefined_names[example.line])
-    )
+    failures = [
+        f"README.md:{line} fails:\n{failure}" for line, failure in outcomes.items() if failure
+    ] + [f"README.md:{line} uses undefined names:\n" + "\n".join(names)
+         for line, names in undefined.items() if names]  # fmt: skip
+    assert not failures, f"{len(failures)} README example(s) ({hint}):\n\n" + "\n\n".join(failures)
+    assert len(outcomes) == len(RUNNABLE) >= 10
 
 
 @pytest.mark.parametrize("example", EXCERPTS, ids=_ids(EXCERPTS))
