@@ -35,13 +35,13 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from voice_hitl._call_line import Heard
-from voice_hitl._hearing import understand_heard
-from voice_hitl._provider_events import transcription_of
-from voice_hitl._risk import weigh_yes
+from voice_hitl.responder._call_line import Heard
+from voice_hitl.responder._hearing import understand_heard
+from voice_hitl.responder._risk import weigh_yes
 from voice_hitl.speech import Answer, AnswerSpec
 from voice_hitl.speech._fixtures import load_manifest
 from voice_hitl.speech.asr import RECOGNIZERS, Recognizer, load_recognizer, read_wav
+from voice_hitl.voice._provider_events import transcription_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -168,7 +168,7 @@ def gate(folders: list[Path]) -> None:
 
     import numpy as np
 
-    from voice_hitl._risk import EvidencePolicy
+    from voice_hitl.responder._risk import EvidencePolicy
     from voice_hitl.speech.asr import SpeechGate
 
     policy = EvidencePolicy()

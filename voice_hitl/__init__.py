@@ -6,18 +6,6 @@ the answer, a refusal or a timeout the model can read.
 
 from __future__ import annotations
 
-from ._ai_channel import AIChannel
-from ._ai_external import ExternalToolHandler, ToolDecision
-from ._ai_round import current_tool_actor_id
-from ._ai_types import AIContext, AIMessage, AIProvider, AIResponse, AIToolCall, ServedCall
-from ._answer_json import answer_json
-from ._approval_policy import ApprovalPolicy, ApprovalRule, canonical_arguments
-from ._approvals import AlwaysGrant, ApprovalDecision, ToolApprovals, read_decision
-from ._call_line import CallLine, Heard, Inbox, SpeechSynthesizer
-from ._caller_transport import CallerTurn, ScriptedCallerTransport
-from ._connect_hooks import ConnectHook, ConnectHooks
-from ._deadline import DeadlinePolicy, Escalation
-from ._driver import EventListener, SessionDriver
 from ._exceptions import (
     AudioFormatError,
     ChannelClosedError,
@@ -31,12 +19,13 @@ from ._exceptions import (
     UnservedToolCallError,
     VoiceHitlError,
 )
-from ._gate import Door, ToolCall, ToolCallReport, ToolGate, ToolResult, ToolUseEvent
-from ._hooks import HookContext, HookExecution, HookResult, HookTrigger
-from ._human_input import HumanInputHandler
-from ._human_input_tools import HumanInputToolHandler
-from ._kit import VoiceKit
-from ._lifecycle import (
+from ._public import publish
+from ._types import ChannelType
+from .human._answer_json import answer_json
+from .human._deadline import DeadlinePolicy, Escalation
+from .human._human_input import HumanInputHandler
+from .human._human_input_tools import HumanInputToolHandler
+from .human._lifecycle import (
     RequestDelivered,
     RequestEvent,
     RequestNoted,
@@ -46,9 +35,31 @@ from ._lifecycle import (
     RequestSettled,
     SettledOutcome,
 )
-from ._pending import PendingInput, PendingInputEvent, PendingInputStatus
-from ._public import publish
-from ._reasoning import (
+from .human._pending import PendingInput, PendingInputEvent, PendingInputStatus
+from .human._standard_tools import ASK_USER_QUESTION, CONFIRM_ACTION
+from .responder._call_line import CallLine, Heard, Inbox, SpeechSynthesizer
+from .responder._responder import AnswerableChannel, OperatorRequest, VoiceResponder
+from .text._ai_channel import AIChannel
+from .text._ai_external import ExternalToolHandler, ToolDecision
+from .text._ai_round import current_tool_actor_id
+from .text._ai_types import AIContext, AIMessage, AIProvider, AIResponse, AIToolCall, ServedCall
+from .tools._approval_policy import ApprovalPolicy, ApprovalRule, canonical_arguments
+from .tools._approvals import AlwaysGrant, ApprovalDecision, ToolApprovals, read_decision
+from .tools._gate import Door, ToolCall, ToolCallReport, ToolGate, ToolResult, ToolUseEvent
+from .tools._hooks import HookContext, HookExecution, HookResult, HookTrigger
+from .tools._kit import VoiceKit
+from .tools._tools import (
+    AITool,
+    ToolCallContext,
+    ToolHandler,
+    compose_tool_handlers,
+    current_tool_context,
+    tool_context,
+)
+from .voice._caller_transport import CallerTurn, ScriptedCallerTransport
+from .voice._connect_hooks import ConnectHook, ConnectHooks
+from .voice._driver import EventListener, SessionDriver
+from .voice._reasoning import (
     ReasoningBackend,
     ReasoningReply,
     ReasoningTurn,
@@ -57,22 +68,11 @@ from ._reasoning import (
     ToolCaller,
     TranscriptEntry,
 )
-from ._recovery import RecoveredCall, recover_tool_call
-from ._responder import AnswerableChannel, OperatorRequest, VoiceResponder
-from ._standard_tools import ASK_USER_QUESTION, CONFIRM_ACTION
-from ._tools import (
-    AITool,
-    ToolCallContext,
-    ToolHandler,
-    compose_tool_handlers,
-    current_tool_context,
-    tool_context,
-)
-from ._transport import KeypadTransport, LocalTransport, Transport
-from ._types import ChannelType
-from ._voice_channel import RealtimeVoiceChannel, VoiceSession
-from ._voice_line import VoiceLine
-from ._wire_taps import WireDirection, WireFrame, WireTap, WireTaps
+from .voice._recovery import RecoveredCall, recover_tool_call
+from .voice._transport import KeypadTransport, LocalTransport, Transport
+from .voice._voice_channel import RealtimeVoiceChannel, VoiceSession
+from .voice._voice_line import VoiceLine
+from .voice._wire_taps import WireDirection, WireFrame, WireTap, WireTaps
 
 __all__ = [
     "AlwaysGrant",

@@ -28,10 +28,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from voice_hitl._ai_types import ServedCall
 from voice_hitl._exceptions import ProviderError
-from voice_hitl._provider import SessionConfig
-from voice_hitl._provider_events import (
+from voice_hitl.text._ai_types import ServedCall
+from voice_hitl.voice._provider import SessionConfig
+from voice_hitl.voice._provider_events import (
     PCM16,
     AudioOutEvent,
     ProviderErrorEvent,

@@ -9,8 +9,8 @@ from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 
 from providers.openai._options import ReconnectPolicy
 from voice_hitl._exceptions import ProviderError
-from voice_hitl._provider import ProviderCapabilities, RealtimeProvider, SessionConfig
-from voice_hitl._wire_taps import WireTaps
+from voice_hitl.voice._provider import ProviderCapabilities, RealtimeProvider, SessionConfig
+from voice_hitl.voice._wire_taps import WireTaps
 
 from ._options import LiveOptions
 from ._session import GeminiLiveSession

@@ -22,8 +22,8 @@ from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
 from voice_hitl._exceptions import ChannelClosedError, ProviderError
-from voice_hitl._provider import ProviderSession, SessionConfig
-from voice_hitl._provider_events import PCM16, ProviderErrorEvent, ProviderEvent
+from voice_hitl.voice._provider import ProviderSession, SessionConfig
+from voice_hitl.voice._provider_events import PCM16, ProviderErrorEvent, ProviderEvent
 
 from ._protocol import LiveProtocol
 from ._wire import classify_close

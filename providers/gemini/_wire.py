@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from voice_hitl._audio import resample_linear
-from voice_hitl._provider_events import PCM16
-from voice_hitl._tools import AITool
+from voice_hitl.tools._tools import AITool
+from voice_hitl.voice._audio import resample_linear
+from voice_hitl.voice._provider_events import PCM16
 
 __all__ = [
     "INPUT_RATE",

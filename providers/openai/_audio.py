@@ -11,8 +11,8 @@ import binascii
 
 import numpy as np
 
-from voice_hitl._audio import resample_linear as resample
-from voice_hitl._provider_events import PCM16
+from voice_hitl.voice._audio import resample_linear as resample
+from voice_hitl.voice._provider_events import PCM16
 
 __all__ = ["WIRE_RATE", "decode_pcm16", "encode_pcm16", "resample"]
 

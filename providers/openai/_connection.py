@@ -22,15 +22,15 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
 
 from voice_hitl._exceptions import ChannelClosedError, ProviderError
-from voice_hitl._provider import (
+from voice_hitl.voice._provider import (
     ProviderCapabilities,
     ProviderSession,
     RealtimeProvider,
     SessionConfig,
 )
-from voice_hitl._provider_events import PCM16, ProviderErrorEvent, ProviderEvent
-from voice_hitl._transport import check_pcm16
-from voice_hitl._wire_taps import WireTaps
+from voice_hitl.voice._provider_events import PCM16, ProviderErrorEvent, ProviderEvent
+from voice_hitl.voice._transport import check_pcm16
+from voice_hitl.voice._wire_taps import WireTaps
 
 from ._deliveries import Delivery
 from ._options import RealtimeOptions, ReconnectPolicy

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from voice_hitl._provider import SessionConfig
+from voice_hitl.voice._provider import SessionConfig
 
 from ._audio import WIRE_RATE
 

@@ -16,10 +16,11 @@ import json
 import logging
 from typing import Any
 
-from voice_hitl._ai_types import ServedCall
 from voice_hitl._exceptions import ProviderError
-from voice_hitl._provider import SessionConfig
-from voice_hitl._provider_events import (
+from voice_hitl.speech.dtmf import KEYS
+from voice_hitl.text._ai_types import ServedCall
+from voice_hitl.voice._provider import SessionConfig
+from voice_hitl.voice._provider_events import (
     PCM16,
     AudioOutEvent,
     KeypadEvent,
@@ -31,7 +32,6 @@ from voice_hitl._provider_events import (
     ToolCallEvent,
     TranscriptionEvent,
 )
-from voice_hitl.speech.dtmf import KEYS
 
 from . import _server_events as ev
 from ._audio import decode_pcm16, encode_pcm16

@@ -42,8 +42,8 @@ from typing import Any
 
 from .._checks import positive_seconds
 from .._edge import scrub
-from .._human_input import HumanInputHandler
-from .._lifecycle import RequestEvent, RequestNoted, RequestOpened, RequestSettled
+from ..human._human_input import HumanInputHandler
+from ..human._lifecycle import RequestEvent, RequestNoted, RequestOpened, RequestSettled
 from ._model import (
     BoardClaimed,
     BoardEvent,

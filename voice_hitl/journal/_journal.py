@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._lifecycle import RequestEvent
+from ..human._lifecycle import RequestEvent
 from ._anchor import FileAnchor, JournalAnchor, RedisAnchor
 from ._checkpoints import Checkpoints
 from ._entry import GENESIS, JournalEntry, digest_of
@@ -45,7 +45,7 @@ from ._store import JournalStats, JournalStore
 from ._waiting import Waiting, fail
 
 if TYPE_CHECKING:
-    from .._human_input import HumanInputHandler
+    from ..human._human_input import HumanInputHandler
 
 __all__ = ["Durability", "Journal", "default_anchor"]
 

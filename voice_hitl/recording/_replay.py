@@ -81,7 +81,7 @@ async def replay_recording(
     Raises:
         RecordingError: The folder is not a usable recording.
     """
-    from .._demo import DEMO_JOURNAL_KEY, JOURNAL_FILE, run_demo
+    from ..demo._demo import DEMO_JOURNAL_KEY, JOURNAL_FILE, run_demo
     from ..journal import verify_chain
 
     recording = await asyncio.to_thread(read_recording, folder)

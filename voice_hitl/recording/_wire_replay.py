@@ -29,10 +29,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from .._lifecycle import RequestEvent
-from .._provider import RealtimeProvider
-from .._transport import LocalTransport
-from .._voice_channel import RealtimeVoiceChannel
+from ..human._lifecycle import RequestEvent
+from ..voice._provider import RealtimeProvider
+from ..voice._transport import LocalTransport
+from ..voice._voice_channel import RealtimeVoiceChannel
 from ._call import StoryRecord
 from ._cassette import Cassette, Divergence, cassette_server
 from ._folder import load_call, story_lines

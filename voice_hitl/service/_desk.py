@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._answer_json import answer_json
 from ..board import BoardRequest, BoardStatus, RequestBoard
+from ..human._answer_json import answer_json
 from ..speech import AnswerSpec, AnswerSpecError, NoMatch, typed_answer
 from ._auth import Operator, Operators
 from ._taken import MAX_KEY, Acknowledgements, claim_and_wait, claim_token
