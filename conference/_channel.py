@@ -32,6 +32,8 @@ from voice_hitl import (
     Heard,
     HumanInputToolHandler,
     PendingInputEvent,
+    SentAudioTap,
+    SessionEndHook,
     ToolGate,
     ToolHandler,
     VoiceKit,
@@ -330,6 +332,17 @@ class ConferenceChannel(AnswersApi):
         :class:`~voice_hitl.ConnectHooks`.
         """
         return self._connect_hooks.add(hook)
+
+    def add_sent_audio_tap(self, tap: SentAudioTap) -> Callable[[], None]:
+        """Call ``tap(session_id, frame)`` with each frame of mixed audio handed to a plugged
+        provider session from now on, just before it is sent (on the event loop; must not
+        block). Returns a remover."""
+        return self._connect_hooks.add_sent_audio_tap(tap)
+
+    def add_session_end_hook(self, hook: SessionEndHook) -> Callable[[], None]:
+        """Await ``hook(session_id)`` once each provider session plugged from now on is closed
+        (whether or not its close succeeded). Returns a remover."""
+        return self._connect_hooks.add_session_end_hook(hook)
 
     def add_provider_listener(
         self, listener: Callable[[ProviderEvent], None]

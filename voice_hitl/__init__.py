@@ -57,7 +57,7 @@ from .tools._tools import (
     tool_context,
 )
 from .voice._caller_transport import CallerTurn, ScriptedCallerTransport
-from .voice._connect_hooks import ConnectHook, ConnectHooks
+from .voice._connect_hooks import ConnectHook, ConnectHooks, SentAudioTap, SessionEndHook
 from .voice._driver import EventListener, SessionDriver
 from .voice._reasoning import (
     ReasoningBackend,
@@ -107,6 +107,8 @@ __all__ = [
     "VoiceLine",
     "ConnectHook",
     "ConnectHooks",
+    "SentAudioTap",
+    "SessionEndHook",
     "WireDirection",
     "WireFrame",
     "WireTap",

@@ -21,7 +21,7 @@ from ..human._pending import PendingInputEvent
 from ..tools._gate import Door, ToolGate
 from ..tools._kit import VoiceKit
 from ..tools._tools import AITool, ToolHandler
-from ._connect_hooks import ConnectHook, ConnectHooks
+from ._connect_hooks import ConnectHook, ConnectHooks, SentAudioTap, SessionEndHook
 from ._driver import EventListener, SessionDriver
 from ._provider import AudioFormat, ProviderSession, RealtimeProvider, SessionConfig
 from ._provider_events import PCM16, AudioOutEvent
@@ -206,6 +206,18 @@ class RealtimeVoiceChannel:
         """
         return self._connect_hooks.add(hook)
 
+    def add_sent_audio_tap(self, tap: SentAudioTap) -> Callable[[], None]:
+        """Call ``tap(session_id, frame)`` with each caller frame handed to a provider session
+        from now on, just before it is sent (on the event loop; must not block). Returns a
+        remover. A call recorder keeps the caller's audio with it."""
+        return self._connect_hooks.add_sent_audio_tap(tap)
+
+    def add_session_end_hook(self, hook: SessionEndHook) -> Callable[[], None]:
+        """Await ``hook(session_id)`` once each provider session opened from now on is closed
+        (whether or not its close succeeded). Returns a remover. A call recorder finishes the
+        call's recording there."""
+        return self._connect_hooks.add_session_end_hook(hook)
+
     @property
     def sessions(self) -> list[VoiceSession]:
         """The sessions still running."""
@@ -269,7 +281,10 @@ class RealtimeVoiceChannel:
         try:
             self._check_open()
         except ChannelClosedError:
-            await provider_session.aclose()
+            try:
+                await provider_session.aclose()
+            finally:
+                await self._connect_hooks.closed(session_id)
             raise
         transport = self.transport
 
@@ -325,7 +340,8 @@ class RealtimeVoiceChannel:
                     tap(frame)
                 except Exception:
                     logger.exception("audio tap failed on session %r", session.session_id)
-            await session.provider_session.send_audio(frame)
+            hooks = self._connect_hooks
+            await hooks.send_audio(session.session_id, session.provider_session, frame)
 
     def _ended_by_provider(self, session: VoiceSession, reason: str) -> None:
         """The provider's stream ended or failed on its own: end the session now (it leaves
@@ -368,6 +384,7 @@ class RealtimeVoiceChannel:
             await session._driver.aclose(reason)
         finally:
             try:
+                await self._connect_hooks.closed(session.session_id)
                 if self.transport is not None:
                     await self.transport.close_session(session.session_id)
             finally:
