@@ -9,7 +9,6 @@ timeout. Ending a session or closing the channel settles the requests still open
 from __future__ import annotations
 
 import asyncio
-import enum
 import logging
 import secrets
 from collections.abc import Callable, Iterable
@@ -19,7 +18,7 @@ from .._types import ChannelType
 from ..human._human_input_tools import HumanInputToolHandler
 from ..human._pending import PendingInputEvent
 from ..tools._gate import Door, ToolGate
-from ..tools._kit import VoiceKit
+from ..tools._gated_channel import GatedChannel
 from ..tools._tools import AITool, ToolHandler
 from ._connect_hooks import ConnectHook, ConnectHooks, SentAudioTap, SessionEndHook
 from ._driver import EventListener, SessionDriver
@@ -35,11 +34,6 @@ logger = logging.getLogger("voice_hitl.voice")
 
 SESSION_ENDED = "the voice session ended"
 CHANNEL_CLOSED = "the voice channel closed"
-
-
-class _State(enum.Enum):
-    OPEN = "open"
-    CLOSED = "closed"
 
 
 class VoiceSession:
@@ -110,7 +104,7 @@ class VoiceSession:
         )
 
 
-class RealtimeVoiceChannel:
+class RealtimeVoiceChannel(GatedChannel):
     """A realtime voice channel serving human-input tools first on every door.
 
     Args:
@@ -131,6 +125,7 @@ class RealtimeVoiceChannel:
     """
 
     channel_type = ChannelType.REALTIME_VOICE
+    kind = "voice channel"
 
     def __init__(
         self,
@@ -146,7 +141,6 @@ class RealtimeVoiceChannel:
         reasoning_backend: ReasoningBackend | None = None,
         instructions: str = "",
     ) -> None:
-        self._channel_id = channel_id
         self.provider = provider
         self.transport = transport
         self.tool_recovery = tool_recovery
@@ -154,7 +148,7 @@ class RealtimeVoiceChannel:
         self.instructions = instructions
         self.input_format = AudioFormat()
         self.output_format = AudioFormat()
-        self._gate = ToolGate(
+        gate = ToolGate(
             channel_id,
             ChannelType.REALTIME_VOICE,
             tools=tools,
@@ -162,21 +156,10 @@ class RealtimeVoiceChannel:
             human_input=human_input_handler,
             tool_timeout_seconds=tool_timeout_seconds,
         )
+        self._open(channel_id, gate)
         self._sessions: dict[str, VoiceSession] = {}
         self._ending: set[asyncio.Task[None]] = set()
-        self._state = _State.OPEN
-        self._kit: VoiceKit | None = None
         self._connect_hooks = ConnectHooks()
-
-    @property
-    def channel_id(self) -> str:
-        """The channel's id."""
-        return self._channel_id
-
-    @property
-    def gate(self) -> ToolGate:
-        """The gate every door of this channel goes through."""
-        return self._gate
 
     @property
     def tool_handler(self) -> ToolHandler | None:
@@ -186,16 +169,6 @@ class RealtimeVoiceChannel:
     @tool_handler.setter
     def tool_handler(self, handler: ToolHandler | None) -> None:
         self._gate.tool_handler = handler
-
-    @property
-    def human_input_handler(self) -> HumanInputToolHandler | None:
-        """The human-input tools this channel serves first."""
-        return self._gate.human_input
-
-    @property
-    def tools(self) -> list[AITool]:
-        """The turn's toolset: host tools plus the human-input definitions."""
-        return list(self._gate.toolset.values())
 
     def add_connect_hook(self, hook: ConnectHook) -> Callable[[], None]:
         """Run ``hook(provider, config, connect)`` around each provider session opened from
@@ -223,14 +196,6 @@ class RealtimeVoiceChannel:
         """The sessions still running."""
         return list(self._sessions.values())
 
-    def bind_kit(self, kit: VoiceKit) -> None:
-        """Wire the kit's hooks into the gate and the human-input notifications."""
-        self._kit = kit
-        self._gate.kit = kit
-        human = self._gate.human_input
-        if human is not None:
-            kit.attach_human_input(self._channel_id, human.handler)
-
     def find_line(self, event: PendingInputEvent) -> VoiceLine | None:
         """The call line a request should be asked on: the session in the request's room
         whose caller raised it (the only session of the room when ``actor_id`` is None)."""
@@ -240,10 +205,6 @@ class RealtimeVoiceChannel:
         if event.actor_id is not None:
             candidates = [s for s in candidates if s.participant_id == event.actor_id]
         return VoiceLine(self, candidates[0]) if len(candidates) == 1 else None
-
-    def _check_open(self) -> None:
-        if self._state is _State.CLOSED:
-            raise ChannelClosedError(f"voice channel {self._channel_id!r} is closed")
 
     async def start_session(
         self,
@@ -402,19 +363,9 @@ class RealtimeVoiceChannel:
 
         Cancellation: don't cancel; call it again to finish.
         """
-        self._state = _State.CLOSED
+        self._mark_closed()
         sessions = list(self._sessions.values())
         await asyncio.gather(*(self.end_session(s, reason=CHANNEL_CLOSED) for s in sessions))
         while self._ending:  # sessions the provider ended on its own, still releasing
             await asyncio.gather(*self._ending, return_exceptions=True)
-        human = self._gate.human_input
-        if human is not None:
-            await human.handler.close(channel_id=self._channel_id)
-        if self._kit is not None:
-            self._kit.unregister_channel(self)
-
-    async def __aenter__(self) -> RealtimeVoiceChannel:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
+        await self._leave()
