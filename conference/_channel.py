@@ -27,18 +27,16 @@ from voice_hitl import (
     AITool,
     ChannelClosedError,
     ChannelType,
-    ConnectHook,
     ConnectHooks,
     Heard,
     HumanInputToolHandler,
     PendingInputEvent,
-    SentAudioTap,
-    SessionEndHook,
     ToolGate,
     ToolHandler,
     VoiceKit,
 )
 from voice_hitl.voice._audio import resample_pcm16
+from voice_hitl.voice._connect_hooks import SessionHooked
 
 from ._answers_api import AnswersApi
 from ._attribution import TurnAttribution, attribution
@@ -69,7 +67,7 @@ class _State(enum.Enum):
     CLOSED = "closed"
 
 
-class ConferenceChannel(AnswersApi):
+class ConferenceChannel(AnswersApi, SessionHooked):
     """A conference bot channel: one realtime provider session hears everyone.
 
     Args:
@@ -323,26 +321,6 @@ class ConferenceChannel(AnswersApi):
                 listener(heard)
             except Exception:
                 logger.exception("conference %r: speech listener failed", self._channel_id)
-
-    def add_connect_hook(self, hook: ConnectHook) -> Callable[[], None]:
-        """Run ``hook(provider, config, connect)`` around each provider session plugged from
-        now on; it must return ``await connect(config)`` (or raise). Returns a remover.
-
-        A call recorder uses it to prepare for a session before it is dialled; see
-        :class:`~voice_hitl.ConnectHooks`.
-        """
-        return self._connect_hooks.add(hook)
-
-    def add_sent_audio_tap(self, tap: SentAudioTap) -> Callable[[], None]:
-        """Call ``tap(session_id, frame)`` with each frame of mixed audio handed to a plugged
-        provider session from now on, just before it is sent (on the event loop; must not
-        block). Returns a remover."""
-        return self._connect_hooks.add_sent_audio_tap(tap)
-
-    def add_session_end_hook(self, hook: SessionEndHook) -> Callable[[], None]:
-        """Await ``hook(session_id)`` once each provider session plugged from now on is closed
-        (whether or not its close succeeded). Returns a remover."""
-        return self._connect_hooks.add_session_end_hook(hook)
 
     def add_provider_listener(
         self, listener: Callable[[ProviderEvent], None]

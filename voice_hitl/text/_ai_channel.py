@@ -18,7 +18,6 @@ from collections.abc import Iterable
 from .._exceptions import ProviderError
 from .._types import ChannelType
 from ..human._human_input_tools import HumanInputToolHandler
-from ..tools._gate import ToolGate
 from ..tools._gated_channel import GatedChannel
 from ..tools._tools import AITool, ToolHandler
 from ._ai_external import ExternalToolHandler
@@ -96,15 +95,13 @@ class AIChannel(GatedChannel):
         self.provider = provider
         self.system_prompt = system_prompt
         self.max_rounds = max_rounds
-        gate = ToolGate(
+        gate = self._open(
             channel_id,
-            ChannelType.AI,
             tools=tools,
             tool_handler=host,
             human_input=human_input_handler,
             tool_timeout_seconds=tool_timeout_seconds,
         )
-        self._open(channel_id, gate)
         self._calls = CallServer(gate, external)
         self._conversations: dict[str, list[AIMessage]] = {}
         self._room_locks: dict[str, asyncio.Lock] = {}

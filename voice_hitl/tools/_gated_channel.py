@@ -10,13 +10,15 @@ own turns or sessions, its own ``tool_handler`` and its own ``close()``.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from typing import ClassVar, Self
 
 from .._exceptions import ChannelClosedError
+from .._types import ChannelType
 from ..human._human_input_tools import HumanInputToolHandler
 from ._gate import ToolGate
 from ._kit import VoiceKit
-from ._tools import AITool
+from ._tools import AITool, ToolHandler
 
 __all__ = ["GatedChannel"]
 
@@ -30,6 +32,7 @@ class GatedChannel:
     """The base of a channel owning one gate; a subclass calls :meth:`_open` in ``__init__``
     and :meth:`_leave` at the end of its ``close()``."""
 
+    channel_type: ClassVar[ChannelType]
     kind: ClassVar[str]
     """How errors name the channel (``AI channel``, ``voice channel``)."""
 
@@ -38,11 +41,32 @@ class GatedChannel:
     _kit: VoiceKit | None
     _state: _State
 
-    def _open(self, channel_id: str, gate: ToolGate) -> None:
+    def _open(
+        self,
+        channel_id: str,
+        *,
+        tools: Iterable[AITool],
+        tool_handler: ToolHandler | None,
+        human_input: HumanInputToolHandler | None,
+        tool_timeout_seconds: float,
+    ) -> ToolGate:
+        """Make the channel's gate (it checks the tools and the bound) and open the channel.
+
+        Raises:
+            ValueError: As :class:`ToolGate`.
+        """
+        self._gate = ToolGate(
+            channel_id,
+            self.channel_type,
+            tools=tools,
+            tool_handler=tool_handler,
+            human_input=human_input,
+            tool_timeout_seconds=tool_timeout_seconds,
+        )
         self._channel_id = channel_id
-        self._gate = gate
         self._kit = None
         self._state = _State.OPEN
+        return self._gate
 
     @property
     def channel_id(self) -> str:

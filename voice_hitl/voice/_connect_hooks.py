@@ -28,7 +28,7 @@ from typing import TypeVar
 from ._provider import ProviderSession, RealtimeProvider, SessionConfig
 from ._provider_events import PCM16
 
-__all__ = ["ConnectHook", "ConnectHooks", "SentAudioTap", "SessionEndHook"]
+__all__ = ["ConnectHook", "ConnectHooks", "SentAudioTap", "SessionEndHook", "SessionHooked"]
 
 logger = logging.getLogger("voice_hitl.voice")
 
@@ -119,6 +119,35 @@ class ConnectHooks:
                 await hook(session_id)
             except Exception:
                 logger.exception("session end hook %r failed on session %r", hook, session_id)
+
+
+class SessionHooked:
+    """The public session hooks of a channel that opens provider sessions (a voice channel's
+    calls, a conference's plugs), over the channel's :class:`ConnectHooks`."""
+
+    _connect_hooks: ConnectHooks
+
+    def add_connect_hook(self, hook: ConnectHook) -> Callable[[], None]:
+        """Run ``hook(provider, config, connect)`` around each provider session opened from
+        now on; it must return ``await connect(config)`` (or raise). Returns a remover.
+
+        A call recorder uses it to prepare for a session before it is dialled; see
+        :class:`~voice_hitl.ConnectHooks`.
+        """
+        return self._connect_hooks.add(hook)
+
+    def add_sent_audio_tap(self, tap: SentAudioTap) -> Callable[[], None]:
+        """Call ``tap(session_id, frame)`` with each frame of audio (a caller's, a
+        conference's mix) handed to a provider session from now on, just before it is sent
+        (on the event loop; must not block). Returns a remover. A call recorder keeps the
+        caller's audio with it."""
+        return self._connect_hooks.add_sent_audio_tap(tap)
+
+    def add_session_end_hook(self, hook: SessionEndHook) -> Callable[[], None]:
+        """Await ``hook(session_id)`` once each provider session opened from now on is closed
+        (whether or not its close succeeded). Returns a remover. A call recorder finishes the
+        call's recording there."""
+        return self._connect_hooks.add_session_end_hook(hook)
 
 
 def _bind(hook: ConnectHook, provider: RealtimeProvider, inner: Connect) -> Connect:

@@ -17,10 +17,10 @@ from .._exceptions import ChannelClosedError
 from .._types import ChannelType
 from ..human._human_input_tools import HumanInputToolHandler
 from ..human._pending import PendingInputEvent
-from ..tools._gate import Door, ToolGate
+from ..tools._gate import Door
 from ..tools._gated_channel import GatedChannel
 from ..tools._tools import AITool, ToolHandler
-from ._connect_hooks import ConnectHook, ConnectHooks, SentAudioTap, SessionEndHook
+from ._connect_hooks import ConnectHooks, SessionHooked
 from ._driver import EventListener, SessionDriver
 from ._provider import AudioFormat, ProviderSession, RealtimeProvider, SessionConfig
 from ._provider_events import PCM16, AudioOutEvent
@@ -104,7 +104,7 @@ class VoiceSession:
         )
 
 
-class RealtimeVoiceChannel(GatedChannel):
+class RealtimeVoiceChannel(GatedChannel, SessionHooked):
     """A realtime voice channel serving human-input tools first on every door.
 
     Args:
@@ -148,15 +148,13 @@ class RealtimeVoiceChannel(GatedChannel):
         self.instructions = instructions
         self.input_format = AudioFormat()
         self.output_format = AudioFormat()
-        gate = ToolGate(
+        self._open(
             channel_id,
-            ChannelType.REALTIME_VOICE,
             tools=tools,
             tool_handler=tool_handler,
             human_input=human_input_handler,
             tool_timeout_seconds=tool_timeout_seconds,
         )
-        self._open(channel_id, gate)
         self._sessions: dict[str, VoiceSession] = {}
         self._ending: set[asyncio.Task[None]] = set()
         self._connect_hooks = ConnectHooks()
@@ -169,27 +167,6 @@ class RealtimeVoiceChannel(GatedChannel):
     @tool_handler.setter
     def tool_handler(self, handler: ToolHandler | None) -> None:
         self._gate.tool_handler = handler
-
-    def add_connect_hook(self, hook: ConnectHook) -> Callable[[], None]:
-        """Run ``hook(provider, config, connect)`` around each provider session opened from
-        now on; it must return ``await connect(config)`` (or raise). Returns a remover.
-
-        A call recorder uses it to prepare for a session before it is dialled; see
-        :class:`~voice_hitl.ConnectHooks`.
-        """
-        return self._connect_hooks.add(hook)
-
-    def add_sent_audio_tap(self, tap: SentAudioTap) -> Callable[[], None]:
-        """Call ``tap(session_id, frame)`` with each caller frame handed to a provider session
-        from now on, just before it is sent (on the event loop; must not block). Returns a
-        remover. A call recorder keeps the caller's audio with it."""
-        return self._connect_hooks.add_sent_audio_tap(tap)
-
-    def add_session_end_hook(self, hook: SessionEndHook) -> Callable[[], None]:
-        """Await ``hook(session_id)`` once each provider session opened from now on is closed
-        (whether or not its close succeeded). Returns a remover. A call recorder finishes the
-        call's recording there."""
-        return self._connect_hooks.add_session_end_hook(hook)
 
     @property
     def sessions(self) -> list[VoiceSession]:
