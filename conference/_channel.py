@@ -27,7 +27,6 @@ from voice_hitl import (
     AITool,
     ChannelClosedError,
     ChannelType,
-    ConnectHook,
     ConnectHooks,
     Heard,
     HumanInputToolHandler,
@@ -37,6 +36,7 @@ from voice_hitl import (
     VoiceKit,
 )
 from voice_hitl.voice._audio import resample_pcm16
+from voice_hitl.voice._connect_hooks import SessionHooked
 
 from ._answers_api import AnswersApi
 from ._attribution import TurnAttribution, attribution
@@ -67,7 +67,7 @@ class _State(enum.Enum):
     CLOSED = "closed"
 
 
-class ConferenceChannel(AnswersApi):
+class ConferenceChannel(AnswersApi, SessionHooked):
     """A conference bot channel: one realtime provider session hears everyone.
 
     Args:
@@ -321,15 +321,6 @@ class ConferenceChannel(AnswersApi):
                 listener(heard)
             except Exception:
                 logger.exception("conference %r: speech listener failed", self._channel_id)
-
-    def add_connect_hook(self, hook: ConnectHook) -> Callable[[], None]:
-        """Run ``hook(provider, config, connect)`` around each provider session plugged from
-        now on; it must return ``await connect(config)`` (or raise). Returns a remover.
-
-        A call recorder uses it to prepare for a session before it is dialled; see
-        :class:`~voice_hitl.ConnectHooks`.
-        """
-        return self._connect_hooks.add(hook)
 
     def add_provider_listener(
         self, listener: Callable[[ProviderEvent], None]

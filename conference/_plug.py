@@ -40,6 +40,7 @@ class RealtimePlug:
     provider_session: ProviderSession
     driver: SessionDriver
     lane: ConferenceAudio
+    hooks: ConnectHooks
     pump: asyncio.Task[None] | None = None
     interrupted: bool = False
 
@@ -60,7 +61,8 @@ class RealtimePlug:
 
         ``on_ended(reason)`` is called when the provider's event stream ends or fails on its
         own (its open calls already withdrawn with ``reason``). ``hooks`` run around the
-        provider's ``connect``.
+        provider's ``connect``; its sent-audio taps see the mixed audio sent to the session, and
+        its end hooks run once the session is closed.
 
         Cancellation: safe; nothing is opened unless this returns.
         """
@@ -108,7 +110,7 @@ class RealtimePlug:
             on_ended=on_ended,
         )
         driver.add_listener(listener)
-        return cls(channel_id, config, gate, human, provider_session, driver, lane)
+        return cls(channel_id, config, gate, human, provider_session, driver, lane, hooks)
 
     def start(self, on_frame: Callable[[MixedFrame], None]) -> None:
         """Start reading the session's events and feeding it the mixed audio."""
@@ -121,7 +123,9 @@ class RealtimePlug:
         try:
             async for frame in self.lane.mixed():
                 on_frame(frame)
-                await self.provider_session.send_audio(frame.samples)
+                await self.hooks.send_audio(
+                    self.driver.session_id, self.provider_session, frame.samples
+                )
         except (ChannelClosedError, ProviderError) as exc:
             logger.warning("conference %r: mixed audio stopped: %s", self.channel_id, exc)
 
@@ -145,7 +149,10 @@ class RealtimePlug:
                     "conference %r: interrupt on unplug failed: %s", self.channel_id, exc
                 )
         await self.driver.stop_reading()
-        await self.provider_session.aclose()
+        try:
+            await self.provider_session.aclose()
+        finally:
+            await self.hooks.closed(self.driver.session_id)
 
     async def settle(self, reason: str) -> None:
         """Withdraw open calls (reported ``cancelled`` with ``reason``), close the

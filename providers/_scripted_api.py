@@ -1,8 +1,9 @@
 """The shared shell of the text providers' loopback servers: one JSON endpoint, scripted replies.
 
-A vendor's server (:class:`ScriptedAPIServer` subclass) names its route, checks its auth
-headers, the SDK type its requests must match and the SDK model its replies must match, and
-wraps a scripted reply into a full response body. The shell does the rest the same way for
+A vendor's server (:class:`ScriptedAPIServer` subclass) names its route, the path its SDK's
+``base_url`` carries, the SDK type its requests must match and the SDK model its replies must
+match; it checks its auth headers, writes its error body and wraps a scripted reply into a full
+response body. The shell does the rest the same way for
 every vendor: a request the SDK's types reject gets a 400 and is kept in ``rejected``; an
 accepted one is recorded (``requests``, :meth:`next_request`) and answered with the next
 queued reply (waiting up to ``reply_timeout`` seconds for one if none is queued, then a 500
@@ -13,19 +14,28 @@ answers 500 (kept in ``rejected`` too).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from pydantic import BaseModel
 
 from providers._http_loopback import HTTPReply, HTTPRequest, LoopbackHTTPServer
 from providers._sdk_check import PayloadError, check_model, check_params
+from providers._sdk_text import import_sdk
 
-__all__ = ["RecordedRequest", "ScriptedAPIServer"]
+__all__ = ["RecordedRequest", "ScriptedAPIServer", "next_id"]
 
 R = TypeVar("R")
+
+_ids = itertools.count(1)
+
+
+def next_id(prefix: str) -> str:
+    """A fresh id for a scripted object: ``prefix`` and six digits (``msg_000042``)."""
+    return f"{prefix}{next(_ids):06d}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +56,12 @@ class ScriptedAPIServer(Generic[R]):
 
     route = "/"
     """The path requests must ``POST`` to."""
+    base_path = ""
+    """What the SDK's ``base_url`` carries after the host (``/v1`` for OpenAI)."""
+    params_type_name: ClassVar[str]
+    """The dotted name of the SDK's ``*Params`` type requests must match."""
+    response_model_name: ClassVar[str]
+    """The dotted name of the SDK's model replies must match."""
 
     def __init__(self, *, reply_timeout: float = 10.0) -> None:
         self.reply_timeout = reply_timeout
@@ -55,12 +71,17 @@ class ScriptedAPIServer(Generic[R]):
         self.requests: list[RecordedRequest] = []
         self.rejected: list[PayloadError] = []
 
-    async def __aenter__(self) -> Any:
+    async def __aenter__(self) -> Self:
         await self._http.start()
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self._http.aclose()
+
+    @property
+    def url(self) -> str:
+        """The base URL to give the SDK client (``base_url=``), :attr:`base_path` included."""
+        return f"{self._http.url}{self.base_path}"
 
     def reply(self, reply: R | Callable[[dict[str, Any]], R]) -> None:
         """Queue a reply, or a function of the request body returning one."""
@@ -84,18 +105,23 @@ class ScriptedAPIServer(Generic[R]):
         raise NotImplementedError
 
     def params_type(self) -> Any:
-        """The SDK's ``*Params`` type requests must match."""
-        raise NotImplementedError
+        """The SDK's ``*Params`` type requests must match (:attr:`params_type_name`)."""
+        return self._sdk_name(self.params_type_name)
 
     def response_model(self) -> type[BaseModel]:
-        """The SDK's model replies must match."""
-        raise NotImplementedError
+        """The SDK's model replies must match (:attr:`response_model_name`)."""
+        model: type[BaseModel] = self._sdk_name(self.response_model_name)
+        return model
 
     def respond(self, body: dict[str, Any], reply: R) -> dict[str, Any]:
         """The full response body for a scripted reply to ``body``."""
         raise NotImplementedError
 
     # -- the shell -------------------------------------------------------------------------
+
+    def _sdk_name(self, dotted: str) -> Any:
+        module, name = dotted.rsplit(".", 1)
+        return getattr(import_sdk(module, type(self).__name__), name)
 
     async def _handle(self, request: HTTPRequest) -> HTTPReply:
         if (request.method, request.path.split("?")[0]) != ("POST", self.route):

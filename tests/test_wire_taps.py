@@ -1,5 +1,5 @@
-"""Wire taps and connect hooks: the public ways a call recorder sees a session, with no
-attribute of the provider overwritten."""
+"""Wire taps, connect hooks and session hooks: the public ways a call recorder sees a session,
+with no attribute of the provider or its session overwritten."""
 
 from __future__ import annotations
 
@@ -167,3 +167,101 @@ async def test_the_recorder_sets_no_attribute_on_the_provider(kind: str, tmp_pat
         assert "session.update" in json.dumps(lines)
     else:
         assert lines == []
+
+
+async def test_session_hooks_see_the_sent_audio_and_the_end_and_remove() -> None:
+    import numpy as np
+
+    from voice_hitl import LocalTransport
+
+    transport = LocalTransport()
+    provider = MockRealtimeProvider()
+    voice = RealtimeVoiceChannel("v", provider=provider, transport=transport)
+    sent: list[tuple[str, int]] = []
+    ended: list[str] = []
+
+    async def end(session_id: str) -> None:
+        ended.append(session_id)
+        assert provider.sessions[0].closed  # the session is closed before its end hooks
+
+    def broken(session_id: str, frame: Any) -> None:
+        raise RuntimeError("tap bug")
+
+    voice.add_sent_audio_tap(broken)
+    remove_sent = voice.add_sent_audio_tap(lambda s, f: sent.append((s, len(f))))
+    voice.add_session_end_hook(end)
+    session = await voice.start_session("r", session_id="h1")
+    transport.push_caller_audio("h1", np.zeros(480, dtype=np.int16))
+    transport.hang_up("h1")
+    assert session._audio_pump is not None
+    await session._audio_pump
+    assert sent == [("h1", 480)]
+    assert len(provider.sessions[0].audio_in) == 1  # the failing tap did not stop the frame
+    assert ended == []
+    await voice.end_session(session)
+    assert ended == ["h1"]
+    remove_sent()
+    remove_sent()  # idempotent
+    await voice.close()
+
+
+@pytest.mark.parametrize("detach_first", [False, True])
+async def test_the_recorder_sets_nothing_on_the_session_and_finishes_a_detached_call(
+    detach_first: bool, tmp_path: Path
+) -> None:
+    import numpy as np
+
+    from voice_hitl import LocalTransport
+
+    recorder = CallRecorder(tmp_path)
+    transport = LocalTransport()
+    voice = RealtimeVoiceChannel("v", provider=MockRealtimeProvider(), transport=transport)
+    detach = recorder.attach(voice)
+    session = await voice.start_session("r", session_id="rec-2")
+    provider_session = session.provider_session
+    transport.push_caller_audio("rec-2", np.zeros(480, dtype=np.int16))
+    transport.hang_up("rec-2")
+    assert session._audio_pump is not None
+    await session._audio_pump
+    if detach_first:  # a call under way when the recorder is detached is recorded to its end
+        detach()
+    await voice.end_session(session)
+    assert {"send_audio", "aclose"}.isdisjoint(vars(provider_session))  # no method replaced
+    (call,) = recorder.recordings
+    assert call.finished
+    manifest = json.loads((call.folder / "manifest.json").read_text())
+    assert manifest["complete"] and manifest["stats"]["caller_samples"] == 480
+    await voice.close()
+    await recorder.aclose()
+
+
+async def test_a_conference_call_is_recorded_through_its_session_hooks(tmp_path: Path) -> None:
+    import asyncio
+
+    import numpy as np
+
+    from conference import ConferenceChannel, ConferenceRealtimeConfig, InMemoryConferenceBackend
+
+    backend = InMemoryConferenceBackend(frame_samples=480)
+    backend.join("alice")
+    meeting = ConferenceChannel(
+        "meet", backend=backend, realtime=ConferenceRealtimeConfig(MockRealtimeProvider())
+    )
+    recorder = CallRecorder(tmp_path)
+    recorder.attach(meeting)
+    sent = asyncio.Event()
+    meeting.add_sent_audio_tap(lambda session_id, frame: sent.set())
+    await meeting.plug_realtime()
+    provider_session = meeting.provider_session
+    backend.push_audio("alice", np.zeros(480, dtype=np.int16))
+    backend.tick()
+    await sent.wait()
+    await meeting.unplug_realtime()
+    assert provider_session is not None
+    assert {"send_audio", "aclose"}.isdisjoint(vars(provider_session))
+    (call,) = recorder.recordings
+    assert call.finished
+    manifest = json.loads((call.folder / "manifest.json").read_text())
+    assert manifest["complete"] and manifest["stats"]["caller_samples"] == 480
+    await meeting.close()
+    await recorder.aclose()

@@ -65,7 +65,7 @@ if TYPE_CHECKING:
         tool_context,
     )
     from .voice._caller_transport import CallerTurn, ScriptedCallerTransport
-    from .voice._connect_hooks import ConnectHook, ConnectHooks
+    from .voice._connect_hooks import ConnectHook, ConnectHooks, SentAudioTap, SessionEndHook
     from .voice._driver import EventListener, SessionDriver
     from .voice._reasoning import (
         ReasoningBackend,
@@ -149,6 +149,8 @@ _LAZY: dict[str, str] = {
     "ScriptedCallerTransport": "voice_hitl.voice._caller_transport",
     "ConnectHook": "voice_hitl.voice._connect_hooks",
     "ConnectHooks": "voice_hitl.voice._connect_hooks",
+    "SentAudioTap": "voice_hitl.voice._connect_hooks",
+    "SessionEndHook": "voice_hitl.voice._connect_hooks",
     "EventListener": "voice_hitl.voice._driver",
     "SessionDriver": "voice_hitl.voice._driver",
     "ReasoningBackend": "voice_hitl.voice._reasoning",
@@ -205,6 +207,8 @@ __all__ = [
     "VoiceLine",
     "ConnectHook",
     "ConnectHooks",
+    "SentAudioTap",
+    "SessionEndHook",
     "WireDirection",
     "WireFrame",
     "WireTap",

@@ -9,28 +9,15 @@ until the test queues one (see :mod:`providers._scripted_api`).
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel
-
 from providers._http_loopback import HTTPReply, HTTPRequest
-from providers._scripted_api import RecordedRequest, ScriptedAPIServer
+from providers._scripted_api import RecordedRequest, ScriptedAPIServer, next_id
 
 __all__ = ["AnthropicTestServer", "RecordedRequest"]
 
-_ids = itertools.count(1)
-
 _KINDS = {400: "invalid_request_error", 401: "authentication_error", 404: "not_found_error"}
-
-
-def _types() -> Any:
-    try:
-        import anthropic.types as types
-    except ImportError as exc:  # pragma: no cover - the extra is part of CI
-        raise RuntimeError("the Anthropic test server needs voice-hitl[anthropic]") from exc
-    return types
 
 
 class AnthropicTestServer(ScriptedAPIServer[Mapping[str, Any]]):
@@ -41,15 +28,8 @@ class AnthropicTestServer(ScriptedAPIServer[Mapping[str, Any]]):
     """
 
     route = "/v1/messages"
-
-    async def __aenter__(self) -> AnthropicTestServer:
-        await super().__aenter__()
-        return self
-
-    @property
-    def url(self) -> str:
-        """The base URL to give the SDK client (``base_url=``)."""
-        return self._http.url
+    params_type_name = "anthropic.types.message_create_params.MessageCreateParamsNonStreaming"
+    response_model_name = "anthropic.types.Message"
 
     def reply_text(self, text: str) -> None:
         """Queue a reply with text only (``stop_reason`` ``end_turn``)."""
@@ -57,7 +37,7 @@ class AnthropicTestServer(ScriptedAPIServer[Mapping[str, Any]]):
 
     def reply_tool_use(self, *calls: tuple[str, Mapping[str, Any]], text: str = "") -> list[str]:
         """Queue a reply calling tools (``(name, input)`` pairs); returns their ids."""
-        ids = [f"toolu_{next(_ids):06d}" for _ in calls]
+        ids = [next_id("toolu_") for _ in calls]
         content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
         content += [
             {"type": "tool_use", "id": i, "name": name, "input": dict(arguments)}
@@ -76,16 +56,9 @@ class AnthropicTestServer(ScriptedAPIServer[Mapping[str, Any]]):
             return "an API key and anthropic-version are needed"
         return None
 
-    def params_type(self) -> Any:
-        return _types().message_create_params.MessageCreateParamsNonStreaming
-
-    def response_model(self) -> type[BaseModel]:
-        model: type[BaseModel] = _types().Message
-        return model
-
     def respond(self, body: dict[str, Any], reply: Mapping[str, Any]) -> dict[str, Any]:
         return {
-            "id": f"msg_{next(_ids):06d}",
+            "id": next_id("msg_"),
             "type": "message",
             "role": "assistant",
             "model": body["model"],

@@ -3,10 +3,10 @@ and ``OpenAIChatProvider`` (Chat Completions), function calling on both."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-from voice_hitl import AIContext, AIResponse, ProviderError
+from providers._sdk_text import SDKTextProvider
+from voice_hitl import AIContext, AIResponse
 
 from ._chat_mapping import from_chat_completion, to_chat_request
 from ._mapping import from_response, to_request
@@ -14,62 +14,17 @@ from ._mapping import from_response, to_request
 __all__ = ["OpenAIChatProvider", "OpenAIResponsesProvider"]
 
 
-def _sdk() -> Any:
-    try:
-        import openai
-    except ImportError as exc:  # pragma: no cover - the extra is part of CI
-        raise RuntimeError(
-            "the OpenAI text providers need the openai SDK: install voice-hitl[openai]"
-        ) from exc
-    return openai
+class _OpenAIText(SDKTextProvider):
+    """The ``openai`` SDK's client and its error body, shared by both APIs."""
 
+    vendor = "OpenAI"
+    sdk = "openai"
+    client_class = "AsyncOpenAI"
 
-class _OpenAIText:
-    """The SDK client and the translation of its errors, shared by both APIs."""
-
-    def __init__(
-        self,
-        model: str,
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        max_retries: int = 2,
-        client: Any = None,
-    ) -> None:
-        self.model = model
-        if client is None:
-            client = _sdk().AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=max_retries)
-        self.client = client
-
-    async def _request(self, send: Callable[[], Awaitable[Any]]) -> dict[str, Any]:
-        openai = _sdk()
-        try:
-            response = await send()
-        except openai.APIStatusError as exc:
-            error = exc.body if isinstance(exc.body, dict) else {}
-            code = str(error.get("code") or error.get("type") or f"http_{exc.status_code}")
-            recoverable = exc.status_code in (408, 409, 429) or exc.status_code >= 500
-            raise ProviderError(
-                f"OpenAI refused the request ({exc.status_code}): {error.get('message', exc)}",
-                code=code,
-                recoverable=recoverable,
-            ) from exc
-        except openai.APIConnectionError as exc:
-            raise ProviderError(
-                f"OpenAI could not be reached: {exc}", code="connection", recoverable=True
-            ) from exc
-        body: dict[str, Any] = response.model_dump(mode="json", exclude_none=True)
-        return body
-
-    async def aclose(self) -> None:
-        """Close the SDK client's connections. Idempotent.
-
-        Cancellation: safe; the connections are closed anyway when the client is collected.
-        """
-        await self.client.close()
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.model!r})"
+    def _error(self, exc: Any) -> tuple[str, object]:
+        error = exc.body if isinstance(exc.body, dict) else {}
+        code = str(error.get("code") or error.get("type") or f"http_{exc.status_code}")
+        return code, error.get("message", exc)
 
 
 class OpenAIResponsesProvider(_OpenAIText):

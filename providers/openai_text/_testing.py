@@ -9,50 +9,44 @@ that finds none waits until the test queues one (see :mod:`providers._scripted_a
 
 from __future__ import annotations
 
-import itertools
 import time
-from typing import Any
-
-from pydantic import BaseModel
+from typing import Any, TypeVar
 
 from providers._http_loopback import HTTPReply, HTTPRequest
-from providers._scripted_api import ScriptedAPIServer
+from providers._scripted_api import ScriptedAPIServer, next_id
 
-__all__ = ["ResponsesTestServer", "openai_error", "openai_unauthorised"]
+__all__ = ["OpenAIScriptedServer", "ResponsesTestServer"]
 
-_ids = itertools.count(1)
+R = TypeVar("R")
 
 _KINDS = {400: "invalid_request_error", 401: "invalid_request_error", 404: "invalid_request_error"}
 
 
-def _types() -> Any:
-    try:
-        from openai.types import responses
-    except ImportError as exc:  # pragma: no cover - the extra is part of CI
-        raise RuntimeError("the Responses test server needs voice-hitl[openai]") from exc
-    return responses
-
-
 def _id(prefix: str) -> str:
-    return f"{prefix}_{next(_ids):06d}"
+    return next_id(f"{prefix}_")
 
 
-def openai_error(status: int, message: str, param: str = "") -> HTTPReply:
-    """OpenAI's error body (``invalid_request_error`` below 500, ``server_error`` above)."""
-    kind = _KINDS.get(status, "server_error")
-    code = "invalid_api_key" if status == 401 else None
-    error = {"message": message, "type": kind, "param": param or None, "code": code}
-    return HTTPReply(status, {"error": error})
+class OpenAIScriptedServer(ScriptedAPIServer[R]):
+    """What OpenAI's loopback servers share: the ``/v1`` base path, the bearer key and the
+    error body."""
+
+    base_path = "/v1"
+
+    def error(self, status: int, message: str, param: str = "") -> HTTPReply:
+        """OpenAI's error body (``invalid_request_error`` below 500, ``server_error`` above)."""
+        kind = _KINDS.get(status, "server_error")
+        code = "invalid_api_key" if status == 401 else None
+        error = {"message": message, "type": kind, "param": param or None, "code": code}
+        return HTTPReply(status, {"error": error})
+
+    def unauthorised(self, request: HTTPRequest) -> str | None:
+        """Why OpenAI would refuse the request's credentials (no bearer key), or None."""
+        if not request.headers.get("authorization", "").startswith("Bearer "):
+            return "no API key"
+        return None
 
 
-def openai_unauthorised(request: HTTPRequest) -> str | None:
-    """Why OpenAI would refuse the request's credentials (no bearer key), or None."""
-    if not request.headers.get("authorization", "").startswith("Bearer "):
-        return "no API key"
-    return None
-
-
-class ResponsesTestServer(ScriptedAPIServer[list[dict[str, Any]]]):
+class ResponsesTestServer(OpenAIScriptedServer[list[dict[str, Any]]]):
     """``POST /v1/responses`` on 127.0.0.1, scripted by the test (``async with`` runs it).
 
     A reply is a response's ``output`` items (the rest is filled in), or a function of the
@@ -60,15 +54,10 @@ class ResponsesTestServer(ScriptedAPIServer[list[dict[str, Any]]]):
     """
 
     route = "/v1/responses"
-
-    async def __aenter__(self) -> ResponsesTestServer:
-        await super().__aenter__()
-        return self
-
-    @property
-    def url(self) -> str:
-        """The base URL to give the SDK client (``base_url=``), ``/v1`` included."""
-        return f"{self._http.url}/v1"
+    params_type_name = (
+        "openai.types.responses.response_create_params.ResponseCreateParamsNonStreaming"
+    )
+    response_model_name = "openai.types.responses.Response"
 
     def reply_text(self, text: str) -> None:
         """Queue a reply with one assistant message."""
@@ -121,19 +110,6 @@ class ResponsesTestServer(ScriptedAPIServer[list[dict[str, Any]]]):
         else:
             item["output"] = output
         return item
-
-    def error(self, status: int, message: str, param: str = "") -> HTTPReply:
-        return openai_error(status, message, param)
-
-    def unauthorised(self, request: HTTPRequest) -> str | None:
-        return openai_unauthorised(request)
-
-    def params_type(self) -> Any:
-        return _types().response_create_params.ResponseCreateParamsNonStreaming
-
-    def response_model(self) -> type[BaseModel]:
-        model: type[BaseModel] = _types().Response
-        return model
 
     def respond(self, body: dict[str, Any], reply: list[dict[str, Any]]) -> dict[str, Any]:
         return {

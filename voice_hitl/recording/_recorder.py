@@ -12,10 +12,12 @@ Twilio phone call is a voice channel on a ``TwilioTransport``) or to a
 It hooks the channel's session start (``add_connect_hook``) to open a call's folder before
 the provider dials, and taps the provider's wire (``provider.wire_taps``: the OpenAI and
 Gemini WebSockets) so each frame both ways is queued with its time (a provider without a
-wire, ``wire_taps is None``, records no wire events); the session's ``send_audio`` is
-wrapped so the caller's audio as the transport delivered it is queued too; the channel's
-human-input handler is observed for the stories of the call's requests. Nothing on the event
-loop but queue puts: a writer thread per call writes (see :mod:`._writer`).
+wire, ``wire_taps is None``, records no wire events); the channel's sent-audio taps
+(``add_sent_audio_tap``) queue the caller's audio as the transport delivered it, and its
+session end hooks (``add_session_end_hook``) finish the call; the channel's human-input
+handler is observed for the stories of the call's requests. Nothing is set on the provider or
+its session. Nothing on the event loop but queue puts: a writer thread per call writes (see
+:mod:`._writer`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from typing import Any
 from ..human._human_input_tools import HumanInputToolHandler
 from ..human._lifecycle import RequestEvent
 from ..voice._provider import ProviderSession, RealtimeProvider, SessionConfig
+from ..voice._provider_events import PCM16
 from ..voice._transport import KeypadTransport
 from ..voice._voice_channel import RealtimeVoiceChannel
 from ..voice._wire_taps import WireFrame
@@ -127,6 +130,8 @@ class CallRecorder:
             channel: A ``RealtimeVoiceChannel``, or a ``ConferenceChannel`` with a ``realtime``
                 config (each ``plug_realtime`` of that config is a call).
 
+        The calls being recorded when the detacher is called are recorded to their end.
+
         Raises:
             ValueError: The channel is already recorded; a conference without a ``realtime``
                 config.
@@ -135,6 +140,14 @@ class CallRecorder:
         if channel in _RECORDED:
             raise ValueError(f"{channel!r} is already recorded")
         calls: dict[str, CallRecording] = {}  # this channel's calls being recorded
+        detached = False
+        session_removers: list[Callable[[], None]] = []
+
+        def release() -> None:  # the sent-audio tap and end hook outlive detach() while calls run
+            if detached and not calls:
+                for remove in session_removers:
+                    remove()
+                session_removers.clear()
 
         async def hook(
             provider: RealtimeProvider,
@@ -155,6 +168,7 @@ class CallRecorder:
 
             def forget() -> None:
                 calls.pop(config.session_id, None)
+                release()
 
             call.on_finish.append(forget)
             try:
@@ -163,7 +177,6 @@ class CallRecorder:
                 await call.finish("the provider did not connect")
                 self._open.pop(config.session_id, None)
                 raise
-            self._bind(call, session)
             transport = source.transport
             if isinstance(transport, KeypadTransport):  # keys heard beside the audio
                 call.on_finish.append(
@@ -176,6 +189,18 @@ class CallRecorder:
             if call is not None:
                 call.wire(frame.direction, frame.connection, frame.data)
 
+        def sent(session_id: str, frame: PCM16) -> None:
+            call = calls.get(session_id)
+            if call is not None:
+                call.audio(frame)
+
+        async def ended(session_id: str) -> None:
+            call = calls.get(session_id)
+            if call is not None:
+                self._open.pop(session_id, None)
+                await call.finish()
+
+        session_removers += [channel.add_sent_audio_tap(sent), channel.add_session_end_hook(ended)]
         removers = [channel.add_connect_hook(hook)]
         taps = source.provider.wire_taps  # None: a provider without a wire records no frames
         if taps is not None:
@@ -186,8 +211,12 @@ class CallRecorder:
         _RECORDED.add(channel)
 
         def detach() -> None:
+            nonlocal detached
             for remove in removers:
                 remove()
+            removers.clear()
+            detached = True
+            release()
             _RECORDED.discard(channel)
 
         self._detachers.append(detach)
@@ -227,24 +256,6 @@ class CallRecorder:
         self.recordings.append(call)
         self._open[config.session_id] = call
         return call
-
-    def _bind(self, call: CallRecording, session: ProviderSession) -> None:
-        original_send_audio = session.send_audio
-        original_aclose = session.aclose
-
-        async def send_audio(frame: Any) -> None:
-            call.audio(frame)
-            await original_send_audio(frame)
-
-        async def aclose() -> None:
-            try:
-                await original_aclose()
-            finally:
-                self._open.pop(call.config.session_id, None)
-                await call.finish()
-
-        setattr(session, "send_audio", send_audio)  # noqa: B010
-        setattr(session, "aclose", aclose)  # noqa: B010
 
     def _observer(self, channel_id: str) -> Callable[[RequestEvent], None]:
         def observe(event: RequestEvent) -> None:

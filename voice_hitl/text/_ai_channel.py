@@ -11,16 +11,14 @@ turn or closing the channel withdraws the requests it has open.
 from __future__ import annotations
 
 import asyncio
-import enum
 import json
 import logging
 from collections.abc import Iterable
 
-from .._exceptions import ChannelClosedError, ProviderError
+from .._exceptions import ProviderError
 from .._types import ChannelType
 from ..human._human_input_tools import HumanInputToolHandler
-from ..tools._gate import ToolGate
-from ..tools._kit import VoiceKit
+from ..tools._gated_channel import GatedChannel
 from ..tools._tools import AITool, ToolHandler
 from ._ai_external import ExternalToolHandler
 from ._ai_round import CallServer
@@ -56,12 +54,7 @@ def _cut(call: AIToolCall) -> AIMessage:
     return AIMessage("tool", text, tool_call_id=call.id, tool_name=call.name, is_error=True)
 
 
-class _State(enum.Enum):
-    OPEN = "open"
-    CLOSED = "closed"
-
-
-class AIChannel:
+class AIChannel(GatedChannel):
     """A text agent channel serving human-input tools first in its tool loop.
 
     Args:
@@ -81,6 +74,7 @@ class AIChannel:
     """
 
     channel_type = ChannelType.AI
+    kind = "AI channel"
 
     def __init__(
         self,
@@ -98,33 +92,19 @@ class AIChannel:
             raise ValueError(f"max_rounds must be a whole number of at least 1, got {max_rounds!r}")
         external = tool_handler if isinstance(tool_handler, ExternalToolHandler) else None
         host = None if isinstance(tool_handler, ExternalToolHandler) else tool_handler
-        self._channel_id = channel_id
         self.provider = provider
         self.system_prompt = system_prompt
         self.max_rounds = max_rounds
-        self._gate = ToolGate(
+        gate = self._open(
             channel_id,
-            ChannelType.AI,
             tools=tools,
             tool_handler=host,
             human_input=human_input_handler,
             tool_timeout_seconds=tool_timeout_seconds,
         )
-        self._calls = CallServer(self._gate, external)
+        self._calls = CallServer(gate, external)
         self._conversations: dict[str, list[AIMessage]] = {}
         self._room_locks: dict[str, asyncio.Lock] = {}
-        self._state = _State.OPEN
-        self._kit: VoiceKit | None = None
-
-    @property
-    def channel_id(self) -> str:
-        """The channel's id."""
-        return self._channel_id
-
-    @property
-    def gate(self) -> ToolGate:
-        """The gate the channel's own tool calls go through."""
-        return self._gate
 
     @property
     def tool_handler(self) -> ToolHandler | ExternalToolHandler | None:
@@ -138,27 +118,9 @@ class AIChannel:
         else:
             self._calls.external, self._gate.tool_handler = None, handler
 
-    @property
-    def human_input_handler(self) -> HumanInputToolHandler | None:
-        """The human-input tools this channel serves first."""
-        return self._gate.human_input
-
-    @property
-    def tools(self) -> list[AITool]:
-        """The turn's toolset: host tools plus the human-input definitions."""
-        return list(self._gate.toolset.values())
-
     def conversation(self, room_id: str = "") -> list[AIMessage]:
         """The messages of a room's conversation so far (a copy)."""
         return list(self._conversations.get(room_id, ()))
-
-    def bind_kit(self, kit: VoiceKit) -> None:
-        """Wire the kit's hooks into the gate and the human-input notifications."""
-        self._kit = kit
-        self._gate.kit = kit
-        human = self._gate.human_input
-        if human is not None:
-            kit.attach_human_input(self._channel_id, human.handler)
 
     async def respond(self, text: str, *, room_id: str = "", author_id: str | None = None) -> str:
         """Take a user message and run the tool loop until the model answers without calls.
@@ -219,26 +181,12 @@ class AIChannel:
             )
             return response.text
 
-    def _check_open(self) -> None:
-        if self._state is _State.CLOSED:
-            raise ChannelClosedError(f"AI channel {self._channel_id!r} is closed")
-
     async def close(self) -> None:
         """Withdraw the calls in flight, close this channel's human-input scope and leave the
         kit. Idempotent; later turns raise ``ChannelClosedError``.
 
         Cancellation: don't cancel; call it again to finish.
         """
-        self._state = _State.CLOSED
+        self._mark_closed()
         await self._calls.cancel_all(CHANNEL_CLOSED)
-        human = self._gate.human_input
-        if human is not None:
-            await human.handler.close(channel_id=self._channel_id)
-        if self._kit is not None:
-            self._kit.unregister_channel(self)
-
-    async def __aenter__(self) -> AIChannel:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
+        await self._leave()

@@ -9,7 +9,6 @@ timeout. Ending a session or closing the channel settles the requests still open
 from __future__ import annotations
 
 import asyncio
-import enum
 import logging
 import secrets
 from collections.abc import Callable, Iterable
@@ -18,10 +17,10 @@ from .._exceptions import ChannelClosedError
 from .._types import ChannelType
 from ..human._human_input_tools import HumanInputToolHandler
 from ..human._pending import PendingInputEvent
-from ..tools._gate import Door, ToolGate
-from ..tools._kit import VoiceKit
+from ..tools._gate import Door
+from ..tools._gated_channel import GatedChannel
 from ..tools._tools import AITool, ToolHandler
-from ._connect_hooks import ConnectHook, ConnectHooks
+from ._connect_hooks import ConnectHooks, SessionHooked
 from ._driver import EventListener, SessionDriver
 from ._provider import AudioFormat, ProviderSession, RealtimeProvider, SessionConfig
 from ._provider_events import PCM16, AudioOutEvent
@@ -35,11 +34,6 @@ logger = logging.getLogger("voice_hitl.voice")
 
 SESSION_ENDED = "the voice session ended"
 CHANNEL_CLOSED = "the voice channel closed"
-
-
-class _State(enum.Enum):
-    OPEN = "open"
-    CLOSED = "closed"
 
 
 class VoiceSession:
@@ -110,7 +104,7 @@ class VoiceSession:
         )
 
 
-class RealtimeVoiceChannel:
+class RealtimeVoiceChannel(GatedChannel, SessionHooked):
     """A realtime voice channel serving human-input tools first on every door.
 
     Args:
@@ -131,6 +125,7 @@ class RealtimeVoiceChannel:
     """
 
     channel_type = ChannelType.REALTIME_VOICE
+    kind = "voice channel"
 
     def __init__(
         self,
@@ -146,7 +141,6 @@ class RealtimeVoiceChannel:
         reasoning_backend: ReasoningBackend | None = None,
         instructions: str = "",
     ) -> None:
-        self._channel_id = channel_id
         self.provider = provider
         self.transport = transport
         self.tool_recovery = tool_recovery
@@ -154,9 +148,8 @@ class RealtimeVoiceChannel:
         self.instructions = instructions
         self.input_format = AudioFormat()
         self.output_format = AudioFormat()
-        self._gate = ToolGate(
+        self._open(
             channel_id,
-            ChannelType.REALTIME_VOICE,
             tools=tools,
             tool_handler=tool_handler,
             human_input=human_input_handler,
@@ -164,19 +157,7 @@ class RealtimeVoiceChannel:
         )
         self._sessions: dict[str, VoiceSession] = {}
         self._ending: set[asyncio.Task[None]] = set()
-        self._state = _State.OPEN
-        self._kit: VoiceKit | None = None
         self._connect_hooks = ConnectHooks()
-
-    @property
-    def channel_id(self) -> str:
-        """The channel's id."""
-        return self._channel_id
-
-    @property
-    def gate(self) -> ToolGate:
-        """The gate every door of this channel goes through."""
-        return self._gate
 
     @property
     def tool_handler(self) -> ToolHandler | None:
@@ -188,36 +169,9 @@ class RealtimeVoiceChannel:
         self._gate.tool_handler = handler
 
     @property
-    def human_input_handler(self) -> HumanInputToolHandler | None:
-        """The human-input tools this channel serves first."""
-        return self._gate.human_input
-
-    @property
-    def tools(self) -> list[AITool]:
-        """The turn's toolset: host tools plus the human-input definitions."""
-        return list(self._gate.toolset.values())
-
-    def add_connect_hook(self, hook: ConnectHook) -> Callable[[], None]:
-        """Run ``hook(provider, config, connect)`` around each provider session opened from
-        now on; it must return ``await connect(config)`` (or raise). Returns a remover.
-
-        A call recorder uses it to prepare for a session before it is dialled; see
-        :class:`~voice_hitl.ConnectHooks`.
-        """
-        return self._connect_hooks.add(hook)
-
-    @property
     def sessions(self) -> list[VoiceSession]:
         """The sessions still running."""
         return list(self._sessions.values())
-
-    def bind_kit(self, kit: VoiceKit) -> None:
-        """Wire the kit's hooks into the gate and the human-input notifications."""
-        self._kit = kit
-        self._gate.kit = kit
-        human = self._gate.human_input
-        if human is not None:
-            kit.attach_human_input(self._channel_id, human.handler)
 
     def find_line(self, event: PendingInputEvent) -> VoiceLine | None:
         """The call line a request should be asked on: the session in the request's room
@@ -228,10 +182,6 @@ class RealtimeVoiceChannel:
         if event.actor_id is not None:
             candidates = [s for s in candidates if s.participant_id == event.actor_id]
         return VoiceLine(self, candidates[0]) if len(candidates) == 1 else None
-
-    def _check_open(self) -> None:
-        if self._state is _State.CLOSED:
-            raise ChannelClosedError(f"voice channel {self._channel_id!r} is closed")
 
     async def start_session(
         self,
@@ -269,7 +219,10 @@ class RealtimeVoiceChannel:
         try:
             self._check_open()
         except ChannelClosedError:
-            await provider_session.aclose()
+            try:
+                await provider_session.aclose()
+            finally:
+                await self._connect_hooks.closed(session_id)
             raise
         transport = self.transport
 
@@ -325,7 +278,8 @@ class RealtimeVoiceChannel:
                     tap(frame)
                 except Exception:
                     logger.exception("audio tap failed on session %r", session.session_id)
-            await session.provider_session.send_audio(frame)
+            hooks = self._connect_hooks
+            await hooks.send_audio(session.session_id, session.provider_session, frame)
 
     def _ended_by_provider(self, session: VoiceSession, reason: str) -> None:
         """The provider's stream ended or failed on its own: end the session now (it leaves
@@ -368,6 +322,7 @@ class RealtimeVoiceChannel:
             await session._driver.aclose(reason)
         finally:
             try:
+                await self._connect_hooks.closed(session.session_id)
                 if self.transport is not None:
                     await self.transport.close_session(session.session_id)
             finally:
@@ -385,19 +340,9 @@ class RealtimeVoiceChannel:
 
         Cancellation: don't cancel; call it again to finish.
         """
-        self._state = _State.CLOSED
+        self._mark_closed()
         sessions = list(self._sessions.values())
         await asyncio.gather(*(self.end_session(s, reason=CHANNEL_CLOSED) for s in sessions))
         while self._ending:  # sessions the provider ended on its own, still releasing
             await asyncio.gather(*self._ending, return_exceptions=True)
-        human = self._gate.human_input
-        if human is not None:
-            await human.handler.close(channel_id=self._channel_id)
-        if self._kit is not None:
-            self._kit.unregister_channel(self)
-
-    async def __aenter__(self) -> RealtimeVoiceChannel:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
+        await self._leave()
