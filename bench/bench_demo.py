@@ -19,7 +19,7 @@ import resource
 import statistics
 import time
 
-from voice_hitl._demo import run_demo
+from voice_hitl.demo._demo import run_demo
 
 
 def _cpu_seconds() -> float:

@@ -94,10 +94,12 @@ def affirmatives_as_negatives(results: list[FixtureResult]) -> tuple[int, int]:
 
 
 async def run_set(
-    engine: Recognizer, path: Path, sample: int, label: str
+    engine: Recognizer, path: Path, sample: int, label: str, tools: set[str] | None = None
 ) -> tuple[list[dict[str, Any]], list[FixtureResult]]:
     audio_dir, entries = load_manifest(path)
     entries = stratified(entries, sample)
+    if tools is not None:
+        entries = [e for e in entries if e["spec"]["tool"] in tools]
 
     async def recognise(audio: Path, spec: AnswerSpec) -> tuple[str, float, float]:
         pcm, rate = await asyncio.to_thread(read_audio, audio)
@@ -119,8 +121,18 @@ def wrong_answers(results: list[FixtureResult]) -> tuple[int, int]:
     return len(wrong), len(answers)
 
 
+def nos_not_said(results: list[FixtureResult]) -> tuple[int, int]:
+    """``(taken as a no, files)``: answers read as "no" where the person did not say no
+    (a yes, another answer, a request or noise), over every file of the set (issue 32)."""
+    return sum(r.got == "no" and r.expected != "no" for r in results), len(results)
+
+
 def _pct(n: int, d: int) -> str:
     return f"{n}/{d} ({n / d:.0%})" if d else "0/0"
+
+
+def _pct1(n: int, d: int) -> str:
+    return f"{n}/{d} ({n / d:.1%})" if d else "0/0"
 
 
 def print_side_by_side(summaries: dict[str, dict[str, Any]], res: dict[str, Any]) -> None:
@@ -131,6 +143,7 @@ def print_side_by_side(summaries: dict[str, dict[str, Any]], res: dict[str, Any]
         ("accuracy", [f"{summaries[n]['accuracy']:.1%}" for n in names]),
         ("false yes", [str(summaries[n]["false_yes"]) for n in names]),
         ("affirmatives read as no", [_pct(*affirmatives_as_negatives(res[n])) for n in names]),
+        ("a no that was not said", [_pct1(*nos_not_said(res[n])) for n in names]),
         (
             "out-of-set accepted",
             [
@@ -189,6 +202,7 @@ def print_adversarial(entries: list[dict[str, Any]], results: list[FixtureResult
     print("speech, read as yes per noise/SNR/rate: " + ", ".join(
         f"{k}: {sum(v)}/{len(v)}" for k, v in sorted(cells.items())
     ))  # fmt: skip
+    print("taken as a no that was not said: " + _pct1(*nos_not_said(results)))
     yeses = [r for r in results if kind_of(r) == "yes"]
     for r in yeses:
         print(f"  YES: {r.file}  heard {r.transcript!r}")
@@ -217,7 +231,8 @@ async def amain(args: argparse.Namespace) -> int:
     entries: dict[str, list[dict[str, Any]]] = {}
     results: dict[str, list[FixtureResult]] = {}
     for name in wanted:
-        entries[name], results[name] = await run_set(engine, SETS[name], args.sample, name)
+        tools = set(args.tools.split(",")) if args.tools else None
+        entries[name], results[name] = await run_set(engine, SETS[name], args.sample, name, tools)
     summaries = {n: summarise(results[n]) for n in wanted}
     verify = f", verify={args.verify}" if args.recognizer == "pocketsphinx" else ""
     sample = f", stratified 1/{args.sample} sample" if args.sample > 1 else ""
@@ -251,6 +266,18 @@ def main() -> int:
     parser.add_argument(
         "--sets", default="tuning,heldout,adversarial", help="comma-separated: " + ",".join(SETS)
     )
+    parser.add_argument(
+        "--tools",
+        default=None,
+        help="only files whose question is one of these tools (e.g. ConfirmAction: the "
+        "yes/no rules touch no other question)",
+    )
+    parser.add_argument(
+        "--cache", type=Path, default=None, help="replay and keep Whisper's decodes here"
+    )
+    parser.add_argument(
+        "--cache-also", type=Path, default=None, help="also read decodes from this SQLite cache"
+    )
     parser.add_argument("--report", type=Path, default=None, help="write JSON reports here")
     parser.add_argument(
         "--whisper-model",
@@ -264,6 +291,11 @@ def main() -> int:
     args = parser.parse_args()
     if args.sample < 1:
         parser.error("--sample must be >= 1")
+    if args.cache is not None:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from _decode_cache import install
+
+        install(args.cache, args.cache_also)
     return asyncio.run(amain(args))
 
 

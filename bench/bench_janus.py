@@ -50,7 +50,7 @@ from conference.janus import (  # noqa: E402
 )
 from conference.janus._codec import CodecName  # noqa: E402
 from voice_hitl import CONFIRM_ACTION, HumanInputToolHandler  # noqa: E402
-from voice_hitl._audio import read_wav_pcm16, resample_pcm16  # noqa: E402
+from voice_hitl.voice._audio import read_wav_pcm16, resample_pcm16  # noqa: E402
 
 DEMO = ROOT / "audio_fixtures" / "demo"
 CONFIRMS = ROOT / "audio_fixtures" / "confirmations"

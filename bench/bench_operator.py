@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import json
 import os
+import shutil
 import socket
 import statistics
 import sys
@@ -48,7 +49,8 @@ def free_port() -> int:
 
 
 @contextlib.asynccontextmanager
-async def service(redis: str, prefix: str) -> AsyncIterator[str]:
+async def service(redis: str, prefix: str, durability: str) -> AsyncIterator[str]:
+    journal_dir = tempfile.mkdtemp(prefix="voice-hitl-bench-journal-")
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as file:
         json.dump({"operators": [{"name": "bench", "token": TOKEN}]}, file)
     port = free_port()
@@ -65,6 +67,10 @@ async def service(redis: str, prefix: str) -> AsyncIterator[str]:
         prefix,
         "--operators",
         file.name,
+        "--journal",
+        os.path.join(journal_dir, "journal.sqlite3"),
+        "--journal-durability",
+        durability,
         stdout=asyncio.subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
@@ -80,6 +86,7 @@ async def service(redis: str, prefix: str) -> AsyncIterator[str]:
         process.terminate()
         await process.wait()
         os.unlink(file.name)
+        shutil.rmtree(journal_dir, ignore_errors=True)
 
 
 def figures(samples: list[float]) -> str:
@@ -170,7 +177,7 @@ async def main(args: argparse.Namespace) -> int:
     limits = httpx.Limits(max_connections=args.concurrency, max_keepalive_connections=32)
     try:
         async with (
-            service(args.redis, prefix) as url,
+            service(args.redis, prefix, args.journal_durability) as url,
             BoardBridge(handler, board, worker_id="bench-worker") as bridge,
             httpx.AsyncClient(
                 base_url=url,
@@ -193,7 +200,10 @@ async def main(args: argparse.Namespace) -> int:
         if keys:
             await cleanup._redis.delete(*keys)
         await cleanup.aclose()
-    print(f"operator path, loopback, Redis {args.redis}, service in its own process")
+    print(
+        f"operator path, loopback, Redis {args.redis}, service in its own process, journal "
+        f"{args.journal_durability}, load average {os.getloadavg()[0]:.1f}"
+    )
     print(f"  answer via HTTP -> tool result at the worker ({args.n}): {figures(latency)}")
     print(f"  in-process handler.resolve -> wait() returns  ({args.n}): {figures(local)}")
     print(
@@ -204,6 +214,11 @@ async def main(args: argparse.Namespace) -> int:
     p50, p99 = statistics.median(ms) * 1000, ms[int(len(ms) * 0.99)] * 1000
     met = p50 < 5 and p99 < 20
     print(f"  targets p50 < 5 ms, p99 < 20 ms: {'met' if met else 'NOT met'}")
+    print(
+        f"SUMMARY bench_operator journal={args.journal_durability} answer p50={p50:.2f}ms "
+        f"p99={p99:.2f}ms answers/s={answers:.0f} listings/s={listings:.1f} "
+        f"load={os.getloadavg()[0]:.1f}"
+    )
     return 0 if met or not args.check else 1
 
 
@@ -214,5 +229,11 @@ if __name__ == "__main__":
     parser.add_argument("--open", type=int, default=1000, help="open requests for throughput")
     parser.add_argument("--concurrency", type=int, default=16, help="concurrent HTTP clients")
     parser.add_argument("--listings", type=int, default=200, help="listings to time")
+    parser.add_argument(
+        "--journal-durability",
+        choices=("fast", "sync"),
+        default="fast",
+        help="the service's journal durability (serve --journal-durability)",
+    )
     parser.add_argument("--check", action="store_true", help="exit 1 if a target is missed")
     sys.exit(asyncio.run(main(parser.parse_args())))

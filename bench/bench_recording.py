@@ -92,8 +92,8 @@ def _sizes(folder: Path) -> dict[str, int]:
 
 def _tap_cost(frames: int = 20_000) -> list[float]:
     """The tool-result path's added work: one ``wire`` tap (a queue put), timed per frame."""
-    from voice_hitl._provider import SessionConfig
     from voice_hitl.recording._call import CallRecording
+    from voice_hitl.voice._provider import SessionConfig
 
     class _Provider:
         model = "bench"

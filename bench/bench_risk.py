@@ -22,8 +22,13 @@ person who really means yes.
   10 dB white, 10 dB babble and telephone): the SNR estimate now and before issue 32, and the
   share the high tier's audio layer passes, before and now.
 
-Run: ``python bench/bench_risk.py [--recognizer whisper] [--sample K] [--gate]`` (``speech``
-extra).
+* ``--alone-margin M|off``: Whisper's alignment margin (`voice_hitl.speech.asr._align`; default
+  the recogniser's, off); ``--alone-quieter Q``: dB the extra words must be quieter than the
+  challenge word; ``--cache FILE``: read and keep Whisper's decodings and alignment scores
+  in an SQLite file (`asr_cache`), so a sweep over margins decodes nothing twice.
+
+Run: ``python bench/bench_risk.py [--recognizer whisper] [--sample K] [--gate]
+[--alone-margin M|off] [--cache FILE]`` (``speech`` extra).
 """
 
 from __future__ import annotations
@@ -35,19 +40,82 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from voice_hitl._call_line import Heard
-from voice_hitl._hearing import understand_heard
-from voice_hitl._provider_events import transcription_of
-from voice_hitl._risk import weigh_yes
+from voice_hitl.responder._call_line import Heard
+from voice_hitl.responder._hearing import understand_heard
+from voice_hitl.responder._risk import weigh_yes
 from voice_hitl.speech import Answer, AnswerSpec
 from voice_hitl.speech._fixtures import load_manifest
-from voice_hitl.speech.asr import RECOGNIZERS, Recognizer, load_recognizer, read_wav
+from voice_hitl.speech.asr import (
+    RECOGNIZERS,
+    Denoiser,
+    GatedRecognizer,
+    Recognizer,
+    SpeechGate,
+    WhisperRecognizer,
+    load_recognizer,
+    read_wav,
+)
+from voice_hitl.voice._provider_events import transcription_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+ALIGNED: Counter[str] = Counter()
+"""Readings alignment scoring looked at ("scored") and took as the word alone ("taken")."""
+
+
+def _count_alignment() -> None:
+    real = WhisperRecognizer._alone
+
+    def counted(
+        self: WhisperRecognizer, encoded: Any, reading: Any, aligned: Any, audio: Any
+    ) -> Any:
+        before = len(aligned)
+        result = real(self, encoded, reading, aligned, audio)
+        if _rescuable(reading[0]) and self._alone_margin is not None:
+            from voice_hitl.speech.asr._align import alone_candidates, extras_quieter_db
+
+            texts = [reading[0], *alone_candidates(reading[0])]
+            scores = [total for total, _ in self.score_sync(encoded, texts)]
+            spans = self.word_spans_sync(encoded, reading[0], min(3000, len(audio) // 160))
+            quieter = extras_quieter_db(spans, audio, 16000)
+            GAPS.append((round(scores[0] - max(scores[1:]), 1), round(quieter, 1)))
+            ALIGNED["scored"] += 1
+        ALIGNED["taken"] += len(aligned) - before
+        return result
+
+    WhisperRecognizer._alone = counted  # type: ignore[method-assign]
+
+
+def _rescuable(text: str) -> bool:
+    from voice_hitl.speech.asr._align import may_rescue
+
+    return may_rescue(text)
+
+
+GAPS: list[tuple[float, float]] = []
+"""Per reading scored: how many nats the best forced reading fell below the free one, and how
+many dB its extra words were quieter than the challenge word."""
+
+
+def print_alignment() -> None:
+    """How many readings alignment scoring looked at and took, then forget them."""
+    if ALIGNED:
+        print(f"  alignment: {ALIGNED['scored']} readings scored, {ALIGNED['taken']} taken "
+              "as the word alone")
+        print(f"  alignment (gap in nats, extra words quieter by dB): {sorted(GAPS)}")
+    ALIGNED.clear()
+    GAPS.clear()
+
+
 AUDIO_VERDICTS: Counter[tuple[str, str]] = Counter()
 """(condition, audio layer's verdict) of every utterance a recogniser heard words in."""
+
+SHOW = False
+"""``--show``: print each file read as yes (adversarial) or as no (confirmations) with its
+words as heard."""
+LAST_HEARD: list[str] = [""]
+"""The words of the last utterance `_hear` heard (for ``--show``)."""
 
 
 async def _hear(
@@ -60,6 +128,7 @@ async def _hear(
     hypotheses = await recognizer.recognize(pcm, rate, spec)
     elapsed = time.perf_counter() - started
     heard = Heard.of(transcription_of(hypotheses))
+    LAST_HEARD[0] = heard.transcript if heard.transcript is not None else heard.text
     understood = understand_heard(heard, spec)
     yes = isinstance(understood, Answer) and understood.value is True
     no = isinstance(understood, Answer) and understood.value is False
@@ -98,23 +167,29 @@ async def adversarial(recognizer: Recognizer, folder: Path, sample: int) -> None
     entries = entries[::sample]
     low: Counter[str] = Counter()
     high: Counter[str] = Counter()
+    nos: Counter[str] = Counter()
     total: Counter[str] = Counter()
     for entry in entries:
-        yes, taken, _, _, _ = await _hear(
+        yes, taken, _, _, no = await _hear(
             recognizer, audio_dir / entry["file"], _spec(entry), _condition(entry)
         )
         category = str(entry.get("category", "?"))
         total[category] += 1
         low[category] += yes
         high[category] += taken
+        nos[category] += no
+        if SHOW and yes:
+            tier = "high" if taken else "low"
+            print(f"  YES ({tier}) {category}: {entry['file']}  heard {LAST_HEARD[0]!r}")
     n = sum(total.values())
     print(f"adversarial set ({n} utterances, 1/{sample} sample), read as yes:")
     for category in sorted(total):
         print(f"  {category:10s} {total[category]:4d} utterances: low tier {low[category]:3d}, "
-              f"high tier {high[category]:3d}")
+              f"high tier {high[category]:3d}; read as no {nos[category]:3d}")
     print(f"  false approvals per 1,000: low tier {1000 * sum(low.values()) / n:.1f}, "
           f"high tier {1000 * sum(high.values()) / n:.1f}")
     print_audio_verdicts()
+    print_alignment()
 
 
 async def confirmations(recognizer: Recognizer, folder: Path, sample: int) -> None:
@@ -137,7 +212,8 @@ async def confirmations(recognizer: Recognizer, folder: Path, sample: int) -> No
             seconds += audio_s + decode_s
             low_yes += yes if take == 1 else 0
             if no:
-                refused.append(entry["file"])  # a real dialogue would end here, declined
+                # a real dialogue would end here, declined
+                refused.append(entry["file"] + (f" {LAST_HEARD[0]!r}" if SHOW else ""))
             if accepted:
                 taken = True
                 break
@@ -157,6 +233,7 @@ async def confirmations(recognizer: Recognizer, folder: Path, sample: int) -> No
     print(f"  takes read as no (a confirmation refused by mishearing): {len(refused)}"
           + (f" ({', '.join(refused)})" if refused else ""))
     print_audio_verdicts()
+    print_alignment()
 
 
 def gate(folders: list[Path]) -> None:
@@ -168,7 +245,7 @@ def gate(folders: list[Path]) -> None:
 
     import numpy as np
 
-    from voice_hitl._risk import EvidencePolicy
+    from voice_hitl.responder._risk import EvidencePolicy
     from voice_hitl.speech.asr import SpeechGate
 
     policy = EvidencePolicy()
@@ -208,8 +285,20 @@ async def main_async(args: argparse.Namespace) -> None:
     if args.gate:
         await asyncio.to_thread(gate, args.adversarial + args.confirmations)
         return
+    if args.cache is not None:
+        import asr_cache
+
+        asr_cache.install(args.cache)
+    _count_alignment()
     for name in args.recognizer or ["whisper"]:
-        recognizer = await load_recognizer(name)
+        recognizer: Recognizer
+        if name == "whisper" and args.alone_margin is not None:
+            margin = None if args.alone_margin == "off" else float(args.alone_margin)
+            whisper = WhisperRecognizer(alone_margin=margin, alone_quieter_db=args.alone_quieter)
+            recognizer = GatedRecognizer(whisper, SpeechGate(), denoiser=Denoiser())
+            await recognizer.load()
+        else:
+            recognizer = await load_recognizer(name)
         print(f"== {name}")
         for folder in args.adversarial:
             print(f"-- {folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder}")
@@ -219,7 +308,10 @@ async def main_async(args: argparse.Namespace) -> None:
                 print(f"(no adversarial set at {folder})")
         for folder in args.confirmations:
             print(f"-- {folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder}")
-            await confirmations(recognizer, folder, args.sample)
+            if folder.exists():
+                await confirmations(recognizer, folder, args.sample)
+            else:
+                print(f"(no confirmation set at {folder})")
 
 
 FIXTURES = ROOT / "audio_fixtures"
@@ -249,11 +341,36 @@ def main() -> None:
         help="default: confirmations and heldout2..4_confirmations",
     )
     parser.add_argument(
+        "--show", action="store_true", help="print the files read as yes, and as no"
+    )
+    parser.add_argument(
+        "--cache", type=Path, default=None, help="replay and keep Whisper's decodes here"
+    )
+    parser.add_argument(
+        "--cache-also", type=Path, default=None, help="also read decodes from this SQLite cache"
+    )
+    parser.add_argument(
         "--gate", action="store_true", help="measure the speech gate alone (no recogniser)"
+    )
+    parser.add_argument(
+        "--alone-margin", help="Whisper's alignment margin in nats, or 'off' (default: its own)"
+    )
+    parser.add_argument("--cache", type=Path, help="an SQLite cache of Whisper's decodings")
+    parser.add_argument(
+        "--alone-quieter", type=float, default=4.0, help="dB the extra words must be quieter"
     )
     args = parser.parse_args()
     args.adversarial = args.adversarial or ADVERSARIAL_SETS
     args.confirmations = args.confirmations or CONFIRMATION_SETS
+    global SHOW
+    SHOW = args.show
+    if args.cache is not None:
+        import sys
+
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from _decode_cache import install
+
+        install(args.cache, args.cache_also)
     asyncio.run(main_async(args))
 
 

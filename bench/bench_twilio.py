@@ -41,8 +41,8 @@ from providers.twilio import (
 )
 from providers.twilio.testing import FakeTwilioCall
 from voice_hitl import RealtimeVoiceChannel
-from voice_hitl._provider import SessionConfig
-from voice_hitl._provider_events import PCM16, AudioOutEvent
+from voice_hitl.voice._provider import SessionConfig
+from voice_hitl.voice._provider_events import PCM16, AudioOutEvent
 
 
 def phone_path(pcm: PCM16, rate: int, channel_rate: int = 16_000) -> PCM16:

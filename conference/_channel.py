@@ -36,7 +36,7 @@ from voice_hitl import (
     ToolHandler,
     VoiceKit,
 )
-from voice_hitl._audio import resample_pcm16
+from voice_hitl.voice._audio import resample_pcm16
 
 from ._answers_api import AnswersApi
 from ._attribution import TurnAttribution, attribution

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from voice_hitl import ChannelClosedError, HumanInputToolHandler, PendingInput
-from voice_hitl._call_line import Heard
 from voice_hitl._checks import non_negative_int, optional_seconds
-from voice_hitl._risk import Risk, risk_of, weigh_yes
+from voice_hitl.responder._call_line import Heard
+from voice_hitl.responder._risk import Risk, risk_of, weigh_yes
 
 from ._approval import ApprovalRequest, ApprovalResult
 from ._backend import Participant

@@ -17,7 +17,7 @@ from types import MappingProxyType
 import numpy as np
 
 from providers.base import PCM16
-from voice_hitl._transport import check_pcm16
+from voice_hitl.voice._transport import check_pcm16
 
 from ._backend import (
     ConferenceEvent,

@@ -8,14 +8,14 @@ speaks, interrupts and disconnects.
 
 from __future__ import annotations
 
-from voice_hitl._provider import (
+from voice_hitl.voice._provider import (
     AudioFormat,
     ProviderCapabilities,
     ProviderSession,
     RealtimeProvider,
     SessionConfig,
 )
-from voice_hitl._provider_events import (
+from voice_hitl.voice._provider_events import (
     PCM16,
     AudioOutEvent,
     KeypadEvent,
@@ -27,7 +27,7 @@ from voice_hitl._provider_events import (
     ToolCallEvent,
     TranscriptionEvent,
 )
-from voice_hitl._wire_taps import WireDirection, WireFrame, WireTap, WireTaps
+from voice_hitl.voice._wire_taps import WireDirection, WireFrame, WireTap, WireTaps
 
 __all__ = [
     "PCM16",

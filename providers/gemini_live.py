@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from providers.gemini._options import LiveOptions
 from providers.gemini._protocol import LiveProtocol
-from providers.openai._options import ReconnectPolicy
+from providers.realtime_ws import ReconnectPolicy, publish
 
 try:
     from providers.gemini._provider import DEFAULT_MODEL, DEFAULT_URL, GeminiLiveProvider
@@ -34,8 +34,4 @@ __all__ = [
     "ReconnectPolicy",
 ]
 
-for _name in __all__:
-    _obj = globals()[_name]
-    if getattr(_obj, "__module__", "").startswith("providers.gemini."):
-        _obj.__module__ = __name__
-del _name, _obj
+publish(globals(), __all__, __name__)

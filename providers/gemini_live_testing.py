@@ -15,8 +15,6 @@ message is checked against the SDK's ``LiveClientMessage``.
 
 from __future__ import annotations
 
-import contextlib
-
 from providers.gemini._script import (
     Cancel,
     Close,
@@ -42,6 +40,7 @@ from providers.gemini._testing import (
     LiveTestServer,
     ToolResponse,
 )
+from providers.realtime_ws import publish
 
 __all__ = [
     "Cancel",
@@ -65,9 +64,4 @@ __all__ = [
     "validate_server_message",
 ]
 
-for _name in __all__:
-    _obj = globals()[_name]
-    if getattr(_obj, "__module__", "").startswith("providers.gemini."):
-        with contextlib.suppress(AttributeError, TypeError):  # a type alias
-            _obj.__module__ = __name__
-del _name, _obj
+publish(globals(), __all__, __name__)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from voice_hitl import ChannelClosedError
-from voice_hitl._transport import check_pcm16
+from voice_hitl.voice._transport import check_pcm16
 
 from .base import (
     PCM16,

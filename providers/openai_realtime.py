@@ -17,6 +17,7 @@ from providers.openai._deliveries import Delivery
 from providers.openai._errors import is_fatal
 from providers.openai._options import RealtimeOptions, ReconnectPolicy, default_turn_detection
 from providers.openai._protocol import RealtimeProtocol
+from providers.realtime_ws import publish
 
 try:
     from providers.openai._connection import (
@@ -47,8 +48,4 @@ __all__ = [
     "realtime_url",
 ]
 
-for _name in __all__:
-    _obj = globals()[_name]
-    if getattr(_obj, "__module__", "").startswith("providers.openai."):
-        _obj.__module__ = __name__
-del _name, _obj
+publish(globals(), __all__, __name__)

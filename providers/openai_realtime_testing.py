@@ -14,8 +14,6 @@ Needs the ``websockets`` package (extra ``openai``).
 
 from __future__ import annotations
 
-import contextlib
-
 from providers.openai._script import (
     Drop,
     ExpectOutput,
@@ -35,6 +33,7 @@ from providers.openai._sdk_types import (
     validate_server_event,
 )
 from providers.openai._testing import InvalidClientEvent, RealtimeTestServer, ServerConnection
+from providers.realtime_ws import publish
 
 __all__ = [
     "ClientEventError",
@@ -56,9 +55,4 @@ __all__ = [
     "validate_server_event",
 ]
 
-for _name in __all__:
-    _obj = globals()[_name]
-    if getattr(_obj, "__module__", "").startswith("providers.openai."):
-        with contextlib.suppress(AttributeError, TypeError):  # a type alias
-            _obj.__module__ = __name__
-del _name, _obj
+publish(globals(), __all__, __name__)

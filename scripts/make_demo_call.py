@@ -16,7 +16,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from voice_hitl._audio import read_wav_pcm16, resample_pcm16, write_wav_pcm16
+from voice_hitl.voice._audio import read_wav_pcm16, resample_pcm16, write_wav_pcm16
 
 OUT = Path(__file__).resolve().parent.parent / "audio_fixtures" / "demo"
 RATE = 16_000

@@ -16,7 +16,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from providers.local._synth import PiperSynthesizer
-from voice_hitl._audio import resample_pcm16, write_wav_pcm16
+from voice_hitl.voice._audio import resample_pcm16, write_wav_pcm16
 
 OUT = Path(__file__).resolve().parent.parent / "audio_fixtures" / "demo" / "meeting_opening.wav"
 RATE = 16_000

@@ -15,7 +15,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from voice_hitl._demo import FIXTURES, MEETING, PHONE_CALL, load_turns, run_demo
+from voice_hitl.demo._demo import FIXTURES, MEETING, PHONE_CALL, load_turns, run_demo
 from voice_hitl.recording import MANIFEST
 
 OUT = FIXTURES.parent / "recordings"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 
@@ -13,7 +14,7 @@ from voice_hitl.board import BoardBridge, MemoryBoard, RequestBoard
 from voice_hitl.journal import Journal
 from voice_hitl.service import Operator, Operators, create_app
 
-__all__ = ["ANN", "BOB", "TOKENS", "Rig", "rig", "ask_colour"]
+__all__ = ["ANN", "BOB", "TOKENS", "Rig", "ask_colour", "operator_client", "rig"]
 
 ANN = "ann-token-0001"
 BOB = "bob-token-0002"
@@ -69,3 +70,13 @@ async def ask_colour(bridge: BoardBridge, room: str = "room-7", **arguments: obj
     )
     await bridge.drain()
     return pending.pending_id
+
+
+def operator_client(app: Any, token: str) -> httpx.AsyncClient:
+    """An httpx client of ``app`` over ASGI (no lifespan, no socket) as the operator whose
+    bearer token is ``token``."""
+    return httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app),
+        base_url="http://service",
+        headers={"Authorization": f"Bearer {token}"},
+    )

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from voice_hitl._cli import main
-from voice_hitl._demo import transcript_files
+from voice_hitl.demo._demo import transcript_files
 
 FIXTURES = Path(__file__).resolve().parent.parent / "audio_fixtures"
 

@@ -18,8 +18,8 @@ from doors import Observed, human_tools
 
 from providers.mock import MockRealtimeProvider
 from voice_hitl import RealtimeVoiceChannel, RequestSettled, VoiceKit
-from voice_hitl._hooks import OBSERVER_TASKS
-from voice_hitl._loop_slices import CANCEL_SLICE
+from voice_hitl.tools._hooks import OBSERVER_TASKS
+from voice_hitl.voice._loop_slices import CANCEL_SLICE
 
 CALLS = 3 * CANCEL_SLICE + 5
 

@@ -21,7 +21,7 @@ from voice_hitl import (
     ScriptedCallerTransport,
     VoiceKit,
 )
-from voice_hitl._demo import MEETING, PHONE_CALL, DemoResult, load_turns, run_demo
+from voice_hitl.demo._demo import MEETING, PHONE_CALL, DemoResult, load_turns, run_demo
 from voice_hitl.speech.dtmf import generate_dtmf
 
 pytestmark = pytest.mark.timeout(120)
@@ -186,7 +186,7 @@ async def test_unplug_mid_question() -> None:
 
 
 async def test_the_demo_journals_its_requests(tmp_path: Path) -> None:
-    from voice_hitl._demo import DEMO_JOURNAL_KEY, JOURNAL_FILE
+    from voice_hitl.demo._demo import DEMO_JOURNAL_KEY, JOURNAL_FILE
     from voice_hitl.journal import SqliteJournalStore, verify_chain
 
     result = await call(GRAMMAR_CALL, out_dir=tmp_path, recognizer=GRAMMAR)

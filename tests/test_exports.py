@@ -6,6 +6,8 @@ import importlib
 
 import pytest
 
+from voice_hitl._public import is_private_to
+
 PINNED = {
     "HumanInputHandler",
     "HumanInputToolHandler",
@@ -46,7 +48,7 @@ def test_all_names_exist_and_show_public_module(package: str) -> None:
         obj = getattr(module, name)
         owner = getattr(obj, "__module__", package)
         if isinstance(obj, type) or callable(obj):
-            assert not owner.startswith(f"{package}._"), f"{package}.{name} shows {owner}"
+            assert not is_private_to(owner, package), f"{package}.{name} shows {owner}"
 
 
 def test_exception_bases() -> None:

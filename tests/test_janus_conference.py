@@ -45,9 +45,9 @@ from voice_hitl import (
     ToolResult,
     VoiceKit,
 )
-from voice_hitl._audio import read_wav_pcm16
-from voice_hitl._demo_agent import ApprovalAgent
+from voice_hitl.demo._demo_agent import ApprovalAgent
 from voice_hitl.journal import Journal
+from voice_hitl.voice._audio import read_wav_pcm16
 
 pytest.importorskip("httpx", reason="the Janus backend needs the 'janus' extra (httpx)")
 

@@ -41,7 +41,7 @@ from conference.janus._wire import (
 )
 from providers.twilio import mulaw_to_pcm16
 from voice_hitl import ChannelClosedError
-from voice_hitl._audio import resample_pcm16
+from voice_hitl.voice._audio import resample_pcm16
 
 
 def bridge(data: dict[str, object], janus: str = "event") -> dict[str, object]:

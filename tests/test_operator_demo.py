@@ -11,7 +11,7 @@ pytest.importorskip("pocketsphinx", reason="the demo needs the 'speech' extra")
 async def test_the_operator_demo_moves_money_with_the_supervisors_reference(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from voice_hitl.service._demo import REFERENCE, run_operator_demo
+    from voice_hitl.demo._operator import REFERENCE, run_operator_demo
 
     moved = await run_operator_demo(speed=0, port=0, timeout=60)
     out = capsys.readouterr().out

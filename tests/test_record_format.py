@@ -20,7 +20,7 @@ pytest.importorskip("openai", reason="the openai extra (openai SDK types) is not
 from record_rig import Bank, record
 
 from voice_hitl._cli import main
-from voice_hitl._demo import FIXTURES
+from voice_hitl.demo._demo import FIXTURES
 from voice_hitl.recording import (
     MANIFEST_SCHEMA,
     RecordingError,

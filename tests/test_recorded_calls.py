@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from voice_hitl._demo import FIXTURES
+from voice_hitl.demo._demo import FIXTURES
 from voice_hitl.recording import RecordingError, read_recording, replay_recording
 from voice_hitl.recording.pytest_plugin import RecordedCall
 

@@ -10,9 +10,9 @@ import pytest
 from responder_rig import Rig
 
 from voice_hitl import HookContext, HookResult, HookTrigger
-from voice_hitl._call_line import Heard
-from voice_hitl._risk import EvidencePolicy, evidence_json, risk_of, weigh_yes
-from voice_hitl._standard_tools import CONFIRM_ACTION
+from voice_hitl.human._standard_tools import CONFIRM_ACTION
+from voice_hitl.responder._call_line import Heard
+from voice_hitl.responder._risk import EvidencePolicy, evidence_json, risk_of, weigh_yes
 from voice_hitl.speech import AudioQuality
 from voice_hitl.speech.dtmf import generate_dtmf
 

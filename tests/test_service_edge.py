@@ -13,9 +13,9 @@ from service_rig import ANN, ask_colour, rig
 from voice_hitl import AITool, HumanInputHandler
 from voice_hitl._edge import MAX_DEPTH, EdgeError, check_value, load_json, scrub
 from voice_hitl._exceptions import ToolArgumentsError
-from voice_hitl._schema import parse_arguments
 from voice_hitl.board import BoardBridge, BoardStatus, RequestBoard
 from voice_hitl.service._rpc import INVALID_REQUEST, RpcError, parse_message
+from voice_hitl.tools._schema import parse_arguments
 
 AUTH = {"Authorization": f"Bearer {ANN}"}
 LONE = '"\\ud800"'  # JSON text of a string holding a lone surrogate
@@ -60,7 +60,7 @@ def test_deep_or_broken_tool_arguments_get_a_clear_refusal() -> None:
 
 async def test_the_gate_refuses_deep_arguments_instead_of_failing() -> None:
     from voice_hitl import ChannelType
-    from voice_hitl._gate import ToolCall, ToolGate
+    from voice_hitl.tools._gate import ToolCall, ToolGate
 
     async def host(name: str, arguments: dict[str, object]) -> str:
         return "done"

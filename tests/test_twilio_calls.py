@@ -29,7 +29,7 @@ from voice_hitl import (
     VoiceResponder,
     VoiceSession,
 )
-from voice_hitl._provider import SessionConfig
+from voice_hitl.voice._provider import SessionConfig
 
 
 @dataclass

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from providers.twilio import StreamResampler, mulaw_to_pcm16, pcm16_to_mulaw
-from voice_hitl._audio import read_wav_pcm16
+from voice_hitl.voice._audio import read_wav_pcm16
 
 EVERY_SAMPLE = np.arange(-32768, 32768, dtype=np.int16)
 EVERY_CODE = bytes(range(256))

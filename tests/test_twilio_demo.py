@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from voice_hitl._audio import read_wav_pcm16
-from voice_hitl._demo import PHONE_CALL, load_turns
+from voice_hitl.demo._demo import PHONE_CALL, load_turns
 from voice_hitl.journal import SqliteJournalStore
+from voice_hitl.voice._audio import read_wav_pcm16
 
 pytest.importorskip("pocketsphinx")
 
@@ -19,7 +19,7 @@ STALE = ("call.wav", "call.json", "turns/01_opening.wav")
 
 
 async def test_demo_call_over_the_phone_moves_the_money(tmp_path: Path) -> None:
-    from providers.twilio._demo import run_phone_demo
+    from voice_hitl.demo._phone import run_phone_demo
 
     # What an earlier (non-phone) demo left in the folder goes: it described another call.
     for stale in STALE:

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import NoReturn
 
-from ._demo import add_demo_command
 from ._usage import UsageError
+from .demo._cli import add_demo_command
 from .journal._cli import add_journal_command
 from .recording._cli import add_recording_command
 from .service._cli import add_operator_commands

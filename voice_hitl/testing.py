@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from ._human_input import HumanInputHandler
-from ._pending import PendingInputEvent
+from .human._human_input import HumanInputHandler
+from .human._pending import PendingInputEvent
 
 __all__ = ["RequestQueue"]
 

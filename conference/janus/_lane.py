@@ -6,7 +6,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from providers.base import PCM16
-from voice_hitl._transport import check_pcm16
+from voice_hitl.voice._transport import check_pcm16
 
 from .._backend import MixedFrame
 from .._sample_fifo import SampleFifo

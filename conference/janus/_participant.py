@@ -16,7 +16,7 @@ import numpy as np
 
 from providers.base import PCM16
 from providers.twilio._mulaw import mulaw_to_pcm16
-from voice_hitl._audio import resample_pcm16
+from voice_hitl.voice._audio import resample_pcm16
 
 from ._backend import Seat
 from ._client import JanusSession

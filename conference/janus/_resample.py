@@ -5,7 +5,7 @@ second that cost the recogniser confidence. :class:`StreamResampler` keeps the f
 between frames (``soxr.ResampleStream``, from the ``janus`` extra) and hands out exactly
 ``len(frame) * out_rate / in_rate`` samples per frame, delayed by one frame (the filter's own
 delay is absorbed by a frame of leading silence). Without soxr it falls back to the
-per-frame resampler of :func:`voice_hitl._audio.resample_pcm16`.
+per-frame resampler of :func:`voice_hitl.voice._audio.resample_pcm16`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from providers.base import PCM16
-from voice_hitl._audio import resample_pcm16
+from voice_hitl.voice._audio import resample_pcm16
 
 from .._sample_fifo import SampleFifo
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from voice_hitl._provider import SessionConfig
+from voice_hitl.voice._provider import SessionConfig
 
 from ._options import LiveOptions
 from ._wire import function_declaration, function_response, input_mime_type

@@ -28,14 +28,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from voice_hitl._ai_types import ServedCall
+from providers.realtime_ws import CallLedger, InFlight, OpenCall, ProtocolQueues, parse_object
 from voice_hitl._exceptions import ProviderError
-from voice_hitl._provider import SessionConfig
-from voice_hitl._provider_events import (
+from voice_hitl.text._ai_types import ServedCall
+from voice_hitl.voice._provider import SessionConfig
+from voice_hitl.voice._provider_events import (
     PCM16,
     AudioOutEvent,
     ProviderErrorEvent,
-    ProviderEvent,
     SpeechStartedEvent,
     SpeechStoppedEvent,
     ToolCallCancelledEvent,
@@ -46,7 +46,7 @@ from voice_hitl._provider_events import (
 from . import _client_messages as cm
 from . import _server_messages as sm
 from ._options import LiveOptions
-from ._wire import decode_audio, encode_audio, rate_of
+from ._wire import INPUT_RATE, decode_audio, rate_of
 
 __all__ = ["LiveProtocol"]
 
@@ -54,16 +54,8 @@ logger = logging.getLogger("voice_hitl.providers.gemini")
 
 
 @dataclass(frozen=True, slots=True)
-class _Call:
-    call_id: str
-    name: str
-    arguments: str
-    connection: int
-
-
-@dataclass(frozen=True, slots=True)
 class _Result:
-    call: _Call
+    call: OpenCall
     output: str
     is_error: bool
 
@@ -77,7 +69,7 @@ class _Turn:
 _Pending = _Result | _Turn
 
 
-class LiveProtocol:
+class LiveProtocol(ProtocolQueues):
     """Maps a voice-hitl session to the Live API's JSON messages and back.
 
     Args:
@@ -89,6 +81,7 @@ class LiveProtocol:
     def __init__(
         self, config: SessionConfig, model: str, options: LiveOptions | None = None
     ) -> None:
+        super().__init__()
         self.config = config
         self.model = model if model.startswith(("models/", "projects/")) else f"models/{model}"
         self.options = options or LiveOptions()
@@ -97,34 +90,18 @@ class LiveProtocol:
         self.ready = False
         self.handle: str | None = None
         self.going_away: str | None = None
-        self._events: list[ProviderEvent] = []
-        self._outbox: list[str] = []
         self._waiting: list[_Pending] = []
-        self._written: dict[str, _Pending] = {}  # handed out, not yet passed by the server
-        self._calls: dict[str, _Call] = {}
-        self._seen: set[str] = set()
+        self._written: InFlight[_Pending] = InFlight()  # handed out, not passed by the server
+        self._calls = CallLedger()
         self._code: sm.ExecutableCode | None = None  # awaiting its server-side result
         self._code_runs = 0
-        self._withdrawn: dict[str, str] = {}
         self._user = ""
         self._assistant = ""
-
-    # -- draining ------------------------------------------------------------------------
-
-    def events(self) -> list[ProviderEvent]:
-        """The voice-hitl events produced since the last call, in order."""
-        events, self._events = self._events, []
-        return events
-
-    def outgoing(self) -> list[str]:
-        """The client JSON messages to send since the last call, in order."""
-        out, self._outbox = self._outbox, []
-        return out
 
     @property
     def open_calls(self) -> list[str]:
         """Ids of the function calls emitted and not yet answered (on any connection)."""
-        return list(self._calls)
+        return self._calls.open_ids()
 
     def waiting(self, call_id: str) -> bool:
         """Whether the result of ``call_id`` waits for a ready connection."""
@@ -142,10 +119,9 @@ class LiveProtocol:
     # -- client messages -----------------------------------------------------------------
 
     def _send(self, message: dict[str, Any], intent: _Pending | None = None) -> None:
-        text = json.dumps(message, separators=(",", ":"))
-        self._outbox.append(text)
+        text = self._write_json(message)
         if intent is not None:
-            self._written[text] = intent
+            self._written.wrote(text, intent)
 
     def setup_message(self) -> dict[str, Any]:
         """The ``setup`` message that opens a (possibly resumed) server session."""
@@ -185,15 +161,14 @@ class LiveProtocol:
         self.connected = True
         self.ready = False
         self.going_away = None
-        self._written.clear()
+        self._written.take_all()
         self._send(self.setup_message())
 
     def _setup_complete(self) -> None:
         self.ready = True
-        for call in self._calls.values():
-            if call.connection != self.connection:
-                note = cm.pending_note_text(call.name, call.arguments)
-                self._send(self._turn(_Turn(note, turn_complete=False)))
+        for call in self._calls.earlier(self.connection):
+            note = cm.pending_note_text(call.name, call.arguments)
+            self._send(self._turn(_Turn(note, turn_complete=False)))
         waiting, self._waiting = self._waiting, []
         for pending in waiting:
             self._deliver(pending)
@@ -207,11 +182,10 @@ class LiveProtocol:
         logger.info("Live connection %d lost: %s", self.connection, reason)
         self.connected = False
         self.ready = False
-        lost = list(self._written.values())
+        lost = self._written.lost()
         if lost:
             logger.info("%d result(s)/turn(s) not acknowledged; resending them", len(lost))
         self._outbox.clear()
-        self._written.clear()
         self._waiting[:0] = lost
         self._user = self._assistant = ""
 
@@ -223,12 +197,8 @@ class LiveProtocol:
         Raises:
             ValueError: ``frame`` is not 1-D int16.
         """
-        audio = encode_audio(frame, self.config.input_format.sample_rate)
-        if not self.ready:
-            return False
-        if audio:
-            self._send(cm.audio_message(audio))
-        return True
+        rate = self.config.input_format.sample_rate
+        return self._append_audio(frame, rate, INPUT_RATE, self.ready, cm.audio_message)
 
     def call_connection(self, call_id: str) -> int | None:
         """The number of the connection an open call came on (None when not open)."""
@@ -243,21 +213,7 @@ class LiveProtocol:
             ProviderError: The call is not open: unknown, already answered, or withdrawn by
                 the server (``toolCallCancellation``); nothing is queued.
         """
-        call = self._calls.pop(call_id, None)
-        if call is None:
-            if call_id in self._withdrawn:
-                raise ProviderError(
-                    f"result of call {call_id!r} not delivered: the call was withdrawn "
-                    f"({self._withdrawn[call_id]})",
-                    code="call_withdrawn",
-                    recoverable=True,
-                )
-            known = "was already answered" if call_id in self._seen else "is unknown"
-            raise ProviderError(
-                f"result of call {call_id!r} not delivered: the call {known}",
-                code="unknown_call",
-                recoverable=True,
-            )
+        call = self._calls.take(call_id)
         self._queue(_Result(call, output, is_error))
 
     def inject_context(self, text: str) -> None:
@@ -276,20 +232,9 @@ class LiveProtocol:
 
     def receive(self, data: str | bytes) -> None:
         """Feed one server message (text or binary frame); never raises for bad input."""
-        try:
-            value = json.loads(data)
-        except ValueError as exc:
-            snippet = data[:80] if isinstance(data, str) else repr(data[:80])
-            self._error(
-                f"the Live server sent malformed JSON ({exc}): {snippet!r}",
-                "malformed_server_event",
-            )
-            return
-        if not isinstance(value, dict):
-            self._error(
-                f"the Live server sent a {type(value).__name__}, not a JSON object",
-                "malformed_server_event",
-            )
+        value = parse_object(data, "the Live server")
+        if isinstance(value, str):
+            self._error(value, "malformed_server_event")
             return
         try:
             message = sm.parse_server_message(value)
@@ -309,7 +254,7 @@ class LiveProtocol:
             update = message.session_resumption_update
             if update.resumable and update.new_handle:
                 self.handle = update.new_handle
-                self._written.clear()  # the resumable state includes what was written
+                self._written.take_all()  # the resumable state includes what was written
         if message.tool_call is not None:
             self._final("user")
             for call in message.tool_call.function_calls:
@@ -333,11 +278,9 @@ class LiveProtocol:
         if not call.id or not call.name:
             self._error("a toolCall function call has no id or name", "invalid_server_event")
             return
-        if call.id in self._seen:
-            return
-        self._seen.add(call.id)
         arguments = json.dumps(call.args or {})
-        self._calls[call.id] = _Call(call.id, call.name, arguments, self.connection)
+        if not self._calls.opened(call.id, call.name, arguments, self.connection):
+            return
         self._events.append(ToolCallEvent(call.id, call.name, arguments))
 
     def _code_ran(self, result: sm.CodeExecutionResult) -> None:
@@ -346,9 +289,8 @@ class LiveProtocol:
         code, self._code = self._code, None
         self._code_runs += 1
         call_id = result.id or (code.id if code else None) or f"code_execution_{self._code_runs}"
-        if call_id in self._seen:
+        if not self._calls.served(call_id):
             return
-        self._seen.add(call_id)
         arguments = json.dumps(
             {"language": code.language, "code": code.code} if code is not None else {}
         )
@@ -358,10 +300,9 @@ class LiveProtocol:
         self._events.append(ToolCallEvent(call_id, "code_execution", arguments, served))
 
     def _withdraw(self, call_id: str, why: str) -> None:
-        if self._calls.pop(call_id, None) is None:
+        if not self._calls.withdraw(call_id, why):
             logger.debug("toolCallCancellation for a call that is not open: %r", call_id)
             return
-        self._withdrawn[call_id] = why
         self._events.append(ToolCallCancelledEvent(call_id, why))
 
     def _content(self, content: sm.ServerContent) -> None:
@@ -394,7 +335,7 @@ class LiveProtocol:
             self._final("assistant")
         if content.turn_complete:
             self._final("user")
-            self._written.clear()  # the model finished a turn after reading what was written
+            self._written.take_all()  # the model finished a turn after reading what was written
 
     def _audio(self, blob: sm.Blob) -> None:
         try:

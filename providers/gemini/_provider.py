@@ -4,13 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
-
-from providers.openai._options import ReconnectPolicy
-from voice_hitl._exceptions import ProviderError
-from voice_hitl._provider import ProviderCapabilities, RealtimeProvider, SessionConfig
-from voice_hitl._wire_taps import WireTaps
+from providers.base import ProviderCapabilities, SessionConfig
+from providers.realtime_ws import ReconnectPolicy, WebSocketProvider
 
 from ._options import LiveOptions
 from ._session import GeminiLiveSession
@@ -24,7 +19,7 @@ DEFAULT_URL = (
 DEFAULT_MODEL = "gemini-2.5-flash-native-audio-preview-12-2025"
 
 
-class GeminiLiveProvider(RealtimeProvider):
+class GeminiLiveProvider(WebSocketProvider):
     """The Gemini Live API over a WebSocket.
 
     Args:
@@ -37,6 +32,8 @@ class GeminiLiveProvider(RealtimeProvider):
             for ``setupComplete``).
     """
 
+    server_name = "the Live server"
+
     def __init__(
         self,
         *,
@@ -47,21 +44,13 @@ class GeminiLiveProvider(RealtimeProvider):
         options: LiveOptions | None = None,
         reconnect: ReconnectPolicy | None = None,
     ) -> None:
+        headers = self.auth_headers("x-goog-api-key", api_key, extra_headers)
+        super().__init__(url=url, headers=headers, reconnect=reconnect)
         self.model = model
-        self.url = url
-        headers = {"x-goog-api-key": api_key} if api_key else {}
-        headers.update(extra_headers or {})
-        self._headers = headers
         self.options = options or LiveOptions()
-        self.reconnect = reconnect or ReconnectPolicy()
-        self.wire_taps: WireTaps = WireTaps()
-        """Every frame of every session, both ways (``add`` a tap; see ``WireTaps``)."""
-        self.capabilities = ProviderCapabilities(
-            can_say=True,
-            speaker_attribution=False,
-            tool_call_cancellation=True,
-            user_transcription=self.options.input_transcription,
-        )
+        # It speaks, cancels calls on barge-in, and names no speakers (the defaults).
+        transcribes = self.options.input_transcription
+        self.capabilities = ProviderCapabilities(user_transcription=transcribes)
 
     def __repr__(self) -> str:
         return f"GeminiLiveProvider(model={self.model!r})"
@@ -78,27 +67,3 @@ class GeminiLiveProvider(RealtimeProvider):
         session = GeminiLiveSession(self, config)
         await session._open()
         return session
-
-    async def _dial(self) -> ClientConnection:
-        try:
-            return await connect(
-                self.url,
-                additional_headers=self._headers,
-                open_timeout=self.reconnect.open_timeout,
-                close_timeout=2.0,
-                max_size=None,
-                compression=None,
-            )
-        except InvalidStatus as exc:
-            status = exc.response.status_code
-            raise ProviderError(
-                f"the Live server refused the handshake (HTTP {status})",
-                code="unauthorized" if status in (401, 403) else "handshake_failed",
-                recoverable=status == 429 or status >= 500,
-            ) from exc
-        except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as exc:
-            raise ProviderError(
-                f"could not connect to the Live server: {exc}",
-                code="connection_failed",
-                recoverable=True,
-            ) from exc

@@ -2,16 +2,20 @@
 
 ``await play(connection, [FunctionCall("AskUserQuestion", {...}), ExpectResponse(),
 Speak("..."), GoAway()])`` plays the steps in order on one :class:`LiveServerConnection` and
-returns what each step produced (a call id, a :class:`ToolResponse`, or ``None``).
+returns what each step produced (a call id, a :class:`ToolResponse`, or ``None``). ``FunctionCall``,
+``Speak``, ``UserSays`` and ``Drop`` are the shared steps of :mod:`providers.realtime_ws`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from ._testing import LiveServerConnection
+from providers import realtime_ws
+from providers.realtime_ws import Drop, FunctionCall, ScriptState, Speak, UserSays
+
+from ._testing import LiveServerConnection, ToolResponse
 
 __all__ = [
     "Cancel",
@@ -30,20 +34,14 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True)
-class FunctionCall:
-    """The model calls ``name``; the step yields the call id."""
-
-    name: str
-    arguments: dict[str, Any] = field(default_factory=dict)
-    call_id: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class ExpectResponse:
     """Wait for the ``toolResponse`` of ``call_id`` (default: the last call); the step yields
     the :class:`ToolResponse`."""
 
     call_id: str | None = None
+
+    async def run(self, connection: LiveServerConnection, state: ScriptState, /) -> ToolResponse:
+        return await connection.expect_tool_response(state.call_id(self.call_id, "ExpectResponse"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,24 +50,16 @@ class Cancel:
 
     call_id: str | None = None
 
-
-@dataclass(frozen=True, slots=True)
-class Speak:
-    """The model speaks ``text`` (audio, transcript, turn complete)."""
-
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class UserSays:
-    """The caller's speech is transcribed as ``text``."""
-
-    text: str
+    async def run(self, connection: LiveServerConnection, state: ScriptState, /) -> None:
+        await connection.cancel(state.call_id(self.call_id, "Cancel"))
 
 
 @dataclass(frozen=True, slots=True)
 class Interrupt:
     """The caller speaks over the model (``interrupted``)."""
+
+    async def run(self, connection: LiveServerConnection, state: ScriptState, /) -> None:
+        await connection.interrupt()
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,10 +68,8 @@ class GoAway:
 
     time_left: str = "10s"
 
-
-@dataclass(frozen=True, slots=True)
-class Drop:
-    """The connection drops without a closing handshake."""
+    async def run(self, connection: LiveServerConnection, state: ScriptState, /) -> None:
+        await connection.go_away(self.time_left)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,12 +79,18 @@ class Close:
     code: int = 1011
     reason: str = "Internal error encountered."
 
+    async def run(self, connection: LiveServerConnection, state: ScriptState, /) -> None:
+        await connection.close(self.code, self.reason)
+
 
 @dataclass(frozen=True, slots=True)
 class SendRaw:
     """The server sends a frame as is."""
 
     data: str | bytes
+
+    async def run(self, connection: LiveServerConnection, state: ScriptState, /) -> None:
+        await connection.send_raw(self.data)
 
 
 ScriptStep = (
@@ -114,13 +108,6 @@ ScriptStep = (
 """One step of a test server script."""
 
 
-def _last(step_id: str | None, last: str | None, what: str) -> str:
-    call_id = step_id or last
-    if call_id is None:
-        raise ValueError(f"{what} needs a call id or an earlier FunctionCall")
-    return call_id
-
-
 async def play(connection: LiveServerConnection, script: Sequence[ScriptStep]) -> list[Any]:
     """Play ``script`` on ``connection``; returns each step's result, in order.
 
@@ -130,33 +117,4 @@ async def play(connection: LiveServerConnection, script: Sequence[ScriptStep]) -
 
     Cancellation: stops between (or inside) steps; what was sent stays sent.
     """
-    results: list[Any] = []
-    last: str | None = None
-    for step in script:
-        result: Any = None
-        if isinstance(step, FunctionCall):
-            result = last = await connection.function_call(
-                step.name, step.arguments, call_id=step.call_id
-            )
-        elif isinstance(step, ExpectResponse):
-            result = await connection.expect_tool_response(
-                _last(step.call_id, last, "ExpectResponse")
-            )
-        elif isinstance(step, Cancel):
-            await connection.cancel(_last(step.call_id, last, "Cancel"))
-        elif isinstance(step, Speak):
-            await connection.speak(step.text)
-        elif isinstance(step, UserSays):
-            await connection.transcribe_user(step.text)
-        elif isinstance(step, Interrupt):
-            await connection.interrupt()
-        elif isinstance(step, GoAway):
-            await connection.go_away(step.time_left)
-        elif isinstance(step, Drop):
-            await connection.drop()
-        elif isinstance(step, Close):
-            await connection.close(step.code, step.reason)
-        else:
-            await connection.send_raw(step.data)
-        results.append(result)
-    return results
+    return await realtime_ws.play(connection, script)

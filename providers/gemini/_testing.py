@@ -15,19 +15,16 @@ Messages go out as binary frames of JSON by default, as the real server sends th
 
 from __future__ import annotations
 
-import asyncio
 import base64
-import itertools
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from websockets.asyncio.server import Server, serve
 from websockets.asyncio.server import ServerConnection as _WsConnection
-from websockets.exceptions import ConnectionClosed
+
+from providers.realtime_ws import LoopbackConnection, LoopbackServer
 
 from ._sdk_types import MessageError, validate_client_message
 from ._wire import response_text
@@ -66,7 +63,7 @@ def _camel_keys(data: dict[str, Any]) -> dict[str, Any]:
     return {_camel(key): value for key, value in data.items()}
 
 
-class LiveServerConnection:
+class LiveServerConnection(LoopbackConnection[InvalidClientMessage]):
     """One client connection to the test server, driven by a test.
 
     ``received`` holds the valid client messages (top-level keys in camelCase) in arrival
@@ -75,27 +72,12 @@ class LiveServerConnection:
     """
 
     def __init__(self, server: LiveTestServer, ws: _WsConnection, number: int) -> None:
-        self.server = server
-        self.number = number
-        request = ws.request
-        self.path = request.path if request is not None else ""
-        self.headers = dict(request.headers.raw_items()) if request is not None else {}
+        super().__init__(server, ws, number)
+        self.server: LiveTestServer = server
         self.setup: dict[str, Any] = {}
         self.resumed_handle: str | None = None
-        self.received: list[dict[str, Any]] = []
-        self.received_at: list[float] = []
-        self.sent: list[dict[str, Any]] = []
-        self.invalid: list[InvalidClientMessage] = []
-        self.closed = asyncio.Event()
-        self._ws = ws
-        self._ids = itertools.count(1)
-        self._consumed: set[int] = set()
-        self._changed = asyncio.Condition()
         self._calls: dict[str, str] = {}
         self._resumable = False
-
-    def _id(self, prefix: str) -> str:
-        return f"{prefix}_{self.number}_{next(self._ids)}"
 
     # -- sending -----------------------------------------------------------------------------
 
@@ -108,23 +90,22 @@ class LiveServerConnection:
         text = json.dumps(message)
         await self._ws.send(text.encode() if self.server.binary else text)
 
-    async def send_raw(self, data: str | bytes) -> None:
-        """Send a frame as is (e.g. malformed JSON).
-
-        Cancellation: safe.
-        """
-        await self._ws.send(data)
-
     async def function_call(
-        self, name: str, arguments: dict[str, Any] | None = None, *, call_id: str | None = None
+        self,
+        name: str,
+        arguments: dict[str, Any] | str | None = None,
+        *,
+        call_id: str | None = None,
     ) -> str:
-        """The model calls ``name`` (one ``toolCall``); returns the call id.
+        """The model calls ``name`` (one ``toolCall``) with ``arguments`` (an object, or its
+        JSON text); returns the call id.
 
         Cancellation: safe.
         """
         call_id = call_id or self._id("fc")
         self._calls[call_id] = name
-        call = {"id": call_id, "name": name, "args": arguments or {}}
+        args = json.loads(arguments) if isinstance(arguments, str) else arguments or {}
+        call = {"id": call_id, "name": name, "args": args}
         await self.send({"toolCall": {"functionCalls": [call]}})
         return call_id
 
@@ -182,22 +163,6 @@ class LiveServerConnection:
         """
         await self.send({"goAway": {"timeLeft": time_left}})
 
-    async def drop(self) -> None:
-        """Drop the connection abruptly (no closing handshake), as a network failure would.
-
-        Cancellation: safe.
-        """
-        self._ws.transport.abort()
-        await self.closed.wait()
-
-    async def close(self, code: int = 1000, reason: str = "") -> None:
-        """Close the connection with ``code`` (the Live API's way to report errors).
-
-        Cancellation: safe.
-        """
-        await self._ws.close(code, reason)
-        await self.closed.wait()
-
     async def _resumption_update(self) -> None:
         if self._resumable:
             handle = self._id("handle")
@@ -206,27 +171,17 @@ class LiveServerConnection:
 
     # -- expecting ---------------------------------------------------------------------------
 
-    def _find(self, kind: str, predicate: MessagePredicate | None) -> int | None:
-        for index, message in enumerate(self.received):
-            if index in self._consumed or kind not in message:
-                continue
-            if predicate is None or predicate(message[kind]):
-                return index
-        return None
-
     async def expect(self, kind: str, predicate: MessagePredicate | None = None) -> dict[str, Any]:
         """Wait for the next client message of ``kind`` (e.g. ``"clientContent"``) whose body
         matches ``predicate``, not yet returned by an earlier ``expect``; returns the body.
 
         Cancellation: safe.
         """
-        async with self._changed:
-            await self._changed.wait_for(lambda: self._find(kind, predicate) is not None)
-            index = self._find(kind, predicate)
-            assert index is not None
-            self._consumed.add(index)
-            body: dict[str, Any] = self.received[index][kind]
-            return body
+        message = await self._expect(
+            lambda m: kind in m and (predicate is None or predicate(m[kind]))
+        )
+        body: dict[str, Any] = message[kind]
+        return body
 
     async def expect_tool_response(self, call_id: str) -> ToolResponse:
         """Wait for the ``toolResponse`` that answers ``call_id``.
@@ -262,26 +217,12 @@ class LiveServerConnection:
 
     def count(self, kind: str) -> int:
         """How many valid client messages of ``kind`` arrived."""
-        return sum(1 for message in self.received if kind in message)
+        return self._count(lambda message: kind in message)
 
     # -- serving -----------------------------------------------------------------------------
 
-    async def _serve(self) -> None:
-        try:
-            async for frame in self._ws:
-                arrived = time.perf_counter()
-                text = frame if isinstance(frame, str) else frame.decode("utf-8", "replace")
-                if not await self._handle(text, arrived):
-                    break
-        except ConnectionClosed:
-            pass
-        finally:
-            self.closed.set()
-
-    async def _reject(self, text: str, why: str) -> bool:
-        bad = InvalidClientMessage(text, why)
-        self.invalid.append(bad)
-        self.server.invalid.append(bad)
+    async def _refuse(self, text: str, why: str) -> bool:
+        self._reject(InvalidClientMessage(text, why))
         await self._ws.close(1007, why[:120])
         return False
 
@@ -290,18 +231,15 @@ class LiveServerConnection:
             data = json.loads(text)
             kind = validate_client_message(data)
         except (ValueError, MessageError) as exc:
-            return await self._reject(text, f"Request contains an invalid argument: {exc}")
+            return await self._refuse(text, f"Request contains an invalid argument: {exc}")
         if not self.received and kind != "setup":
-            return await self._reject(text, "the first message must be setup")
+            return await self._refuse(text, "the first message must be setup")
         if self.received and kind == "setup":
-            return await self._reject(text, "setup was already sent")
+            return await self._refuse(text, "setup was already sent")
         # setup is answered before it is recorded: once a test sees it, setupComplete (and
         # the first resumption handle) are on the wire ahead of anything the test sends.
         accepted = await self._on_setup(_camel_keys(data["setup"])) if kind == "setup" else True
-        async with self._changed:
-            self.received.append(_camel_keys(data))
-            self.received_at.append(arrived)
-            self._changed.notify_all()
+        await self._record(_camel_keys(data), arrived)
         if kind == "setup":
             return accepted
         if self.server.auto_respond and self._asks_reply(kind, next(iter(data.values()))):
@@ -334,7 +272,7 @@ class LiveServerConnection:
         return True
 
 
-class LiveTestServer:
+class LiveTestServer(LoopbackServer[LiveServerConnection, InvalidClientMessage]):
     """A Live protocol server on 127.0.0.1 for tests; use it with ``async with``.
 
     Args:
@@ -355,25 +293,18 @@ class LiveTestServer:
         auto_respond: bool = False,
         port: int = 0,
     ) -> None:
+        super().__init__(port=port)
         self.api_key = api_key
         self.binary = binary
         self.auto_respond = auto_respond
-        self.connections: list[LiveServerConnection] = []
-        self.invalid: list[InvalidClientMessage] = []
         self.handles: set[str] = set()
         self.accept_handles = True
         self.rejected_keys = 0
-        self._port = port
-        self._server: Server | None = None
-        self._accepted: asyncio.Queue[LiveServerConnection] = asyncio.Queue()
 
     @property
     def url(self) -> str:
         """The server's ``ws://`` URL (with the Gemini API's path)."""
-        if self._server is None:
-            raise RuntimeError("the test server is not started")
-        port = self._server.sockets[0].getsockname()[1]
-        return f"ws://127.0.0.1:{port}{PATH}"
+        return f"{self.address}{PATH}"
 
     def _authorised(self, path: str, headers: dict[str, str]) -> bool:
         if self.api_key is None:
@@ -383,43 +314,5 @@ class LiveTestServer:
             return True
         return parse_qs(urlsplit(path).query).get("key") == [self.api_key]
 
-    async def start(self) -> None:
-        """Start listening.
-
-        Cancellation: safe; nothing is left listening.
-        """
-        if self._server is not None:
-            raise RuntimeError("the test server is already started")
-        self._server = await serve(
-            self._handler, "127.0.0.1", self._port, compression=None, max_size=None
-        )
-
-    async def _handler(self, ws: _WsConnection) -> None:
-        connection = LiveServerConnection(self, ws, len(self.connections) + 1)
-        self.connections.append(connection)
-        self._accepted.put_nowait(connection)
-        await connection._serve()
-
-    async def next_connection(self) -> LiveServerConnection:
-        """The next accepted connection, in the order they arrived.
-
-        Cancellation: safe; no connection is lost.
-        """
-        return await self._accepted.get()
-
-    async def aclose(self) -> None:
-        """Close every connection and stop listening; idempotent.
-
-        Cancellation: don't cancel; the server may keep listening.
-        """
-        server, self._server = self._server, None
-        if server is not None:
-            server.close()
-            await server.wait_closed()
-
-    async def __aenter__(self) -> LiveTestServer:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
+    def _connection(self, ws: _WsConnection, number: int) -> LiveServerConnection:
+        return LiveServerConnection(self, ws, number)

@@ -7,17 +7,13 @@ JSON. Resampling uses the project's shared linear resampler (deterministic frame
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import re
 from typing import Any
 
-import numpy as np
-
-from voice_hitl._audio import resample_linear
-from voice_hitl._provider_events import PCM16
-from voice_hitl._tools import AITool
+from providers.realtime_ws import decode_pcm16, encode_pcm16
+from voice_hitl.tools._tools import AITool
+from voice_hitl.voice._provider_events import PCM16
 
 __all__ = [
     "INPUT_RATE",
@@ -58,32 +54,17 @@ def encode_audio(frame: PCM16, rate: int) -> str:
     Raises:
         ValueError: ``frame`` is not a one-dimensional int16 array.
     """
-    if frame.dtype != np.int16 or frame.ndim != 1:
-        raise ValueError(
-            f"audio frames must be 1-D int16 arrays (mono PCM16), got {frame.dtype} "
-            f"with shape {frame.shape}"
-        )
-    wire = resample_linear(frame, rate, INPUT_RATE)
-    return base64.b64encode(wire.astype("<i2", copy=False).tobytes()).decode("ascii")
+    return encode_pcm16(frame, rate, INPUT_RATE)
 
 
 def decode_audio(data: str, wire_rate: int, rate: int) -> PCM16:
-    """Decode base64 PCM16 at ``wire_rate`` and resample it to ``rate`` Hz.
+    """Decode base64 PCM16 at ``wire_rate`` (either base64 alphabet: protobuf JSON may use
+    the URL-safe one) and resample it to ``rate`` Hz.
 
     Raises:
         ValueError: ``data`` is not base64, or not whole 16-bit samples.
     """
-    try:
-        raw = base64.b64decode(data, validate=True)
-    except (binascii.Error, ValueError):
-        try:  # protobuf JSON may use the URL-safe alphabet
-            raw = base64.b64decode(data, altchars=b"-_", validate=True)
-        except (binascii.Error, ValueError):
-            raise ValueError("audio data is not valid base64") from None
-    if len(raw) % 2:
-        raise ValueError(f"audio data has an odd byte count ({len(raw)}); PCM16 expected")
-    frame = np.frombuffer(raw, dtype="<i2").astype(np.int16)
-    return resample_linear(frame, wire_rate, rate)
+    return decode_pcm16(data, wire_rate, rate, url_safe=True)
 
 
 def function_declaration(tool: AITool) -> dict[str, Any]:

@@ -10,8 +10,8 @@ from livekit.agents import llm
 from livekit.agents.llm import function_tool
 
 from voice_hitl import AITool
-from voice_hitl._provider import ProviderCapabilities
-from voice_hitl._provider_events import PCM16
+from voice_hitl.voice._provider import ProviderCapabilities
+from voice_hitl.voice._provider_events import PCM16
 
 __all__ = [
     "frame_to_pcm16",

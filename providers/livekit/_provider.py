@@ -21,8 +21,8 @@ from livekit.agents import llm
 from livekit.agents.types import NOT_GIVEN, NotGivenOr
 
 from voice_hitl import ChannelClosedError, ProviderError
-from voice_hitl._provider import ProviderSession, RealtimeProvider, SessionConfig
-from voice_hitl._provider_events import (
+from voice_hitl.voice._provider import ProviderSession, RealtimeProvider, SessionConfig
+from voice_hitl.voice._provider_events import (
     PCM16,
     AudioOutEvent,
     ProviderErrorEvent,

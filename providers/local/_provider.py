@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from voice_hitl._provider import ProviderCapabilities, RealtimeProvider, SessionConfig
 from voice_hitl.speech.asr import Recognizer
+from voice_hitl.voice._provider import ProviderCapabilities, RealtimeProvider, SessionConfig
 
 from ._session import LocalCascadeSession
 from ._synth import Synthesizer, default_synthesizer

@@ -9,9 +9,11 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from voice_hitl import ChannelClosedError
-from voice_hitl._audio import resample_pcm16
-from voice_hitl._provider import ProviderSession, SessionConfig
-from voice_hitl._provider_events import (
+from voice_hitl.speech import AnswerSpec, Pause, SpeechStart, StreamingEndpointer, Utterance
+from voice_hitl.speech.asr import Hypothesis, Recognizer
+from voice_hitl.voice._audio import resample_pcm16
+from voice_hitl.voice._provider import ProviderSession, SessionConfig
+from voice_hitl.voice._provider_events import (
     PCM16,
     AudioOutEvent,
     ProviderEvent,
@@ -20,9 +22,7 @@ from voice_hitl._provider_events import (
     TranscriptionEvent,
     transcription_of,
 )
-from voice_hitl._transport import check_pcm16
-from voice_hitl.speech import AnswerSpec, Pause, SpeechStart, StreamingEndpointer, Utterance
-from voice_hitl.speech.asr import Hypothesis, Recognizer
+from voice_hitl.voice._transport import check_pcm16
 
 from ._synth import Synthesizer
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from voice_hitl._audio import read_wav_pcm16
-from voice_hitl._call_line import SpeechSynthesizer
-from voice_hitl._provider_events import PCM16
+from voice_hitl.responder._call_line import SpeechSynthesizer
+from voice_hitl.voice._audio import read_wav_pcm16
+from voice_hitl.voice._provider_events import PCM16
 
 __all__ = ["EspeakSynthesizer", "PiperSynthesizer", "Synthesizer", "default_synthesizer"]
 

@@ -15,6 +15,8 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
+from providers.realtime_ws import InFlight
+
 __all__ = ["Delivery", "ResultDeliveries", "context_text"]
 
 
@@ -57,25 +59,25 @@ class ResultDeliveries:
     """Tracks every submitted result until the server takes or refuses it."""
 
     def __init__(self) -> None:
-        self._calls: dict[str, tuple[str, str]] = {}  # call id -> (name, arguments)
-        self._in_flight: dict[str, PendingResult] = {}
-        self._by_event: dict[str, str] = {}  # client event id -> call id
+        self._in_flight: dict[str, PendingResult] = {}  # until taken, across connections
+        self._by_event: InFlight[str] = InFlight()  # client event id -> call id, this connection
         self._done: dict[str, Delivery] = {}
         self._refused: dict[str, str] = {}
 
-    def called(self, call_id: str, name: str, arguments: str) -> None:
-        """The model called ``name`` with ``arguments`` under ``call_id``."""
-        self._calls[call_id] = (name, arguments)
-
-    def call(self, call_id: str) -> tuple[str, str]:
-        """The name and arguments of a call seen earlier (empty when unknown)."""
-        return self._calls.get(call_id, ("", ""))
-
-    def sent(self, call_id: str, output: str, event_id: str, *, as_context: bool) -> None:
-        """A result was queued in the ``conversation.item.create`` with ``event_id``."""
-        name, arguments = self.call(call_id)
+    def sent(
+        self,
+        call_id: str,
+        name: str,
+        arguments: str,
+        output: str,
+        event_id: str,
+        *,
+        as_context: bool,
+    ) -> None:
+        """The result of the call ``name(arguments)`` was queued in the
+        ``conversation.item.create`` with ``event_id``."""
         self._in_flight[call_id] = PendingResult(call_id, name, arguments, output, as_context)
-        self._by_event[event_id] = call_id
+        self._by_event.wrote(event_id, call_id)
         self._done.pop(call_id, None)
 
     def item_added(self, item: Any) -> None:
@@ -98,11 +100,10 @@ class ResultDeliveries:
         result = self._in_flight.pop(call_id, None)
         if result is not None:
             self._done[call_id] = how
-            self._calls.pop(call_id, None)
 
     def refused(self, event_id: str | None, why: str) -> bool:
         """The server refused the client event ``event_id``; True if it carried a result."""
-        call_id = self._by_event.pop(event_id, None) if event_id is not None else None
+        call_id = self._by_event.take(event_id) if event_id is not None else None
         if call_id is None or self._in_flight.pop(call_id, None) is None:
             return False
         self._done[call_id] = Delivery.REFUSED
@@ -112,7 +113,7 @@ class ResultDeliveries:
     def lost(self) -> list[PendingResult]:
         """The connection dropped: the results still in flight, to send again as context
         (they stay in flight until the next connection's server takes them)."""
-        self._by_event.clear()
+        self._by_event.lost()
         return list(self._in_flight.values())
 
     def state(self, call_id: str) -> Delivery:

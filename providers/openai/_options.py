@@ -1,11 +1,13 @@
-"""Settings of the OpenAI Realtime provider: session options and the reconnect policy."""
+"""Settings of the OpenAI Realtime provider: session options (the reconnect policy is the
+shared :class:`~providers.realtime_ws.ReconnectPolicy`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from voice_hitl._provider import SessionConfig
+from providers.realtime_ws import ReconnectPolicy
+from voice_hitl.voice._provider import SessionConfig
 
 from ._audio import WIRE_RATE
 
@@ -45,35 +47,6 @@ class RealtimeOptions:
     output_modality: Literal["audio", "text"] = "audio"
     tool_choice: Literal["auto", "none", "required"] = "auto"
     context_role: Literal["system", "user"] = "system"
-
-
-@dataclass(frozen=True, slots=True)
-class ReconnectPolicy:
-    """How a session reconnects after losing its connection.
-
-    Attempt ``n`` (from 0) waits ``min(max_delay, initial_delay * 2**n)`` seconds first.
-
-    Attributes:
-        max_attempts: Attempts before the session gives up and ends (0: never reconnect).
-        initial_delay: The first wait, in seconds.
-        max_delay: The longest wait, in seconds.
-        open_timeout: The bound on each connection handshake, in seconds.
-    """
-
-    max_attempts: int = 5
-    initial_delay: float = 0.25
-    max_delay: float = 8.0
-    open_timeout: float = 10.0
-
-    def __post_init__(self) -> None:
-        if self.max_attempts < 0:
-            raise ValueError(f"max_attempts must be >= 0, got {self.max_attempts}")
-        if self.initial_delay < 0 or self.max_delay < 0 or self.open_timeout <= 0:
-            raise ValueError("delays must be >= 0 and open_timeout > 0")
-
-    def delay(self, attempt: int) -> float:
-        """The wait before reconnect attempt ``attempt`` (counted from 0)."""
-        return float(min(self.max_delay, self.initial_delay * 2**attempt))
 
 
 def session_config(config: SessionConfig, options: RealtimeOptions) -> dict[str, Any]:

@@ -14,27 +14,28 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+from collections.abc import Sequence
 from typing import Any
 
-from voice_hitl._ai_types import ServedCall
+from providers.realtime_ws import CallLedger, OpenCall, ProtocolQueues, parse_object
 from voice_hitl._exceptions import ProviderError
-from voice_hitl._provider import SessionConfig
-from voice_hitl._provider_events import (
+from voice_hitl.speech.dtmf import KEYS
+from voice_hitl.text._ai_types import ServedCall
+from voice_hitl.voice._provider import SessionConfig
+from voice_hitl.voice._provider_events import (
     PCM16,
     AudioOutEvent,
     KeypadEvent,
     ProviderErrorEvent,
-    ProviderEvent,
     SpeechStartedEvent,
     SpeechStoppedEvent,
     ToolCallCancelledEvent,
     ToolCallEvent,
     TranscriptionEvent,
 )
-from voice_hitl.speech.dtmf import KEYS
 
 from . import _server_events as ev
-from ._audio import decode_pcm16, encode_pcm16
+from ._audio import WIRE_RATE, decode_pcm16
 from ._deliveries import PendingResult, ResultDeliveries, context_text
 from ._errors import is_fatal
 from ._options import RealtimeOptions, session_config
@@ -57,7 +58,7 @@ def _is_error_payload(text: str) -> bool:
     return isinstance(value, dict) and "error" in value
 
 
-class RealtimeProtocol:
+class RealtimeProtocol(ProtocolQueues):
     """Maps a voice-hitl session to the Realtime API's JSON events and back.
 
     Args:
@@ -66,42 +67,32 @@ class RealtimeProtocol:
     """
 
     def __init__(self, config: SessionConfig, options: RealtimeOptions | None = None) -> None:
+        super().__init__()
         self.config = config
         self.options = options or RealtimeOptions()
         self.connected = False
-        self._events: list[ProviderEvent] = []
-        self._outbox: list[str] = []
         self._deferred: list[dict[str, Any]] = []
         self._ids = itertools.count(1)
-        self._seen_calls: set[str] = set()
-        self._open_calls: dict[str, str | None] = {}  # call id -> id of its response
-        self._withdrawn: dict[str, str] = {}  # call id -> why it can no longer be answered
+        self._connection = 0  # the number of the current (or last) connection
+        self._calls = CallLedger()
         self._active_response: str | None = None
         self._requested: dict[str, dict[str, Any]] = {}  # event id -> response.create body
         self._retry: list[dict[str, Any]] = []  # response.create bodies for after response.done
         self._partial: dict[str, str] = {}  # item id -> transcript so far
         self.deliveries = ResultDeliveries()
-        self._orphaned: set[str] = set()  # calls open when their connection was lost
         self._resend: list[PendingResult] = []  # results the lost connection never took
         self.failed: ProviderError | None = None
         """Set by a fatal server error (bad key, no quota): the session cannot go on."""
 
-    # -- draining ------------------------------------------------------------------------
-
-    def events(self) -> list[ProviderEvent]:
-        """The voice-hitl events produced since the last call, in order."""
-        events, self._events = self._events, []
-        return events
-
-    def outgoing(self) -> list[str]:
-        """The client JSON messages to send since the last call, in order."""
-        out, self._outbox = self._outbox, []
-        return out
-
     @property
     def open_calls(self) -> list[str]:
-        """Ids of the function calls emitted and not yet answered."""
-        return list(self._open_calls)
+        """Ids of the function calls emitted on this connection and not yet answered."""
+        return self._calls.open_ids(self._connection) if self.connected else []
+
+    def _orphaned(self, call: OpenCall) -> bool:
+        """Whether ``call`` was open when its connection was lost (it is answered as
+        context on a later one)."""
+        return not self.connected or call.connection != self._connection
 
     @property
     def active_response(self) -> str | None:
@@ -111,7 +102,7 @@ class RealtimeProtocol:
     # -- connection ----------------------------------------------------------------------
 
     def _send(self, event: dict[str, Any]) -> None:
-        self._outbox.append(json.dumps(event, separators=(",", ":")))
+        self._write_json(event)
 
     def _event_id(self) -> str:
         return f"vh_{next(self._ids)}"
@@ -124,6 +115,7 @@ class RealtimeProtocol:
     def connection_made(self) -> None:
         """A (new) connection is open: configure the session, then send what waited."""
         self.connected = True
+        self._connection += 1
         self._send(self.session_update())
         deferred, self._deferred = self._deferred, []
         for event in deferred:
@@ -137,25 +129,24 @@ class RealtimeProtocol:
         if resend:
             self._request_response(None)
 
-    def connection_lost(self, reason: str) -> None:
-        """The connection is gone: unsent messages are dropped. Calls still open stay
-        answerable (their results go to the next connection as context), and results the
-        server had not taken yet are sent again there, as context."""
+    def connection_lost(self, reason: str, unsent: Sequence[str] = ()) -> None:
+        """The connection is gone: unsent messages (``unsent`` among them) are dropped. Calls
+        still open stay answerable (their results go to the next connection as context), and
+        results the server had not taken yet are sent again there, as context."""
         self.connected = False
         self._outbox.clear()
         self._active_response = None
         self._requested.clear()
         self._retry.clear()
         self._partial.clear()
-        self._orphaned.update(self._open_calls)
-        self._open_calls.clear()
         self._resend.extend(self.deliveries.lost())
-        if self._orphaned or self._resend:
+        orphaned = self._calls.open_ids()
+        if orphaned or self._resend:
             logger.info(
                 "connection lost (%s): %d open calls and %d results in flight go to the next "
                 "connection",
                 reason,
-                len(self._orphaned),
+                len(orphaned),
                 len(self._resend),
             )
 
@@ -169,11 +160,10 @@ class RealtimeProtocol:
             ],
         }
         self._send({"type": "conversation.item.create", "event_id": event_id, "item": item})
-        self.deliveries.sent(call_id, output, event_id, as_context=True)
+        self.deliveries.sent(call_id, name, arguments, output, event_id, as_context=True)
 
     def _withdraw(self, call_id: str, why: str) -> None:
-        self._open_calls.pop(call_id, None)
-        self._withdrawn[call_id] = why
+        self._calls.withdraw(call_id, why)
         self._events.append(ToolCallCancelledEvent(call_id, why))
 
     # -- intents -------------------------------------------------------------------------
@@ -184,12 +174,13 @@ class RealtimeProtocol:
         Raises:
             ValueError: ``frame`` is not 1-D int16.
         """
-        audio = encode_pcm16(frame, self.config.input_format.sample_rate)
-        if not self.connected:
-            return False
-        if audio:
-            self._send({"type": "input_audio_buffer.append", "audio": audio})
-        return True
+        return self._append_audio(
+            frame,
+            self.config.input_format.sample_rate,
+            WIRE_RATE,
+            self.connected,
+            lambda audio: {"type": "input_audio_buffer.append", "audio": audio},
+        )
 
     def submit_tool_result(self, call_id: str, output: str, *, is_error: bool) -> None:
         """Queue a ``function_call_output`` and the ``response.create`` that makes the model
@@ -199,41 +190,27 @@ class RealtimeProtocol:
             ProviderError: The call is not open: unknown, already answered, or withdrawn
                 (e.g. it was pending on a connection that was lost); nothing is queued.
         """
-        if call_id in self._orphaned:
+        call = self._calls.get(call_id)
+        if call is not None and self._orphaned(call):
             if not self.connected:
                 raise ProviderError(
                     f"result of call {call_id!r} not sent: not connected to the realtime server",
                     code="not_connected",
                     recoverable=True,
                 )
-            self._orphaned.discard(call_id)
+            self._calls.take(call_id)
             if is_error and not _is_error_payload(output):
                 output = json.dumps({"error": output})
-            name, arguments = self.deliveries.call(call_id)
-            self._send_as_context(call_id, name, arguments, output)
+            self._send_as_context(call_id, call.name, call.arguments, output)
             self._request_response(None)
             return
-        if call_id not in self._open_calls:
-            if call_id in self._withdrawn:
-                why = self._withdrawn[call_id]
-                raise ProviderError(
-                    f"result of call {call_id!r} not delivered: the call was withdrawn ({why})",
-                    code="call_withdrawn",
-                    recoverable=True,
-                )
-            known = "was already answered" if call_id in self._seen_calls else "is unknown"
-            raise ProviderError(
-                f"result of call {call_id!r} not delivered: the call {known}",
-                code="unknown_call",
-                recoverable=True,
-            )
-        del self._open_calls[call_id]
+        call = self._calls.take(call_id)  # raises unless the call is open
         if is_error and not _is_error_payload(output):
             output = json.dumps({"error": output})
         item = {"type": "function_call_output", "call_id": call_id, "output": output}
         event_id = self._event_id()
         self._send({"type": "conversation.item.create", "event_id": event_id, "item": item})
-        self.deliveries.sent(call_id, output, event_id, as_context=False)
+        self.deliveries.sent(call_id, call.name, call.arguments, output, event_id, as_context=False)
         self._request_response(None)
 
     def inject_context(self, text: str) -> None:
@@ -296,20 +273,9 @@ class RealtimeProtocol:
 
     def receive(self, text: str | bytes) -> None:
         """Feed one server message; never raises for bad input (it becomes an error event)."""
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            snippet = text[:80] if isinstance(text, str) else repr(text[:80])
-            self._error(
-                f"the realtime server sent malformed JSON ({exc}): {snippet!r}",
-                "malformed_server_event",
-            )
-            return
-        if not isinstance(data, dict):
-            self._error(
-                f"the realtime server sent a {type(data).__name__}, not a JSON object",
-                "malformed_server_event",
-            )
+        data = parse_object(text, "the realtime server")
+        if isinstance(data, str):
+            self._error(data, "malformed_server_event")
             return
         if data.get("type") in _ITEM_ADDED:
             self.deliveries.item_added(data.get("item"))
@@ -386,19 +352,15 @@ class RealtimeProtocol:
             logger.debug("server event %r", event.type)
 
     def _function_call(self, call_id: str, name: str, arguments: str, response: str | None) -> None:
-        if call_id in self._seen_calls:
+        if not self._calls.opened(call_id, name, arguments, self._connection):
             return
-        self._seen_calls.add(call_id)
-        self._open_calls[call_id] = response
-        self.deliveries.called(call_id, name, arguments)
         self._events.append(ToolCallEvent(call_id, name, arguments))
 
     def _served_call(self, item: ev.OutputItem) -> None:
         """A remote MCP tool the server ran itself: reported, never answered."""
         assert item.id is not None and item.name is not None
-        if item.id in self._seen_calls:
+        if not self._calls.served(item.id):
             return
-        self._seen_calls.add(item.id)
         failed = item.error is not None
         result = str((item.error or {}).get("message", "")) if failed else item.output or ""
         served = ServedCall(result, failed)
@@ -427,7 +389,7 @@ class RealtimeProtocol:
                 if (
                     item.get("type") == "function_call"
                     and item.get("status") == "incomplete"
-                    and call_id in self._open_calls
+                    and call_id in self.open_calls
                 ):
                     self._withdraw(
                         call_id, f"the model's response was {response.status} ({reason})"

@@ -2,14 +2,18 @@
 
 ``await play(connection, [FunctionCall("AskUserQuestion", {...}), ExpectOutput(), Speak("..."),
 Drop()])`` plays the steps in order on one :class:`ServerConnection` and returns what each
-step produced (a call id, an output text, or ``None``).
+step produced (a call id, an output text, or ``None``). ``FunctionCall``, ``Speak``,
+``UserSays`` and ``Drop`` are the shared steps of :mod:`providers.realtime_ws`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
+
+from providers import realtime_ws
+from providers.realtime_ws import Drop, FunctionCall, ScriptState, Speak, UserSays
 
 from ._server_connection import ServerConnection
 
@@ -28,34 +32,15 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True)
-class FunctionCall:
-    """The model calls ``name`` (a whole response); the step yields the call id."""
-
-    name: str
-    arguments: dict[str, Any] | str = field(default_factory=dict)
-    call_id: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class ExpectOutput:
     """Wait for the ``function_call_output`` of ``call_id`` (default: the last call emitted);
     the step yields the output text."""
 
     call_id: str | None = None
 
-
-@dataclass(frozen=True, slots=True)
-class Speak:
-    """The model speaks ``text`` (audio plus transcript)."""
-
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class UserSays:
-    """The caller says ``text`` (a user item and its transcription)."""
-
-    text: str
+    async def run(self, connection: ServerConnection, state: ScriptState, /) -> str:
+        call_id = state.call_id(self.call_id, "ExpectOutput")
+        return await connection.expect_function_call_output(call_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,10 +49,8 @@ class Keypad:
 
     keys: str
 
-
-@dataclass(frozen=True, slots=True)
-class Drop:
-    """The connection drops without a closing handshake."""
+    async def run(self, connection: ServerConnection, state: ScriptState, /) -> None:
+        await connection.dtmf(self.keys)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,12 +60,18 @@ class SendError:
     message: str
     code: str | None = None
 
+    async def run(self, connection: ServerConnection, state: ScriptState, /) -> None:
+        await connection.error(self.message, code=self.code)
+
 
 @dataclass(frozen=True, slots=True)
 class SendRaw:
     """The server sends a text frame as is."""
 
     text: str
+
+    async def run(self, connection: ServerConnection, state: ScriptState, /) -> None:
+        await connection.send_raw(self.text)
 
 
 ScriptStep = FunctionCall | ExpectOutput | Speak | UserSays | Keypad | Drop | SendError | SendRaw
@@ -97,30 +86,4 @@ async def play(connection: ServerConnection, script: Sequence[ScriptStep]) -> li
 
     Cancellation: stops between (or inside) steps; what was sent stays sent.
     """
-    results: list[Any] = []
-    last_call: str | None = None
-    for step in script:
-        result: Any = None
-        if isinstance(step, FunctionCall):
-            result = last_call = await connection.function_call(
-                step.name, step.arguments, call_id=step.call_id
-            )
-        elif isinstance(step, ExpectOutput):
-            call_id = step.call_id or last_call
-            if call_id is None:
-                raise ValueError("ExpectOutput needs a call id or an earlier FunctionCall")
-            result = await connection.expect_function_call_output(call_id)
-        elif isinstance(step, Speak):
-            await connection.speak(step.text)
-        elif isinstance(step, UserSays):
-            await connection.transcribe_user(step.text)
-        elif isinstance(step, Keypad):
-            await connection.dtmf(step.keys)
-        elif isinstance(step, Drop):
-            await connection.drop()
-        elif isinstance(step, SendError):
-            await connection.error(step.message, code=step.code)
-        else:
-            await connection.send_raw(step.text)
-        results.append(result)
-    return results
+    return await realtime_ws.play(connection, script)

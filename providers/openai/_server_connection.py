@@ -8,8 +8,6 @@ is awaited with :meth:`ServerConnection.expect`. Every event sent is checked aga
 
 from __future__ import annotations
 
-import asyncio
-import itertools
 import json
 import time
 from collections.abc import Callable, Collection
@@ -17,7 +15,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from websockets.asyncio.server import ServerConnection as _WsConnection
-from websockets.exceptions import ConnectionClosed
+
+from providers.realtime_ws import LoopbackConnection
 
 from ._conversation import Conversation
 from ._sdk_types import (
@@ -45,7 +44,7 @@ class InvalidClientEvent:
     message: str
 
 
-class ServerConnection:
+class ServerConnection(LoopbackConnection[InvalidClientEvent]):
     """One client connection to the test server, driven by a test.
 
     ``received`` holds the valid client events in arrival order and ``received_at`` the
@@ -55,10 +54,8 @@ class ServerConnection:
     """
 
     def __init__(self, server: RealtimeTestServer, ws: _WsConnection, number: int) -> None:
-        self.server = server
-        self.number = number
-        self.path = ws.request.path if ws.request is not None else ""
-        self.headers = dict(ws.request.headers.raw_items()) if ws.request is not None else {}
+        super().__init__(server, ws, number)
+        self.server: RealtimeTestServer = server
         self.sip = "call_id=" in self.path
         self.session: dict[str, Any] = {"type": "realtime", "model": "gpt-realtime", "tools": []}
         self.conversation = Conversation(self._id)
@@ -66,21 +63,9 @@ class ServerConnection:
         self.last_response: str | None = None
         self.input_audio_bytes = 0
         """Bytes appended to the input audio buffer since it was last committed or cleared."""
-        self.received: list[dict[str, Any]] = []
-        self.received_at: list[float] = []
-        self.sent: list[dict[str, Any]] = []
-        self.invalid: list[InvalidClientEvent] = []
         self.orphan_outputs: list[str] = []
         self.calls: set[str] = set()
         """Call ids of the function calls in this conversation (the model's or a client's)."""
-        self.closed = asyncio.Event()
-        self._ws = ws
-        self._ids = itertools.count(1)
-        self._consumed: set[int] = set()
-        self._changed = asyncio.Condition()
-
-    def _id(self, prefix: str) -> str:
-        return f"{prefix}_{self.number}_{next(self._ids)}"
 
     @property
     def active_response(self) -> str | None:
@@ -114,13 +99,6 @@ class ServerConnection:
         for event in events:
             await self.send(event)
 
-    async def send_raw(self, text: str) -> None:
-        """Send a text frame as is (e.g. malformed JSON); it is not checked.
-
-        Cancellation: safe.
-        """
-        await self._ws.send(text)
-
     async def error(
         self,
         message: str,
@@ -136,14 +114,6 @@ class ServerConnection:
         """
         detail = {"type": type, "code": code, "message": message, "param": param}
         await self.send({"type": "error", "error": {**detail, "event_id": event_id}})
-
-    async def drop(self) -> None:
-        """Drop the connection abruptly (no closing handshake), as a network failure would.
-
-        Cancellation: safe.
-        """
-        self._ws.transport.abort()
-        await self.closed.wait()
 
     # -- responses ---------------------------------------------------------------------------
 
@@ -286,26 +256,15 @@ class ServerConnection:
 
     # -- expecting ---------------------------------------------------------------------------
 
-    def _find(self, type: str, predicate: EventPredicate | None) -> int | None:
-        for index, event in enumerate(self.received):
-            if index in self._consumed or event.get("type") != type:
-                continue
-            if predicate is None or predicate(event):
-                return index
-        return None
-
     async def expect(self, type: str, predicate: EventPredicate | None = None) -> dict[str, Any]:
         """Wait for the next client event of ``type`` (matching ``predicate``) not yet
         returned by an earlier ``expect``.
 
         Cancellation: safe.
         """
-        async with self._changed:
-            await self._changed.wait_for(lambda: self._find(type, predicate) is not None)
-            index = self._find(type, predicate)
-            assert index is not None
-            self._consumed.add(index)
-            return self.received[index]
+        return await self._expect(
+            lambda event: event.get("type") == type and (predicate is None or predicate(event))
+        )
 
     async def expect_function_call_output(self, call_id: str) -> str:
         """Wait for the ``function_call_output`` of ``call_id``; returns its ``output`` text.
@@ -324,42 +283,32 @@ class ServerConnection:
 
     def count(self, type: str) -> int:
         """How many valid client events of ``type`` arrived."""
-        return sum(1 for event in self.received if event.get("type") == type)
+        return self._count(lambda event: event.get("type") == type)
 
     # -- serving -----------------------------------------------------------------------------
 
-    async def _serve(self) -> None:
+    async def _opened(self) -> None:
+        await self.send({"type": "session.created", "session": dict(self.session)})
+
+    async def _handle(self, text: str, arrived: float) -> bool:
         from ._server_reactions import react
 
-        try:
-            await self.send({"type": "session.created", "session": dict(self.session)})
-            async for message in self._ws:
-                text = message if isinstance(message, str) else message.decode("utf-8", "replace")
-                data = await self._accept(text)
-                if data is not None:
-                    await react(self, data)
-        except ConnectionClosed:
-            pass
-        finally:
-            self.closed.set()
+        data = await self._accept(text, arrived)
+        if data is not None:
+            await react(self, data)
+        return True
 
-    async def _accept(self, text: str) -> dict[str, Any] | None:
-        arrived = time.perf_counter()
+    async def _accept(self, text: str, arrived: float) -> dict[str, Any] | None:
         try:
             data = json.loads(text)
             validate_client_event(data)
         except (ValueError, ClientEventError) as exc:
             code = exc.code if isinstance(exc, ClientEventError) else "invalid_json"
             param = exc.param if isinstance(exc, ClientEventError) else None
-            bad = InvalidClientEvent(text, code, str(exc))
-            self.invalid.append(bad)
-            self.server.invalid.append(bad)
+            self._reject(InvalidClientEvent(text, code, str(exc)))
             known = isinstance(exc, ClientEventError) and isinstance(data, dict)
             origin = data.get("event_id") if known else None
             await self.error(str(exc), code=code, event_id=origin, param=param)
             return None
-        async with self._changed:
-            self.received.append(data)
-            self.received_at.append(arrived)
-            self._changed.notify_all()
+        await self._record(data, arrived)
         return dict(data)

@@ -15,19 +15,19 @@ deleted, the input audio buffer committed and cleared, and one response is activ
 
 from __future__ import annotations
 
-import asyncio
 from http import HTTPStatus
 
-from websockets.asyncio.server import Server, serve
 from websockets.asyncio.server import ServerConnection as _WsConnection
 from websockets.http11 import Request, Response
+
+from providers.realtime_ws import LoopbackServer
 
 from ._server_connection import InvalidClientEvent, ServerConnection
 
 __all__ = ["InvalidClientEvent", "RealtimeTestServer", "ServerConnection"]
 
 
-class RealtimeTestServer:
+class RealtimeTestServer(LoopbackServer[ServerConnection, InvalidClientEvent]):
     """A Realtime protocol server on 127.0.0.1 for tests; use it with ``async with``.
 
     Args:
@@ -41,6 +41,7 @@ class RealtimeTestServer:
     def __init__(
         self, *, api_key: str | None = None, auto_respond: bool = True, port: int = 0
     ) -> None:
+        super().__init__(port=port)
         self.api_key = api_key
         self.auto_respond = auto_respond
         self.auto_reply: str | None = None
@@ -50,12 +51,7 @@ class RealtimeTestServer:
         flight (e.g. to drop the connection then)."""
         self.check_sent = True
         """Validate every event sent against the SDK's types (see :meth:`ServerConnection.send`)."""
-        self.connections: list[ServerConnection] = []
-        self.invalid: list[InvalidClientEvent] = []
         self.rejected_handshakes = 0
-        self._port = port
-        self._server: Server | None = None
-        self._accepted: asyncio.Queue[ServerConnection] = asyncio.Queue()
 
     @property
     def url(self) -> str:
@@ -66,28 +62,9 @@ class RealtimeTestServer:
     def base_url(self) -> str:
         """``ws://127.0.0.1:<port>/v1``: a base URL for clients that add ``/realtime``
         themselves (the ``openai`` SDK's ``websocket_base_url``, LiveKit's ``base_url``)."""
-        if self._server is None:
-            raise RuntimeError("the test server is not started")
-        port = self._server.sockets[0].getsockname()[1]
-        return f"ws://127.0.0.1:{port}/v1"
+        return f"{self.address}/v1"
 
-    async def start(self) -> None:
-        """Start listening.
-
-        Cancellation: safe; nothing is left listening.
-        """
-        if self._server is not None:
-            raise RuntimeError("the test server is already started")
-        self._server = await serve(
-            self._handler,
-            "127.0.0.1",
-            self._port,
-            process_request=self._check_auth,
-            compression=None,
-            max_size=None,
-        )
-
-    def _check_auth(self, ws: _WsConnection, request: Request) -> Response | None:
+    def _process_request(self, ws: _WsConnection, request: Request) -> Response | None:
         if self.api_key is None:
             return None
         headers = request.headers
@@ -98,32 +75,5 @@ class RealtimeTestServer:
         self.rejected_handshakes += 1
         return ws.respond(HTTPStatus.UNAUTHORIZED, "invalid API key\n")
 
-    async def _handler(self, ws: _WsConnection) -> None:
-        connection = ServerConnection(self, ws, len(self.connections) + 1)
-        self.connections.append(connection)
-        self._accepted.put_nowait(connection)
-        await connection._serve()
-
-    async def next_connection(self) -> ServerConnection:
-        """The next accepted connection, in the order they arrived.
-
-        Cancellation: safe; no connection is lost.
-        """
-        return await self._accepted.get()
-
-    async def aclose(self) -> None:
-        """Close every connection and stop listening; idempotent.
-
-        Cancellation: don't cancel; the server may keep listening.
-        """
-        server, self._server = self._server, None
-        if server is not None:
-            server.close()
-            await server.wait_closed()
-
-    async def __aenter__(self) -> RealtimeTestServer:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
+    def _connection(self, ws: _WsConnection, number: int) -> ServerConnection:
+        return ServerConnection(self, ws, number)

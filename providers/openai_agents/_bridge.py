@@ -2,12 +2,12 @@
 
 The SDK pauses a function tool declared ``needs_approval`` and emits ``tool_approval_required``;
 the bridge passes that call through its own :class:`~voice_hitl.ToolGate` (schema,
-``BEFORE_TOOL_USE`` hooks, then the approval step of ``voice_hitl._approvals``: the caller aloud
-by risk tier or keypad through a :class:`~voice_hitl.VoiceResponder`, an operator on the board,
-a quorum) and answers the SDK with ``approve_tool_call`` or ``reject_tool_call`` (the model
-reads the refusal). An approval is bound to the SDK call's exact arguments: a hook that rewrites
-them gets the call rejected, since the SDK runs the call as the model made it. "Always" is kept
-by voice-hitl (revocable), never handed to the SDK, which could not take it back.
+``BEFORE_TOOL_USE`` hooks, then the approval step of ``voice_hitl.tools._approvals``: the caller
+aloud by risk tier or keypad through a :class:`~voice_hitl.VoiceResponder`, an operator on the
+board, a quorum) and answers the SDK with ``approve_tool_call`` or ``reject_tool_call`` (the
+model reads the refusal). An approval is bound to the SDK call's exact arguments: a hook that
+rewrites them gets the call rejected, since the SDK runs the call as the model made it. "Always"
+is kept by voice-hitl (revocable), never handed to the SDK, which could not take it back.
 
 voice-hitl's human-input tools become the SDK's function tools (:meth:`function_tools`), served
 through the same gate first, under the human-input handler's own timeout; :meth:`aclose` (or the

@@ -33,7 +33,7 @@ from voice_hitl import (
     ToolResult,
     VoiceKit,
 )
-from voice_hitl._loop_slices import all_done, cancel_in_slices
+from voice_hitl.voice._loop_slices import all_done, cancel_in_slices
 
 if TYPE_CHECKING:
     from ._line import PipecatLine

@@ -23,11 +23,11 @@ from pipecat.frames.frames import (
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from voice_hitl import PendingInputEvent
-from voice_hitl._answer_json import answer_json
-from voice_hitl._call_line import Heard, Inbox
-from voice_hitl._provider_events import PCM16
+from voice_hitl.human._answer_json import answer_json
+from voice_hitl.responder._call_line import Heard, Inbox
 from voice_hitl.speech import Answer, AnswerSpec
 from voice_hitl.speech.asr import Recognizer
+from voice_hitl.voice._provider_events import PCM16
 
 if TYPE_CHECKING:
     from ._functions import PipecatHumanInput

@@ -15,7 +15,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
-from voice_hitl._provider_events import PCM16
+from voice_hitl.voice._provider_events import PCM16
 
 from ._protocol import (
     PHONE_RATE,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from voice_hitl._provider_events import PCM16
+from voice_hitl.voice._provider_events import PCM16
 
 __all__ = ["SILENCE_BYTE", "mulaw_to_pcm16", "pcm16_to_mulaw"]
 

@@ -22,7 +22,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Literal
 
-from voice_hitl._provider_events import PCM16
+from voice_hitl.voice._provider_events import PCM16
 
 from ._messages import (
     KEYPAD_DIGITS,

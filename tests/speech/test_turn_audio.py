@@ -14,8 +14,8 @@ pytest.importorskip("soundfile")
 
 from responder_rig import Rig
 
-from voice_hitl._audio import resample_pcm16
 from voice_hitl.speech._fixtures import read_audio
+from voice_hitl.voice._audio import resample_pcm16
 
 CLEAN = (
     Path(__file__).resolve().parents[2]

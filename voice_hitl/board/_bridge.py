@@ -23,7 +23,11 @@ inbox reconnects with a short backoff, heartbeats, and re-publishes the handler'
 (``revive=True``); a request the board settled meanwhile is delivered instead. It also puts
 back the settled records of its last ``remember`` requests (``restore``: never overwriting),
 so a server restarted without persistence still answers a late operator "already settled".
-The board's atomic settle means nothing settles twice.
+The bridge is where the truth about its requests lives: it keeps the record of each of its own
+settles (with the operator's claim it took) *before* sending it, so a settle the restarted
+board no longer knows (the request was taken just before the restart, and the
+acknowledgement met the empty server) is restored from that record, and a retried answer gets
+its first outcome. The board's atomic settle means nothing settles twice.
 
 A local settle that loses on the board (the handler timed out in the same instant an operator
 answered) is counted in :attr:`BoardBridge.conflicts` and logged: the handler's outcome is what
@@ -36,14 +40,16 @@ import asyncio
 import contextlib
 import enum
 import logging
+import time
 from collections.abc import AsyncIterator, Coroutine
+from dataclasses import replace
 from types import TracebackType
 from typing import Any
 
 from .._checks import positive_seconds
 from .._edge import scrub
-from .._human_input import HumanInputHandler
-from .._lifecycle import RequestEvent, RequestNoted, RequestOpened, RequestSettled
+from ..human._human_input import HumanInputHandler
+from ..human._lifecycle import RequestEvent, RequestNoted, RequestOpened, RequestSettled
 from ._model import (
     BoardClaimed,
     BoardEvent,
@@ -61,6 +67,8 @@ from ._tasks import default_worker_id, stop_tasks
 __all__ = ["BoardBridge", "default_worker_id", "stop_tasks"]
 
 logger = logging.getLogger("voice_hitl.board")
+
+_RESYNC_BATCH = 32
 
 _STATUS = {
     "answered": BoardStatus.ANSWERED,
@@ -119,6 +127,7 @@ class BoardBridge:
         self._broken = asyncio.Event()
         self._delivering: set[str] = set()
         self._settled = SettledRecords(remember)
+        self._open: dict[str, BoardRequest] = {}  # this worker's requests not yet settled
         self._tasks: list[asyncio.Task[None]] = []
         self._remove_observer: Any = None
         self._state = _State.UNOPENED
@@ -220,7 +229,9 @@ class BoardBridge:
 
     def _observe(self, event: RequestEvent) -> None:
         if isinstance(event, RequestOpened):
-            self._queue.put_nowait(("open", request_from_pending(event.request, self.worker_id)))
+            request = request_from_pending(event.request, self.worker_id)
+            self._open[request.id] = request
+            self._queue.put_nowait(("open", request))
         elif isinstance(event, RequestNoted) and event.note == "escalated":
             self._queue.put_nowait(("escalate", event.pending_id, scrub(dict(event.data))))
         elif isinstance(event, RequestSettled):
@@ -236,6 +247,7 @@ class BoardBridge:
                     scrub(event.by),
                     scrub(event.via),
                     scrub(event.detail),
+                    None,
                 )
             )
 
@@ -277,11 +289,25 @@ class BoardBridge:
         if item[0] == "escalate":
             await self.board.escalate(item[1], item[2])
             return
-        _, pending_id, status, text, by, via, detail = item
-        result = await self.board.settle(
-            pending_id, status, text, by=by, via=via, detail=detail, worker=self.worker_id
-        )
+        _, pending_id, status, text, by, via, detail, claim = item
+        opened = self._open.pop(pending_id, None)
+        ours = None
+        if opened is not None:  # kept before it is sent: the board may forget it (docstring)
+            ours = replace(opened.settled(status, text, time.time(), by, via, detail), claim=claim)
+            self._settled.keep(ours)
+        try:
+            result = await self.board.settle(
+                pending_id, status, text, by=by, via=via, detail=detail, worker=self.worker_id
+            )
+        except BaseException:
+            if opened is not None:
+                self._open[pending_id] = opened  # sent again after reconnecting
+            raise
         current = result.request
+        if current is None and ours is not None:
+            # The board lost the request (its server restarted empty) after we took it.
+            await self.board.restore([ours])
+            return
         self._keep(current)
         if (
             not result.won
@@ -316,6 +342,7 @@ class BoardBridge:
             return
         if request.status not in (BoardStatus.ANSWERED, BoardStatus.REJECTED):
             return
+        self._open.pop(request.id, None)  # settled on the board: nothing of ours to send
         self._delivering.add(request.id)
         try:
             by, via = request.settled_by, request.settled_via or "board"
@@ -353,7 +380,8 @@ class BoardBridge:
         if not won:
             return  # the handler settled during the take; that settle is queued already
         self.delivered += 1
-        ack = ("settle", request.id, claim.status, claim.text, claim.by, claim.via, "")
+        taken = replace(claim, taken=True)
+        ack = ("settle", request.id, claim.status, claim.text, claim.by, claim.via, "", taken)
         try:
             await self._apply(ack)  # at once: the operator is waiting for it
         except BoardUnavailableError:
@@ -369,13 +397,29 @@ class BoardBridge:
                 self._deliver(event.request)
 
     async def _resync(self) -> None:
-        for pending in list(self.handler.pending.values()):
-            request = request_from_pending(pending.to_event(), self.worker_id)
-            record = await self.board.publish(request, revive=True)
-            if not record.is_open:
-                self._deliver(record)
-            elif record.claim is not None:
-                await self._take(record)
+        """Re-publish the open requests (:data:`_RESYNC_BATCH` at a time: one by one, 500 of
+        them kept a restarted board's answers waiting for seconds), then restore the settled
+        records the board may have lost."""
+        pendings = list(self.handler.pending.values())
+        for start in range(0, len(pendings), _RESYNC_BATCH):
+            requests = [
+                request_from_pending(pending.to_event(), self.worker_id)
+                for pending in pendings[start : start + _RESYNC_BATCH]
+            ]
+            try:
+                async with asyncio.TaskGroup() as group:
+                    published = [
+                        group.create_task(self.board.publish(request, revive=True))
+                        for request in requests
+                    ]
+            except* BoardUnavailableError as lost:
+                raise lost.exceptions[0] from None
+            for task in published:
+                record = task.result()
+                if not record.is_open:
+                    self._deliver(record)
+                elif record.claim is not None:
+                    await self._take(record)
         await self._settled.restore(self.board)
 
     async def _connection_loop(self, first: asyncio.Future[None]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Any
@@ -197,14 +197,23 @@ class MemoryBoard:
         self._emit(BoardEscalated(current, dict(escalation)))
         return True
 
-    async def restore(self, request: BoardRequest) -> bool:
+    async def restore(self, requests: Sequence[BoardRequest]) -> int:
         """See :meth:`RequestBoard.restore`. Cancellation: safe (no await)."""
-        if request.is_open:
+        if any(request.is_open for request in requests):
             raise ValueError("only a settled record can be restored")
-        if request.id in self._open or request.id in self._settled:
-            return False
-        self._record(request)
-        return True
+        restored = 0
+        for request in requests:
+            if request.id not in self._open and request.id not in self._settled:
+                self._record(request)
+                restored += 1
+        return restored
+
+    async def lost_state(self) -> float | None:
+        """See :meth:`RequestBoard.lost_state`: None (this process's memory is the board).
+
+        Cancellation: safe.
+        """
+        return None
 
     async def get(self, request_id: str) -> BoardRequest | None:
         """See :meth:`RequestBoard.get`. Cancellation: safe."""

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from .._edge import scrub
 from .._exceptions import VoiceHitlError
-from .._pending import PendingInputEvent
+from ..human._pending import PendingInputEvent
 from ..speech import AnswerSpec, AnswerSpecError
 
 __all__ = [

@@ -13,9 +13,14 @@ Rules every backend keeps:
   when it lapses, its open requests are ``abandoned`` (by :meth:`RequestBoard.reap`, or at the
   latest when somebody tries to answer one).
 - **Settled records outlive a restart.** A worker remembers what its requests settled to
-  (for the board's retention) and :meth:`RequestBoard.restore` puts back the ones a server
-  restarted without persistence forgot, so a late answer gets "already settled", not "no
-  such request".
+  (its own settles included, before the board confirms them) and :meth:`RequestBoard.restore`
+  puts back the ones a server restarted without persistence forgot, so a late answer gets
+  "already settled", and a retried answer its first outcome, not "no such request".
+- **A lost state is told, not hidden.** :meth:`RequestBoard.lost_state` says how long ago the
+  board found that its server had forgotten everything (a restart without persistence). Until
+  the workers have re-published (their heartbeat interval bounds when they notice), a missing
+  id means "not back yet", not "no such request"; afterwards, within the retention, "this board
+  may have forgotten it".
 - **Publishing is idempotent.** Re-publishing an open request changes nothing; re-publishing a
   settled one returns the settled record (so a reconnecting worker learns what it missed);
   ``revive=True`` reopens a request that was only ``abandoned``, for an owner that is back.
@@ -60,7 +65,7 @@ every other end names the reason (settled otherwise, not taken in time, worker g
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol, runtime_checkable
 
@@ -171,18 +176,29 @@ class RequestBoard(Protocol):
         """
         ...
 
-    async def restore(self, request: BoardRequest) -> bool:
-        """Put back a settled record the board lost (a server restarted without persistence),
-        so late answers still hear who settled it; never overwrites a record it has.
+    async def restore(self, requests: Sequence[BoardRequest]) -> int:
+        """Put back settled records the board lost (a server restarted without persistence),
+        so late answers still hear who settled them; never overwrites a record it has.
 
         Returns:
-            True when the record was put back.
+            How many records were put back.
 
         Raises:
             BoardUnavailableError: The server cannot be reached.
-            ValueError: ``request`` is open.
+            ValueError: One of ``requests`` is open (nothing is put back).
 
-        Cancellation: the record may or may not be back; restoring again is safe.
+        Cancellation: some records may be back; restoring again is safe.
+        """
+        ...
+
+    async def lost_state(self) -> float | None:
+        """Seconds since the board found that its server had lost every record (restarted
+        without persistence), or None: it never did, or longer ago than its retention.
+
+        Raises:
+            BoardUnavailableError: The server cannot be reached.
+
+        Cancellation: safe.
         """
         ...
 

@@ -40,6 +40,6 @@ class SettledRecords:
 
         Cancellation: some records may be back; restoring again is safe.
         """
-        for record in list(self._records.values()):
-            if record.status is not BoardStatus.ABANDONED:
-                await board.restore(record)
+        kept = [r for r in self._records.values() if r.status is not BoardStatus.ABANDONED]
+        if kept:
+            await board.restore(kept)

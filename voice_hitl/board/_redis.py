@@ -2,17 +2,22 @@
 
 Every step that must be atomic (publish, settle, reap) is one Lua script
 (:mod:`voice_hitl.board._redis_lua`), so the first settle wins on the server whatever the
-number of processes. The client does not retry behind the caller's back: a dropped connection
-surfaces as :class:`BoardUnavailableError`, and the worker bridge reconnects and re-publishes.
+number of processes. The board has an *epoch* (a random id under ``P epoch``): a client that
+(re)subscribes and finds another epoch than the one it saw, or misses an id on a board with no
+epoch, marks the board's state as lost (:meth:`RedisBoard.lost_state`), so a restart without
+persistence is told apart from "no such request". The client does not retry behind the
+caller's back: a dropped connection surfaces as :class:`BoardUnavailableError`, and the worker
+bridge reconnects and re-publishes.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping, Sequence
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
@@ -33,11 +38,16 @@ from ._model import (
     ClaimResult,
     SettleResult,
 )
-from ._redis_lua import CLAIM, ESCALATE, PUBLISH, REAP, RELEASE, RESTORE, SETTLE, TAKE
+from ._redis_lua import CLAIM, EPOCH, ESCALATE, PUBLISH, REAP, RELEASE, RESTORE, SETTLE, TAKE
+from ._shared_read import SharedRead
+from ._tasks import check_cancelled
 
 __all__ = ["RedisBoard"]
 
 _DOWN = (RedisConnectionError, RedisTimeoutError, ConnectionError, OSError)
+_READ_ATTEMPTS = 3
+T = TypeVar("T")
+_RESTORE_BATCH = 500
 
 
 def _request(fields: Sequence[Any] | Mapping[Any, Any]) -> BoardRequest:
@@ -79,8 +89,45 @@ def _unavailable(exc: BaseException) -> BoardUnavailableError:
     return BoardUnavailableError(f"Redis is unreachable: {exc}")
 
 
+def _slow(exc: BaseException) -> bool:
+    """A timeout, or no pooled connection free in time: the server may be fine (this process
+    was busy); as opposed to a refused or dropped connection."""
+    return isinstance(exc, RedisTimeoutError) or "No connection available" in str(exc)
+
+
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _restore_args(request: BoardRequest, retention: str) -> list[str]:
+    """The RESTORE script's arguments after the prefix, for one settled record."""
+    claim = request.claim
+    claim_fields = (
+        ["", "", "", "", "", "", ""]
+        if claim is None
+        else [
+            claim.token,
+            str(claim.status),
+            claim.text,
+            claim.by or "",
+            claim.via or "",
+            f"{claim.until:.6f}",
+            "1" if claim.taken else "0",
+        ]
+    )
+    return [
+        request.id,
+        request.static_json(),
+        request.worker,
+        str(request.status),
+        request.text,
+        request.detail,
+        f"{request.settled_at or 0.0:.6f}",
+        request.settled_by or "",
+        request.settled_via or "",
+        retention,
+        *claim_fields,
+    ]
 
 
 class RedisBoard:
@@ -107,7 +154,9 @@ class RedisBoard:
         max_connections: int = 64,
     ) -> None:
         self.prefix = prefix
-        self._retention = str(max(1, int(retention)))
+        self._retention_seconds = max(1, int(retention))
+        self._retention = str(self._retention_seconds)
+        self._epoch: str | None = None  # the board's epoch as this client last saw it
         self._cache: dict[str, BoardRequest] = {}
         self._cache_size = 20_000
         pool = aioredis.BlockingConnectionPool.from_url(
@@ -128,12 +177,21 @@ class RedisBoard:
         self._release = self._redis.register_script(RELEASE)
         self._restore = self._redis.register_script(RESTORE)
         self._escalate = self._redis.register_script(ESCALATE)
+        self._epoch_script = self._redis.register_script(EPOCH)
+        self._listing = SharedRead(self._list_open)
 
     async def _call(self, script: Any, *args: Any) -> Any:
-        try:
-            return await script(args=[self.prefix, *args])
-        except _DOWN as exc:
-            raise _unavailable(exc) from exc
+        """Run a script; again (up to :data:`_READ_ATTEMPTS` times) only when no pooled
+        connection came free in time, since then nothing was sent."""
+        attempt = 1
+        while True:
+            try:
+                return await script(args=[self.prefix, *args])
+            except _DOWN as exc:
+                if attempt == _READ_ATTEMPTS or "No connection available" not in str(exc):
+                    raise _unavailable(exc) from exc
+                check_cancelled()
+            attempt += 1
 
     async def publish(self, request: BoardRequest, *, revive: bool = False) -> BoardRequest:
         """See :meth:`RequestBoard.publish`.
@@ -225,60 +283,87 @@ class RedisBoard:
         reply = await self._call(self._release, request_id, token, self._retention)
         return None if reply[0] == "missing" else _request(reply[1:])
 
-    async def restore(self, request: BoardRequest) -> bool:
-        """See :meth:`RequestBoard.restore`.
+    async def restore(self, requests: Sequence[BoardRequest]) -> int:
+        """See :meth:`RequestBoard.restore`: pipelined, :data:`_RESTORE_BATCH` records per
+        round trip (10,000 records one by one kept answers waiting for seconds).
 
-        Cancellation: the record may or may not be back; restoring again is safe.
+        Cancellation: some records may be back; restoring again is safe.
         """
-        if request.is_open:
+        if any(request.is_open for request in requests):
             raise ValueError("only a settled record can be restored")
-        claim = request.claim
-        claim_fields = (
-            ("", "", "", "", "", "", "")
-            if claim is None
-            else (
-                claim.token,
-                str(claim.status),
-                claim.text,
-                claim.by or "",
-                claim.via or "",
-                f"{claim.until:.6f}",
-                "1" if claim.taken else "0",
-            )
+        restored = 0
+        for start in range(0, len(requests), _RESTORE_BATCH):
+            try:
+                sha = await self._redis.script_load(RESTORE)  # a restarted server forgot it
+                pipe = self._redis.pipeline(transaction=False)
+                for request in requests[start : start + _RESTORE_BATCH]:
+                    pipe.evalsha(sha, 0, self.prefix, *_restore_args(request, self._retention))
+                replies = await pipe.execute()
+            except _DOWN as exc:
+                raise _unavailable(exc) from exc
+            restored += sum(1 for reply in replies if reply)
+        return restored
+
+    async def lost_state(self) -> float | None:
+        """See :meth:`RequestBoard.lost_state` (asked because an id is missing: a board with
+        no epoch at all then counts as one that lost its state). Cancellation: safe."""
+        return await self._check_epoch(missing=True)
+
+    async def _check_epoch(self, *, missing: bool) -> float | None:
+        """Read (or create) the board's epoch, marking a loss this client can tell
+        (:data:`~voice_hitl.board._redis_lua.EPOCH`); the loss's age as :meth:`lost_state`."""
+        epoch, age = await self._call(
+            self._epoch_script, self._epoch or "", secrets.token_hex(8), "1" if missing else "0"
         )
-        restored = await self._call(
-            self._restore,
-            request.id,
-            request.static_json(),
-            request.worker,
-            str(request.status),
-            request.text,
-            request.detail,
-            f"{request.settled_at or 0.0:.6f}",
-            request.settled_by or "",
-            request.settled_via or "",
-            self._retention,
-            *claim_fields,
-        )
-        return bool(restored)
+        self._epoch = epoch
+        if not age or float(age) >= self._retention_seconds:
+            return None
+        return float(age)
 
     async def get(self, request_id: str) -> BoardRequest | None:
-        """See :meth:`RequestBoard.get`. Cancellation: safe."""
-        try:
-            fields = await self._redis.hgetall(f"{self.prefix}req:{request_id}")
-        except _DOWN as exc:
-            raise _unavailable(exc) from exc
+        """See :meth:`RequestBoard.get` (a read: retried, see :meth:`_read`).
+
+        Cancellation: safe.
+        """
+        key = f"{self.prefix}req:{request_id}"
+        fields = await self._read(lambda: self._redis.hgetall(key))
         return _request(fields) if fields else None
 
     async def open_requests(self) -> list[BoardRequest]:
-        """See :meth:`RequestBoard.open_requests`. Cancellation: safe."""
-        try:
-            values = await self._redis.hvals(f"{self.prefix}open")
-        except _DOWN as exc:
-            raise _unavailable(exc) from exc
+        """See :meth:`RequestBoard.open_requests`: callers at the same time share one read
+        (:class:`~voice_hitl.board._shared_read.SharedRead`), retried as :meth:`_read` says.
+
+        Cancellation: safe.
+        """
+        return list(await self._listing())
+
+    async def _list_open(self) -> list[BoardRequest]:
+        key = f"{self.prefix}open"
+        values = await self._read(lambda: self._redis.hvals(key))
         requests = [self._parsed(_text(value)) for value in values]
         requests.sort(key=lambda r: r.created_at)
         return requests
+
+    async def _read(self, command: Callable[[], Awaitable[T]]) -> T:
+        """Run an idempotent read, again after a timeout, up to :data:`_READ_ATTEMPTS` times.
+
+        A read that timed out usually met a reply that was there but not yet read: this
+        process's own event loop was busy (a loaded machine), or every pooled connection
+        was. Reading again is safe and usually quick; a server that refuses connections
+        fails at once.
+
+        Raises:
+            BoardUnavailableError: Refused, dropped, or timed out every time.
+        """
+        attempt = 1
+        while True:
+            try:
+                return await command()
+            except _DOWN as exc:
+                if attempt == _READ_ATTEMPTS or not _slow(exc):
+                    raise _unavailable(exc) from exc
+                check_cancelled()
+            attempt += 1
 
     def _parsed(self, data: str) -> BoardRequest:
         """An open request from its JSON, parsed once: a listing of 2,000 open requests
@@ -338,6 +423,9 @@ class RedisBoard:
                 await pubsub.subscribe(channel)
             except _DOWN as exc:
                 raise _unavailable(exc) from exc
+            # Whoever (re)subscribes first after a restart without persistence marks the
+            # board's state as lost, so the service tells "being rebuilt" from "no such id".
+            await self._check_epoch(missing=False)
             yield self._events(pubsub)
         finally:
             await pubsub.aclose()

@@ -4,7 +4,9 @@ Keys under the prefix ``P`` (passed as ``ARGV[1]``; the board runs on one Redis 
 cluster): ``P req:ID`` (hash: data, status, worker, text, detail, at, by, via; and from an
 operator's claim on: claim, claim_status, claim_text, claim_by, claim_via, claim_until,
 claim_taken), ``P open`` (hash id -> data of the open requests), ``P wopen:W`` (set of
-worker W's open ids), ``P workers`` (set), ``P hb:W`` (a key that lives while W heartbeats).
+worker W's open ids), ``P workers`` (set), ``P hb:W`` (a key that lives while W heartbeats),
+``P epoch`` (hash: id, and lost_at once a client that knew an earlier epoch found it gone: the
+server lost the board's state, see :data:`EPOCH`).
 Events are published on ``P events`` (every request) and ``P events:W`` (W's requests) as the
 request hash in JSON with a ``type`` of ``opened`` or ``settled``; a claim is published as
 ``claimed`` on ``P events:W`` only (the owner's business), an escalation as ``escalated`` (with
@@ -14,7 +16,17 @@ Times come from the server's clock (``TIME``).
 
 from __future__ import annotations
 
-__all__ = ["CLAIM", "ESCALATE", "PUBLISH", "REAP", "RELEASE", "RESTORE", "SETTLE", "TAKE"]
+__all__ = [
+    "CLAIM",
+    "EPOCH",
+    "ESCALATE",
+    "PUBLISH",
+    "REAP",
+    "RELEASE",
+    "RESTORE",
+    "SETTLE",
+    "TAKE",
+]
 
 _PRELUDE = """
 local P = ARGV[1]
@@ -209,4 +221,31 @@ if ARGV[12] ~= '' then
 end
 redis.call('EXPIRE', key, ARGV[11])
 return 1
+"""
+
+EPOCH = """
+-- ARGV: P, the epoch id this client saw before ('' if none), a fresh id to use if none is set,
+-- '1' when asked because an id was missing ('0' when a client (re)subscribes)
+-- A board's epoch is created by the first client to look: a worker or the service when it
+-- subscribes. A client that saw another epoch before, or that misses an id on a board with
+-- no epoch (somebody got that id from this board), knows the server lost the board's state
+-- (restarted without persistence): it marks when (lost_at, once).
+-- Returns {epoch id, seconds since lost_at ('' if never)}.
+local key = ARGV[1] .. 'epoch'
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local id = redis.call('HGET', key, 'id')
+local created = false
+if not id then
+  id = ARGV[3]
+  created = true
+  redis.call('HSET', key, 'id', id)
+end
+local lost = redis.call('HGET', key, 'lost_at')
+if not lost and ((ARGV[2] ~= '' and ARGV[2] ~= id) or (created and ARGV[4] == '1')) then
+  lost = string.format('%.6f', now)
+  redis.call('HSET', key, 'lost_at', lost)
+end
+if not lost then return {id, ''} end
+return {id, string.format('%.6f', now - tonumber(lost))}
 """

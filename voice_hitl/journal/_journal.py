@@ -33,9 +33,9 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
-from .._lifecycle import RequestEvent
+from ..human._lifecycle import RequestEvent
 from ._anchor import FileAnchor, JournalAnchor, RedisAnchor
 from ._checkpoints import Checkpoints
 from ._entry import GENESIS, JournalEntry, digest_of
@@ -45,7 +45,7 @@ from ._store import JournalStats, JournalStore
 from ._waiting import Waiting, fail
 
 if TYPE_CHECKING:
-    from .._human_input import HumanInputHandler
+    from ..human._human_input import HumanInputHandler
 
 __all__ = ["Durability", "Journal", "default_anchor"]
 
@@ -61,9 +61,10 @@ Durability = Literal["fast", "sync"]
 
 @dataclass(frozen=True, slots=True)
 class _Held:
-    """A ``settled`` event whose call waits until it is stored (``sync`` durability)."""
+    """A ``settled`` event whose call waits until it is stored (``sync`` durability), or a
+    record whose writer waits (:meth:`Journal.record` with ``stored=True``)."""
 
-    event: RequestEvent
+    event: RequestEvent | Record
     done: Future[None]
 
 
@@ -152,6 +153,11 @@ class Journal:
         self._unsure: _Unsure | None = None  # a batch whose write failed but may be stored
         self._stop_by: float | None = None  # when closing: the writer's last retry
 
+    @property
+    def sync_timeout(self) -> float:
+        """Seconds a ``sync`` call (or a ``stored`` record's writer) waits for its entry."""
+        return self._sync_timeout
+
     @classmethod
     def open(cls, path: str | Path, key: bytes, **options: Any) -> Journal:
         """A started journal on a SQLite file (the embedded default).
@@ -204,15 +210,55 @@ class Journal:
         self._queue.put(event)
         return None
 
+    @overload
     def record(
-        self, request_id: str, kind: str, data: Mapping[str, Any], at: datetime | None = None
-    ) -> None:
+        self,
+        request_id: str,
+        kind: str,
+        data: Mapping[str, Any],
+        at: datetime | None = None,
+        *,
+        stored: Literal[False] = False,
+    ) -> None: ...
+
+    @overload
+    def record(
+        self,
+        request_id: str,
+        kind: str,
+        data: Mapping[str, Any],
+        at: datetime | None = None,
+        *,
+        stored: Literal[True],
+    ) -> Future[None]: ...
+
+    def record(
+        self,
+        request_id: str,
+        kind: str,
+        data: Mapping[str, Any],
+        at: datetime | None = None,
+        *,
+        stored: bool = False,
+    ) -> Future[None] | None:
         """Append an entry that is not a request event (e.g. what a board saw); thread-safe.
 
         ``data`` must be JSON-serialisable (anything else is written as its ``str``).
+
+        Returns:
+            With ``stored``, a future done once the entry is in the store, or failed with
+            :class:`JournalUnavailableError` when it is not stored within ``sync_timeout``,
+            is dropped, or the journal closes first (the entry then stays queued, as a
+            ``sync`` call's does); otherwise None.
         """
         when = iso(at or datetime.now(UTC)) or ""
-        self._queue.put((request_id, when, kind, dict(data)))
+        record = (request_id, when, kind, dict(data))
+        if not stored:
+            self._queue.put(record)
+            return None
+        done: Future[None] = Future()
+        self._queue.put(_Held(record, done))
+        return done
 
     def flush(self, timeout: float | None = 10.0) -> bool:
         """Block until what was queued before this call has been written (or tried).
@@ -276,7 +322,8 @@ class Journal:
                 elif isinstance(item, tuple):
                     self._records.append(item)
                 elif isinstance(item, _Held):
-                    record = record_of(item.event)
+                    held = item.event
+                    record = held if isinstance(held, tuple) else record_of(held)
                     self._records.append(record)
                     self._waiting.hold(record, item.done)
                 else:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from .._lifecycle import RequestEvent
+from ..human._lifecycle import RequestEvent
 
 __all__ = ["Record", "iso", "record_of"]
 

@@ -13,20 +13,61 @@ readable diff when they differ::
 
     def test_transfer_call(recorded_call):
         recorded_call.check("audio_fixtures/recordings/phone_call")
+
+The replays run calls on concrete providers or the demo's agents, so their code lives in
+``voice_hitl.demo`` (above the library); this package presents their names and loads them on
+first use, like every other name here.
 """
 
 from __future__ import annotations
 
-from .._public import publish
-from ._cassette import Divergence
-from ._format import FORMAT_VERSION, MANIFEST_SCHEMA, read_manifest, verify_files
-from ._manifest import FORMAT, MANIFEST, Recording, RecordingError, read_recording, write_recording
-from ._recorded_call import RecordedCall
-from ._recorder import CallRecorder
-from ._redact import Redaction
-from ._replay import ReplayResult, replay_recording
-from ._summary import VOLATILE_KEYS, summarise
-from ._wire_replay import AgentFactory, CallReplay, replay
+from typing import TYPE_CHECKING
+
+from .._public import lazy_attributes
+
+if TYPE_CHECKING:
+    from ..demo._recorded_call import RecordedCall
+    from ..demo._replay import ReplayResult, replay_recording
+    from ..demo._wire_replay import AgentFactory, CallReplay, replay
+    from ._cassette import Divergence
+    from ._format import FORMAT_VERSION, MANIFEST_SCHEMA, read_manifest, verify_files
+    from ._manifest import (
+        FORMAT,
+        MANIFEST,
+        Recording,
+        RecordingError,
+        read_recording,
+        write_recording,
+    )
+    from ._recorder import CallRecorder
+    from ._redact import Redaction
+    from ._summary import VOLATILE_KEYS, summarise
+
+# Every name loads its module on first use: the ``voice-hitl`` command line reaches the
+# recording's sub-commands without loading numpy, the recorder or the replays.
+_LAZY: dict[str, str] = {
+    "Divergence": "voice_hitl.recording._cassette",
+    "FORMAT_VERSION": "voice_hitl.recording._format",
+    "MANIFEST_SCHEMA": "voice_hitl.recording._format",
+    "read_manifest": "voice_hitl.recording._format",
+    "verify_files": "voice_hitl.recording._format",
+    "FORMAT": "voice_hitl.recording._manifest",
+    "MANIFEST": "voice_hitl.recording._manifest",
+    "Recording": "voice_hitl.recording._manifest",
+    "RecordingError": "voice_hitl.recording._manifest",
+    "read_recording": "voice_hitl.recording._manifest",
+    "write_recording": "voice_hitl.recording._manifest",
+    "RecordedCall": "voice_hitl.demo._recorded_call",
+    "CallRecorder": "voice_hitl.recording._recorder",
+    "Redaction": "voice_hitl.recording._redact",
+    "ReplayResult": "voice_hitl.demo._replay",
+    "replay_recording": "voice_hitl.demo._replay",
+    "VOLATILE_KEYS": "voice_hitl.recording._summary",
+    "summarise": "voice_hitl.recording._summary",
+    "AgentFactory": "voice_hitl.demo._wire_replay",
+    "CallReplay": "voice_hitl.demo._wire_replay",
+    "replay": "voice_hitl.demo._wire_replay",
+}
 
 __all__ = [
     "FORMAT",
@@ -52,4 +93,5 @@ __all__ = [
     "write_recording",
 ]
 
-publish(__name__, globals(), __all__)
+if not TYPE_CHECKING:  # mypy sees the imports above, not a catch-all __getattr__
+    __getattr__, __dir__ = lazy_attributes(__name__, globals(), _LAZY)

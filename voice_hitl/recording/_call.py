@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from .._lifecycle import RequestEvent
-from .._provider import RealtimeProvider, SessionConfig
-from .._tools import AITool
+from ..human._lifecycle import RequestEvent
+from ..tools._tools import AITool
+from ..voice._provider import RealtimeProvider, SessionConfig
 from ._format import (
     CALLER_AUDIO,
     FORMAT_NAME,

@@ -28,7 +28,7 @@ from ._writer import _is_audio_append
 if TYPE_CHECKING:  # websockets comes with the openai and gemini extras, not the core
     from websockets.asyncio.server import ServerConnection as _WsConnection
 
-__all__ = ["Cassette", "Divergence", "WireLine", "cassette_server", "normalised"]
+__all__ = ["Cassette", "Divergence", "WireLine", "normalised"]
 
 _IGNORED_KEYS = frozenset({"event_id", "client_event_id"})
 
@@ -251,30 +251,3 @@ def _describe(frame: Any) -> str:
         kind = frame.get("type")
         return f"a different {kind}" if isinstance(kind, str) else next(iter(frame), "{}")
     return "a frame"
-
-
-def cassette_server(kind: str, cassette: Cassette) -> Any:
-    """The test server for provider ``kind`` (``openai`` or ``gemini``), playing ``cassette``.
-
-    Raises:
-        ValueError: No loopback test server for ``kind``.
-    """
-    if kind == "openai":
-        from providers.openai._sdk_types import validate_client_event
-        from providers.openai._testing import RealtimeTestServer
-
-        class _OpenAICassetteServer(RealtimeTestServer):
-            async def _handler(self, ws: _WsConnection) -> None:
-                await cassette.serve(ws, validate_client_event)
-
-        return _OpenAICassetteServer()
-    if kind == "gemini":
-        from providers.gemini._sdk_types import validate_client_message
-        from providers.gemini._testing import LiveTestServer
-
-        class _GeminiCassetteServer(LiveTestServer):
-            async def _handler(self, ws: _WsConnection) -> None:
-                await cassette.serve(ws, validate_client_message)
-
-        return _GeminiCassetteServer()
-    raise ValueError(f"no wire replay for provider {kind!r}: only openai and gemini recordings")

@@ -11,13 +11,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._usage import HelpFormatter, UsageError
-from ._folder import LoadedCall, diff_calls, load_call, redact_folder
-from ._format import read_manifest, verify_files
-from ._manifest import RecordingError
-from ._redact import Redaction
+
+if TYPE_CHECKING:
+    from ._folder import LoadedCall
 
 __all__ = ["add_recording_command"]
 
@@ -72,6 +71,9 @@ def add_recording_command(subparsers: Any) -> None:
 
 
 def _load(folder: str, *, complete: bool = False) -> LoadedCall:
+    from ._folder import load_call
+    from ._manifest import RecordingError
+
     try:
         return load_call(folder, complete=complete)
     except RecordingError as exc:
@@ -107,6 +109,10 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    from ._folder import load_call
+    from ._format import read_manifest, verify_files
+    from ._manifest import RecordingError
+
     folder = Path(args.folder)
     try:
         manifest = read_manifest(folder)
@@ -128,6 +134,8 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
+    from ._folder import diff_calls
+
     lines = diff_calls(_load(args.a), _load(args.b), strict=args.strict)
     for line in lines:
         print(line)
@@ -137,6 +145,10 @@ def _diff(args: argparse.Namespace) -> int:
 
 
 def _redact(args: argparse.Namespace) -> int:
+    from ._folder import redact_folder
+    from ._manifest import RecordingError
+    from ._redact import Redaction
+
     call = _load(args.folder)
     names = set(args.argument)
     if not names and not args.transcripts and not args.drop_audio:

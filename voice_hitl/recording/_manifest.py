@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from .._audio import read_wav_pcm16, resample_pcm16
-from .._caller_transport import CallerTurn
+from ..voice._audio import read_wav_pcm16, resample_pcm16
+from ..voice._caller_transport import CallerTurn
 
 __all__ = ["FORMAT", "MANIFEST", "Recording", "RecordingError", "read_recording", "write_recording"]
 

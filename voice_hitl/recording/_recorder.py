@@ -28,12 +28,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._human_input_tools import HumanInputToolHandler
-from .._lifecycle import RequestEvent
-from .._provider import ProviderSession, RealtimeProvider, SessionConfig
-from .._transport import KeypadTransport
-from .._voice_channel import RealtimeVoiceChannel
-from .._wire_taps import WireFrame
+from ..human._human_input_tools import HumanInputToolHandler
+from ..human._lifecycle import RequestEvent
+from ..voice._provider import ProviderSession, RealtimeProvider, SessionConfig
+from ..voice._transport import KeypadTransport
+from ..voice._voice_channel import RealtimeVoiceChannel
+from ..voice._wire_taps import WireFrame
 from ._call import CallRecording
 from ._redact import Redaction
 

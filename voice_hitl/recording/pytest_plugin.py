@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from ._recorded_call import RecordedCall
+from ..demo._recorded_call import RecordedCall
 
 __all__ = ["RecordedCall", "recorded_call"]
 

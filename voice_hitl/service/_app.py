@@ -30,9 +30,10 @@ from ._feed import serve_feed
 from ._http import read_json
 from ._hub import FeedHub
 from ._links import AnswerLinks
+from ._listing import ListingEncoder
 from ._openapi import openapi_document
 from ._reach import reach_routes
-from ._story import journal_board, place_of, story_of
+from ._story import journal_board, journal_decisions, place_of, story_of
 from ._webhooks import Webhooks
 
 __all__ = ["CLIENT_HEADER", "IDEMPOTENCY_HEADER", "create_app"]
@@ -52,8 +53,10 @@ Handler = Callable[[Request], Awaitable[Response]]
 
 
 def _refusal(error: DeskError) -> JSONResponse:
-    headers = {"WWW-Authenticate": "Bearer"} if error.status == 401 else None
-    return JSONResponse({"error": error.to_wire()}, error.status, headers=headers)
+    headers = {"WWW-Authenticate": "Bearer"} if error.status == 401 else {}
+    if error.retry_after is not None:
+        headers["Retry-After"] = str(error.retry_after)
+    return JSONResponse({"error": error.to_wire()}, error.status, headers=headers or None)
 
 
 def _guarded(handler: Handler) -> Handler:
@@ -79,17 +82,23 @@ def create_app(
     webhooks: Webhooks | None = None,
     links: AnswerLinks | None = None,
     ack_timeout: float = 3.0,
+    rebuild_window: float | None = None,
 ) -> Starlette:
     """Build the service over ``board`` for ``operators``.
 
     The app's lifespan follows the board for the live feed and reaps abandoned requests every
     ``reap_interval`` seconds; with ``close_board`` it closes the board on shutdown. With a
     ``journal`` (started; the caller closes it) every board event is journaled and
-    ``GET /v1/requests/{id}/story`` serves a request's entries. With ``webhooks`` (not started)
+    ``GET /v1/requests/{id}/story`` serves a request's entries; a journal with ``sync``
+    durability also stores each operator decision (a ``decided`` entry) before the request is
+    claimed, so no call takes an answer the journal does not hold (503 ``not_recorded`` when it
+    cannot be stored in time). With ``webhooks`` (not started)
     every board event is offered to them, and the lifespan starts and closes them; with
     ``links`` answer links work at ``/v1/links/{token}`` (see :mod:`._reach`). An answer is
     reported taken only once the owning worker took it; the worker has ``ack_timeout`` seconds
-    to take it (:mod:`voice_hitl.service._taken`).
+    to take it (:mod:`voice_hitl.service._taken`). For ``rebuild_window`` seconds after the
+    board's server lost its state (default: three heartbeats, ``6 * reap_interval``), a missing
+    id is refused as being rebuilt (503 with ``Retry-After``), not as unknown.
 
     Raises:
         ValueError: ``reap_interval`` or ``ack_timeout`` is not a finite number of seconds
@@ -98,8 +107,18 @@ def create_app(
     """
     reap_interval = positive_seconds("reap_interval", reap_interval)
     ack_timeout = positive_seconds("ack_timeout", ack_timeout)
-    desk = OperatorDesk(board, operators, ack_timeout=ack_timeout)
+    window = 6 * reap_interval if rebuild_window is None else rebuild_window
+    window = positive_seconds("rebuild_window", window)
+    sync = journal is not None and journal.durability == "sync"
+    desk = OperatorDesk(
+        board,
+        operators,
+        ack_timeout=ack_timeout,
+        rebuild_window=window,
+        write_ahead=journal_decisions(journal) if sync and journal is not None else None,
+    )
     hub = FeedHub(board)
+    listing = ListingEncoder()
     hub.add_listener(desk.acks.notify)
     if journal is not None:
         hub.add_listener(journal_board(journal))
@@ -126,7 +145,7 @@ def create_app(
             tool=query.get("tool"),
             for_=query.get("for"),
         )
-        return JSONResponse({"requests": [r.to_wire() for r in found]})
+        return Response(listing.body(found), media_type="application/json")
 
     async def get_request(request: Request) -> Response:
         operator = operator_of(request)

@@ -310,6 +310,17 @@ def add_operator_commands(subparsers: Any) -> None:
     )
     journal.add_argument("--no-journal", action="store_true", help="keep no journal")
     serve.add_argument(
+        "--journal-durability",
+        choices=("fast", "sync"),
+        default="fast",
+        help=(
+            "fast (default): journal entries are queued and written in batches, a crash loses "
+            "the last ~10 ms; sync: each operator answer or rejection is stored (SQLite "
+            "synchronous=FULL) before the call can take it, and refused with 503 not_recorded "
+            "when the journal cannot store it within 10 s"
+        ),
+    )
+    serve.add_argument(
         "--webhooks",
         default=None,
         metavar="FILE",

@@ -11,20 +11,25 @@ The desk reports an answer or a rejection taken only when the owning worker's ha
 
 from __future__ import annotations
 
+import math
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from .._answer_json import answer_json
 from ..board import BoardRequest, BoardStatus, RequestBoard
+from ..human._answer_json import answer_json
 from ..speech import AnswerSpec, AnswerSpecError, NoMatch, typed_answer
 from ._auth import Operator, Operators
 from ._taken import MAX_KEY, Acknowledgements, claim_and_wait, claim_token
 
 __all__ = [
     "MAX_REASON",
+    "BoardRebuildingError",
+    "BoardStateLostError",
     "DeskError",
     "ForbiddenError",
     "InvalidError",
     "NotFoundError",
+    "NotRecordedError",
     "NotTakenError",
     "OperatorDesk",
     "OutcomeUnknownError",
@@ -36,21 +41,32 @@ MAX_REASON = 2000
 
 
 class DeskError(Exception):
-    """An operation the desk refused; ``status`` is its HTTP status, ``code`` a short name."""
+    """An operation the desk refused; ``status`` is its HTTP status, ``code`` a short name;
+    ``retry_after`` (seconds) when trying again later is expected to work."""
 
     status = 400
     code = "bad_request"
 
-    def __init__(self, message: str, request: BoardRequest | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        request: BoardRequest | None = None,
+        *,
+        retry_after: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.request = request
+        self.retry_after = retry_after
 
     def to_wire(self) -> dict[str, Any]:
-        """``{"status", "code", "message"}``, plus ``settled`` for a request that settled."""
+        """``{"status", "code", "message"}``, plus ``settled`` for a request that settled and
+        ``retry_after`` (seconds) for a refusal worth retrying then."""
         body: dict[str, Any] = {"status": self.status, "code": self.code, "message": self.message}
         if self.request is not None and not self.request.is_open:
             body["settled"] = self.request.settlement_wire()
+        if self.retry_after is not None:
+            body["retry_after"] = self.retry_after
         return body
 
 
@@ -74,6 +90,21 @@ class NotFoundError(DeskError):
     status, code = 404, "not_found"
 
 
+class BoardRebuildingError(DeskError):
+    """The board's server lost its state a moment ago (restarted without persistence) and the
+    workers are putting their requests back: the id may be one of them. Retry after
+    ``retry_after`` seconds (an answer with the same ``Idempotency-Key`` is still made once)."""
+
+    status, code = 503, "board_rebuilding"
+
+
+class BoardStateLostError(DeskError):
+    """No such id on a board whose server lost its state within the retention, and no worker
+    put it back: it may have existed (an earlier answer's outcome is unknown here), or not."""
+
+    status, code = 410, "board_state_lost"
+
+
 class SettledError(DeskError):
     """The request was already answered, rejected, timed out, withdrawn or abandoned."""
 
@@ -85,6 +116,18 @@ class NotTakenError(DeskError):
     delivered and the request is open again (the claim lapsed for good)."""
 
     status, code = 503, "not_taken"
+
+
+class NotRecordedError(DeskError):
+    """The service keeps a ``sync`` journal and could not store the operator's decision in
+    time, so the answer was not sent (nothing was delivered; retrying is safe)."""
+
+    status, code = 503, "not_recorded"
+
+
+WriteAhead = Callable[[BoardRequest, BoardStatus, str, str, str], Awaitable[None]]
+"""``write_ahead(request, status, text, by, via)``: stores an operator's decision before the
+desk claims the request (a ``sync`` journal); raises :class:`NotRecordedError` when it cannot."""
 
 
 class OutcomeUnknownError(DeskError):
@@ -139,12 +182,24 @@ class OperatorDesk:
     """Lists, shows, answers and rejects requests on a board for authenticated operators."""
 
     def __init__(
-        self, board: RequestBoard, operators: Operators, *, ack_timeout: float = 3.0
+        self,
+        board: RequestBoard,
+        operators: Operators,
+        *,
+        ack_timeout: float = 3.0,
+        rebuild_window: float = 6.0,
+        write_ahead: WriteAhead | None = None,
     ) -> None:
         self.board = board
+        self.write_ahead = write_ahead
+        """Called with each decision before it is claimed (see :data:`WriteAhead`)."""
         self.operators = operators
         self.ack_timeout = ack_timeout
         """Seconds the owning worker has to take an answer (see :class:`NotTakenError`)."""
+        self.rebuild_window = rebuild_window
+        """Seconds after the board lost its state during which a missing id is "being
+        rebuilt" (:class:`BoardRebuildingError`): the workers' heartbeat timeout, by which
+        every live worker has noticed and re-published."""
         self.acks = Acknowledgements()
         """Wakes waiting answers on board events (the app feeds it from its hub)."""
 
@@ -208,8 +263,40 @@ class OperatorDesk:
         """
         request = await self.board.get(request_id)
         if request is None or not operator.may_see(request):
-            raise NotFoundError(not_found_message(request_id))
+            raise await self.missing(request_id)
         return request
+
+    async def missing(self, request_id: str) -> DeskError:
+        """The refusal for an id the board does not show this operator.
+
+        Usually :class:`NotFoundError`. When the board's server lost its state (restarted
+        without persistence; :meth:`RequestBoard.lost_state`): :class:`BoardRebuildingError`
+        (503, retry) while the workers re-publish, then :class:`BoardStateLostError` (410)
+        within the board's retention, so a request that was answered and then forgotten never
+        reads as "no such request". Out-of-scope ids get the same refusal as unknown ones.
+
+        Raises:
+            BoardUnavailableError: The board cannot be reached to ask.
+
+        Cancellation: safe.
+        """
+        lost = await self.board.lost_state()
+        if lost is None:
+            return NotFoundError(not_found_message(request_id))
+        if lost < self.rebuild_window:
+            wait = max(1, math.ceil(self.rebuild_window - lost))
+            return BoardRebuildingError(
+                f"request {request_id!r} is not on the board yet: the board is being rebuilt "
+                f"(its Redis lost its state {lost:.1f} s ago, restarted without persistence, "
+                f"and the workers are putting their requests back); retry in {wait} s",
+                retry_after=wait,
+            )
+        return BoardStateLostError(
+            f"no request {request_id!r} on the board, but the board's Redis lost its state "
+            f"{lost:.0f} s ago (restarted without persistence) and no worker put this id back: "
+            "if it was answered before, that outcome is unknown here (the call's own record "
+            "has it)"
+        )
 
     async def answer(
         self,
@@ -234,6 +321,7 @@ class OperatorDesk:
             SettledError: Somebody settled it first, the call ended first, or its worker is
                 gone (the message says which).
             NotTakenError: The worker did not take it within :attr:`ack_timeout`.
+            NotRecordedError: A ``sync`` journal could not store it first; it was not sent.
             OutcomeUnknownError: Taken or not could not be learnt in time.
             InvalidError: ``value`` does not fit the request's spec, or a bad key.
 
@@ -305,6 +393,8 @@ class OperatorDesk:
         via: str,
         key: str | None,
     ) -> BoardRequest:
+        if self.write_ahead is not None:  # stored before the call can take it
+            await self.write_ahead(request, status, text, operator.name, via)
         taken = await claim_and_wait(
             self.board,
             self.acks,
@@ -320,7 +410,10 @@ class OperatorDesk:
         if taken.outcome == "taken" and found is not None:
             return found
         if taken.outcome == "missing" or (found is None and taken.outcome != "unknown"):
-            raise NotFoundError(f"no request {request.id!r} (it left the board)")
+            error = await self.missing(request.id)
+            if isinstance(error, NotFoundError):
+                raise NotFoundError(f"no request {request.id!r} (it left the board)")
+            raise error
         if taken.outcome == "busy" and found is not None:
             waiting = found.claim.by if found.claim is not None else None
             who = f" by {waiting}" if waiting else ""

@@ -106,11 +106,16 @@ _SETTLE = {
     "400": _error("The body is not JSON, nested too deep, or holds a lone surrogate."),
     "404": _error("Unknown request id, or outside your rooms and channels."),
     "409": _error("Already answered, rejected, timed out, withdrawn or abandoned."),
+    "410": _error(
+        "board_state_lost: the board's Redis lost its state (restarted without persistence) "
+        "and no worker put this id back; an earlier answer's outcome is unknown here."
+    ),
     "413": _error("The body is over 64 KiB."),
     "422": _error("The body does not fit (e.g. an answer the request's spec does not accept)."),
     "503": _error(
         "Not taken: the board is unreachable, or the call's worker did not take the answer in "
-        "time (nothing was delivered)."
+        "time (nothing was delivered); or board_rebuilding (with Retry-After): the board's "
+        "Redis lost its state a moment ago and the workers are putting their requests back."
     ),
     "504": _error("Whether the call took the answer is not known yet: retry with the same key."),
 }
@@ -215,6 +220,10 @@ def openapi_document() -> dict[str, Any]:
                         "200": _ok(_ONE, "The request, open or settled."),
                         **_AUTH_ERRORS,
                         "404": _error("Unknown request id, or outside your rooms and channels."),
+                        "410": _SETTLE["410"],
+                        "503": _error(
+                            "The board is unreachable, or board_rebuilding (with Retry-After)."
+                        ),
                     },
                 }
             },

@@ -174,27 +174,36 @@ def _reach(args: Any) -> tuple[Any, Any]:
 
 
 def _open_journal(args: Any, url: str) -> tuple[Journal | None, str]:
-    """The journal ``voice-hitl serve`` keeps (started), and how to name it.
+    """The journal ``voice-hitl serve`` keeps (started, with ``--journal-durability``), and
+    how to name it.
 
     Raises:
-        ValueError: No key for a Redis journal.
+        ValueError: No key for a Redis journal, or ``sync`` without a journal.
         OSError: The journal file's folder cannot be written.
     """
     from pathlib import Path
 
     from ..journal import Journal, RedisJournalStore, SqliteJournalStore
+    from ..journal._journal import Durability
     from ._story import journal_key
 
+    durability: Durability = "sync" if getattr(args, "journal_durability", "") == "sync" else "fast"
     if args.no_journal:
+        if durability != "fast":
+            raise ValueError("--journal-durability sync needs a journal (not --no-journal)")
         return None, "off"
     if args.journal_redis:
         prefix = args.prefix + "journal"
-        journal = Journal(RedisJournalStore(url, prefix=prefix), journal_key(None))
+        store: Any = RedisJournalStore(url, prefix=prefix)
+        key = journal_key(None)
         named = f"{url} {prefix!r}"
     else:
         path = Path(args.journal)
         path.parent.mkdir(parents=True, exist_ok=True)
-        journal = Journal(SqliteJournalStore(path), journal_key(path))
+        # sync: a stored decision survives a machine crash too, not only the process's
+        store = SqliteJournalStore(path, synchronous="FULL" if durability == "sync" else "NORMAL")
+        key = journal_key(path)
         named = str(path)
+    journal = Journal(store, key, durability=durability)
     journal.start()
-    return journal, named
+    return journal, named if durability == "fast" else f"{named} (sync)"

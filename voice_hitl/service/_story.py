@@ -15,10 +15,19 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from ..board import BoardEscalated, BoardEvent, BoardOpened
-from ..journal import Journal, JournalEntry
+from ..board import BoardEscalated, BoardEvent, BoardOpened, BoardRequest, BoardStatus
+from ..journal import Journal, JournalEntry, JournalUnavailableError
+from ._desk import NotRecordedError, WriteAhead
 
-__all__ = ["KEY_ENV", "board_entry", "journal_board", "journal_key", "place_of", "story_of"]
+__all__ = [
+    "KEY_ENV",
+    "board_entry",
+    "journal_board",
+    "journal_decisions",
+    "journal_key",
+    "place_of",
+    "story_of",
+]
 
 KEY_ENV = "VOICE_HITL_JOURNAL_KEY"
 
@@ -63,6 +72,39 @@ def journal_board(journal: Journal) -> Any:
         journal.record(request_id, "board", data)
 
     return listener
+
+
+def journal_decisions(journal: Journal) -> WriteAhead:
+    """The desk's write-ahead for a ``sync`` journal: each operator decision is stored as a
+    ``board`` entry ``decided`` (status, text, by, via) before the request is claimed, so the
+    call can only take an answer the journal holds. A decision refused as not recorded may
+    still reach the journal later (the entry stays queued); it was never sent."""
+
+    async def write_ahead(
+        request: BoardRequest, status: BoardStatus, text: str, by: str, via: str
+    ) -> None:
+        data = {
+            "event": "decided",
+            "status": str(status),
+            "room": request.room,
+            "channel": request.channel,
+            "text": text,
+            "by": by,
+            "via": via,
+        }
+        stored = journal.record(request.id, "board", data, stored=True)
+        try:
+            # Bounded here too: the writer's own deadline cannot fire while a write hangs.
+            async with asyncio.timeout(journal.sync_timeout):
+                await asyncio.wrap_future(stored)
+        except (JournalUnavailableError, TimeoutError) as exc:
+            why = str(exc) or f"not stored within {journal.sync_timeout:g} s"
+            raise NotRecordedError(
+                f"the answer to request {request.id} was not sent: the journal could not store "
+                f"it first ({why}); nothing was delivered, retry later"
+            ) from exc
+
+    return write_ahead
 
 
 async def story_of(journal: Journal, request_id: str) -> list[JournalEntry]:

@@ -31,8 +31,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._lifecycle import RequestEvent, RequestNoted, RequestOpened, RequestSettled
-from .._pending import PendingInput
 from ..board import (
     BoardEscalated,
     BoardEvent,
@@ -42,6 +40,8 @@ from ..board import (
 )
 from ..board._bridge import stop_tasks
 from ..board._model import iso
+from ..human._lifecycle import RequestEvent, RequestNoted, RequestOpened, RequestSettled
+from ..human._pending import PendingInput
 
 if TYPE_CHECKING:
     import httpx

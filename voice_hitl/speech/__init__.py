@@ -11,7 +11,9 @@ Errors: `AnswerSpecError` (a ``ValueError``) for a bad spec or tool arguments.
 
 from __future__ import annotations
 
-from .._public import publish
+from typing import TYPE_CHECKING
+
+from .._public import lazy_attributes, publish
 from ._answer import (
     Answer,
     AnswerValue,
@@ -24,9 +26,20 @@ from ._answer import (
 )
 from ._audio_quality import AudioQuality
 from ._spec import AnswerKind, AnswerSpec, AnswerSpecError, Choice
-from ._streaming import Pause, SpeechStart, StreamingEndpointer, Utterance
 from ._typed import typed_answer
 from ._understand import understand
+
+if TYPE_CHECKING:
+    from ._streaming import Pause, SpeechStart, StreamingEndpointer, Utterance
+
+# The streaming endpointer works on audio (numpy): it loads on first use, so understanding
+# text (``understand``, ``typed_answer``) does not load numpy.
+_LAZY: dict[str, str] = {
+    "Pause": "voice_hitl.speech._streaming",
+    "SpeechStart": "voice_hitl.speech._streaming",
+    "StreamingEndpointer": "voice_hitl.speech._streaming",
+    "Utterance": "voice_hitl.speech._streaming",
+}
 
 __all__ = [
     "AudioQuality",
@@ -50,4 +63,7 @@ __all__ = [
     "understand",
 ]
 
-publish(__name__, globals(), __all__)
+if not TYPE_CHECKING:  # mypy sees the imports above, not a catch-all __getattr__
+    __getattr__, __dir__ = lazy_attributes(__name__, globals(), _LAZY)
+
+publish(__name__, globals(), [name for name in __all__ if name not in _LAZY])

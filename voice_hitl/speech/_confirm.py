@@ -12,6 +12,9 @@ The challenge words ("confirm", "approve") say yes only when said alone (`challe
 in a larger sentence ("why do I have to confirm this", "check with my wife, then confirm")
 they are a verb about something else, and the reading is asked again, at every tier.
 
+A yes that asks a question back ("why do I need to confirm?") or waits on something ("yes,
+after I talk to my wife", "confirm it tomorrow") is asked again at every tier (`_not_yet`).
+
 A no built from one short word repeated ("nah, nah, nah", "please, no, no, no") is asked again
 rather than taken: a recogniser writes babble that way, and a wrong no refuses what the person
 wanted.
@@ -23,6 +26,7 @@ from collections.abc import Sequence
 
 from ._answer import Answer, NoMatch, NoMatchReason, Via
 from ._challenge import challenge_extras
+from ._not_yet import asks_back, defers
 from ._text import CORRECTION_MARKERS, find_phrase, split_corrections, tokens
 from ._vocab import (
     AFFIRMATIVE_PHRASES,
@@ -91,11 +95,23 @@ def _clean(toks: Sequence[str], spans: list[tuple[int, int]]) -> bool:
 
 
 def _repeated(toks: Sequence[str]) -> bool:
-    """Whether ``toks`` are one short word said three times or more, with nothing but
-    politeness beside it ("nah, nah, nah", "please, no, no, no"): how Whisper writes babble,
-    and how "please do" came out in noise. Such a no is asked again, not taken."""
-    said = [t for t in toks if t not in POLITE_WORDS]
-    return len(said) >= 3 and len(set(said)) == 1 and len(said[0]) <= 4
+    """Whether ``toks`` are one short unit said three times or more in a row, with nothing
+    but politeness beside it and perhaps the unit begun once more ("nah, nah, nah",
+    "please, no, no, no", "don't, don't, don't, do"): how Whisper writes babble, and how
+    "please do" came out in noise. A unit is one word of up to four letters or two words
+    ("do not"). Such a no is asked again, not taken."""
+    said = [t for t in toks if t not in POLITE_WORDS or t in NEGATION_WORDS]
+    for size in (1, 2):
+        unit = said[:size]
+        if len(unit) < size or sum(len(t) for t in unit) > 4 * size:
+            continue
+        times = 0
+        while said[times * size : (times + 1) * size] == unit:
+            times += 1
+        leftover = said[times * size :]
+        if times >= 3 and leftover == unit[: len(leftover)]:
+            return True
+    return False
 
 
 def _challenge_in_a_sentence(toks: Sequence[str]) -> bool:
@@ -124,6 +140,10 @@ def understand_confirm(toks: list[str], transcript: str, via: Via) -> Answer | N
             )
         if _has_any(toks, HESITATIONS):
             return NoMatch(NoMatchReason.CONTRADICTORY, transcript, "yes with a hesitation")
+        if asks_back(transcript):
+            return NoMatch(NoMatchReason.UNCERTAIN, transcript, "a question back")
+        if defers(toks):
+            return NoMatch(NoMatchReason.UNCERTAIN, transcript, "a yes that waits on something")
         if _has_any(tokens(transcript), DEFERRALS):
             return NoMatch(NoMatchReason.UNCERTAIN, transcript, "the caller has not answered yet")
         spans = _spans(toks, AFFIRMATIVE_PHRASES)

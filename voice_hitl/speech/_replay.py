@@ -21,19 +21,14 @@ import json
 import sys
 import wave
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .._usage import HelpFormatter, UsageError, positive_int
-from ._fixtures import (
-    FixtureResult,
-    load_manifest,
-    read_audio,
-    report_json,
-    run_fixtures,
-    summarise,
-)
+from ._recognizer_names import RECOGNIZERS
 from ._spec import AnswerSpec, AnswerSpecError
-from .asr import RECOGNIZERS
+
+if TYPE_CHECKING:
+    from ._fixtures import FixtureResult
 
 __all__ = ["RECOGNIZERS", "add_replay_command", "baseline_for", "check_baseline", "replay"]
 
@@ -125,6 +120,8 @@ def check_fixtures(audio_dir: Path, entries: list[Any]) -> None:
 
 def _check_wav(path: Path) -> None:
     """A PCM WAV file with audio in it, as long as its header says (or a readable FLAC)."""
+    from ._fixtures import read_audio
+
     if not path.is_file():
         raise UsageError(f"{path}: no such audio file")
     if path.suffix.lower() == ".flac":
@@ -245,6 +242,7 @@ async def replay(
     Cancellation:
         Safe: stops after the fixture in flight.
     """
+    from ._fixtures import load_manifest, read_audio, run_fixtures
     from .asr import load_recognizer
 
     if recognizer not in RECOGNIZERS:
@@ -319,6 +317,8 @@ def _check_args(args: argparse.Namespace) -> Path | None:
 
 
 def _main(args: argparse.Namespace) -> int:
+    from ._fixtures import report_json, summarise
+
     baseline_path = _check_args(args)
     limits: dict[str, Any] | None = None
     if baseline_path is not None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._provider_events import PCM16
+from ..voice._provider_events import PCM16
 
 __all__ = ["Pause", "SpeechStart", "StreamingEndpointer", "Utterance"]
 

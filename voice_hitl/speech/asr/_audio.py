@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from ..._audio import resample_pcm16
 from ..._exceptions import AudioFormatError
-from ..._transport import check_pcm16 as check_frame
+from ...voice._audio import resample_pcm16
+from ...voice._transport import check_pcm16 as check_frame
 
 __all__ = [
     "AudioFormatError",

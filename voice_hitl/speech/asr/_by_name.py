@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Literal
 
+from .._recognizer_names import DEFAULT_RECOGNIZER, RECOGNIZERS
 from ._combined import CombinedRecognizer
 from ._denoise import Denoiser
 from ._moonshine import MoonshineReader
@@ -16,13 +17,6 @@ from ._whisper import WhisperRecognizer
 
 __all__ = ["DEFAULT_RECOGNIZER", "RECOGNIZERS", "load_recognizer"]
 
-RECOGNIZERS = ("whisper", "pocketsphinx", "combined", "whisper+moonshine")
-"""Names `load_recognizer` knows (all need the ``speech`` extra; ``whisper+moonshine``, the
-default with Moonshine base reading what Whisper rejects, also the ``moonshine`` extra)."""
-
-DEFAULT_RECOGNIZER = "whisper"
-"""The embedded default: Whisper tiny.en behind the speech gate. On the held-out set it
-understood far more answers than the PocketSphinx grammar (bench/results_heldout.txt)."""
 
 
 async def load_recognizer(

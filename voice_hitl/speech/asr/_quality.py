@@ -125,6 +125,16 @@ class SpeechGate:
             )
         return audio, x, probs, w
 
+    def windows(
+        self, pcm16: npt.NDArray[np.int16], sample_rate: int
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], float]:
+        """``(speech probability, mean power, window seconds)`` of each VAD window of
+        ``pcm16`` (blocking): what `measure` summarises, window by window."""
+        _, x, probs, w = self._windows(pcm16, sample_rate)
+        n = len(probs)
+        frames = x[: n * w].reshape(n, w).astype(np.float64)
+        return probs, np.mean(frames * frames, axis=1) + 1e-12, w / _RATE
+
     def speech_span(self, pcm16: npt.NDArray[np.int16], sample_rate: int) -> tuple[int, int] | None:
         """``(start, end)`` sample indices from the first to the last speech window of
         ``pcm16`` (at ``sample_rate``), or ``None`` when no window is speech (blocking)."""

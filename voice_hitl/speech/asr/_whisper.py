@@ -56,6 +56,13 @@ the person is asked again rather than refused. On the development sets (``heldou
 failures were read, ``heldout``, tuning) these two rules for a no took affirmatives read as no
 from 10 to 0 for 6 more true no's asked again; on ``heldout4``, never tuned on, from 6 to 5
 of 80 for one (the rest are both passes hearing a negation: "not fine, do not").
+Issue 32 adds that a negation word must lie on the person's speech (`_no_support`: word
+timings against the VAD windows). With ``verify_no=True`` the unprompted pass must hold a
+negation too (the hotwords' ways to decline pulled noise and misheard requests onto "don't do
+anything"; unprompted, tiny.en heard "Thank you very much."). It is off by default: on the
+development sets it asked again 5 true no's for 6 no's not said, and on the held-out sets
+(``heldout2``, ``heldout4``, yes/no questions) it took true no's from 92 / 79 % to 86 / 70 %
+for 3 fewer no's not said (bench/results_risk.txt).
 
 One exception, for the high-risk challenge words ("confirm", "approve"), which tiny.en spells
 as sounds when unprompted ("can't earn", "I can turn"): a third pass prompted with only the
@@ -64,6 +71,13 @@ no negation (it runs even when the unprompted spelling holds a negation, as "can
 does). (A looser check -- the unprompted transcript merely sounding like the prompted
 one -- was measured and dropped: it verified "yeah, thank you very much" against "Thank you
 very much.", 9 of 340 adversarial utterances read as yes against 3.)
+
+A challenge answer must be the challenge word said alone (`said_alone`), and tiny.en often
+writes an invented word beside it ("confirmed, blocked", "I confirm, yeah, last"). So a
+prompted or unprompted reading that holds a challenge word beside other words (no negation, no
+question word) is scored against the word alone with the decoder (`_align`): when the word
+alone scores at most ``alone_margin`` nats below the reading, the reading becomes the word
+alone (kept in `WhisperHearing.aligned`), and every other check still applies to it.
 
 Both passes share one run of the encoder (`encode_sync`); each hypothesis carries the words
 as heard and `calibrated_confidence`.
@@ -82,7 +96,7 @@ import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -100,10 +114,23 @@ from .._vocab import (
     POLITE_WORDS,
     STOPWORDS,
 )
+from . import _no_support
+from ._align import (
+    QUIETER_DB,
+    alone_candidates,
+    extras_quieter_db,
+    may_rescue,
+    score_sync,
+    supports_alone,
+    word_spans_sync,
+)
 from ._audio import check_pcm16, resample
 from ._grammar import GRAMMAR_META, answer_phrases
 from ._plain import plain_yes
 from ._protocol import Hypothesis
+
+if TYPE_CHECKING:
+    from ._quality import SpeechGate
 
 __all__ = [
     "MAX_WORDS_PER_SECOND",
@@ -200,12 +227,16 @@ class WhisperHearing:
         unprompted: the same for the pass without hotwords, when it ran.
         evidence: what `calibrated_confidence` was given (average log-probability, read as
             heard, verified yes), when there is a hypothesis.
+        aligned: the readings alignment scoring took as the challenge word said alone
+            (`_align`): ``(free reading, forced reading, their log-likelihoods, dB by which
+            the extra words were quieter)`` each.
     """
 
     hypotheses: list[Hypothesis]
     prompted: tuple[str, float]
     unprompted: tuple[str, float] | None
     evidence: tuple[float, bool, bool] | None = None
+    aligned: tuple[tuple[str, str, float, float, float], ...] = ()
 
     @property
     def readings(self) -> list[tuple[str, float]]:
@@ -240,6 +271,7 @@ def _core(text: str) -> str:
 
 
 _CHALLENGE_PROMPT = "confirm, cancel, approve, deny, I do not confirm"
+
 
 def verbatim(text: str) -> str:
     """Whisper's transcript as shown to people: trimmed, without closing punctuation."""
@@ -296,6 +328,13 @@ def zeros_dropped(fuller: str, shorter: str) -> bool:
     return all(d == "0" for d in rest)
 
 
+def _holds_a_negation(text: str) -> bool:
+    """Whether an unprompted reading holds a negation word; tiny.en, unprompted, spells a
+    leading "no" as "now" ("Now leave it." for "no, leave it")."""
+    words = tokens(text)
+    return bool(set(words) & NEGATION_WORDS) or words[:1] == ["now"]
+
+
 def reads_as_yes(text: str, spec: AnswerSpec) -> bool:
     """Whether `understand` reads ``text`` as a yes to ``spec``."""
     result = understand(text, spec)
@@ -317,6 +356,13 @@ class WhisperRecognizer:
             onto an answer phrase; anything further is rejected.
         min_yes_logprob: lowest average token log-probability accepted for a yes.
         verify: confirm a yes by a second decoding pass without hotwords.
+        verify_no: also require that pass to hear a negation before a no is taken (off by
+            default: it asks again about a tenth of true no's; see the module docstring).
+        alone_margin: nats by which the challenge word said alone may score below a free
+            reading that holds it beside other words and still be taken (`_align`);
+            ``None`` (the default) turns alignment scoring off.
+        alone_quieter_db: dB by which those other words must also be quieter than the
+            challenge word (a background talker, not the person's own words).
 
     Raises:
         ValueError: a parameter is out of range (the message names it).
@@ -334,6 +380,9 @@ class WhisperRecognizer:
         max_distance: float = 0.34,
         min_yes_logprob: float = -1.2,
         verify: bool = True,
+        verify_no: bool = False,
+        alone_margin: float | None = None,
+        alone_quieter_db: float = QUIETER_DB,
     ) -> None:
         if not 0.0 <= max_distance < 1.0:
             raise ValueError(f"max_distance must be in [0, 1), got {max_distance!r}")
@@ -341,6 +390,8 @@ class WhisperRecognizer:
             raise ValueError(f"beam_size must be >= 1, got {beam_size!r}")
         if cpu_threads < 0:
             raise ValueError(f"cpu_threads must be >= 0, got {cpu_threads!r}")
+        if alone_margin is not None and not 0.0 <= alone_margin < math.inf:
+            raise ValueError(f"alone_margin must be a finite number >= 0, got {alone_margin!r}")
         self._path = Path(model_path) if model_path is not None else None
         self._compute_type = compute_type
         self._threads = cpu_threads
@@ -348,6 +399,10 @@ class WhisperRecognizer:
         self._max_distance = max_distance
         self._min_yes_logprob = min_yes_logprob
         self._verify = verify
+        self._verify_no = verify_no
+        self._gate: SpeechGate | None = None
+        self._alone_margin = alone_margin
+        self._alone_quieter_db = alone_quieter_db
 
     def _shared(self) -> _Shared:
         return _load_shared(self._path, self._compute_type, self._threads)
@@ -532,6 +587,65 @@ class WhisperRecognizer:
         seq_len = len(result.sequences_ids[0])
         return text, float(result.scores[0]) * seq_len / (seq_len + 1)
 
+    def score_sync(self, encoded: Any, texts: list[str]) -> list[tuple[float, int]]:
+        """Each text's log-likelihood given an encoded utterance, and the tokens scored
+        (blocking; `_align.score_sync`)."""
+        from faster_whisper.tokenizer import Tokenizer
+        from faster_whisper.transcribe import get_suppressed_tokens
+
+        shared = self._shared()
+        tokenizer = Tokenizer(
+            shared.model.hf_tokenizer,
+            shared.model.model.is_multilingual,
+            task="transcribe",
+            language="en",
+        )
+        suppress = list(get_suppressed_tokens(tokenizer, (-1,)) or ())
+        with shared.lock:
+            return score_sync(shared.model, encoded, texts, suppress)
+
+    def word_spans_sync(
+        self, encoded: Any, text: str, num_frames: int
+    ) -> list[tuple[str, float, float]]:
+        """Each word of ``text`` with its start and end in seconds (blocking;
+        `_align.word_spans_sync`)."""
+        shared = self._shared()
+        with shared.lock:
+            return word_spans_sync(shared.model, encoded, text, num_frames)
+
+    def _alone(
+        self,
+        encoded: Any,
+        reading: tuple[str, float],
+        aligned: list[tuple[str, str, float, float, float]],
+        audio: npt.NDArray[np.int16],
+    ) -> tuple[str, float]:
+        """``reading``, or the challenge word said alone when the audio supports that about
+        as well as the reading's extra words and those words are quieter than the challenge
+        word (`_align`); what was taken goes to ``aligned``. ``audio`` is what was encoded,
+        at 16 kHz.
+
+        The word alone keeps the reading's average log-probability, less the nats per token
+        by which it scored below the reading (never more): the decoder's confidence in what it
+        wrote, not a neutral prompt's surprise at a sentence's first word."""
+        text, logprob = reading
+        if self._alone_margin is None or not may_rescue(text):
+            return reading
+        candidates = alone_candidates(text)
+        scores = self.score_sync(encoded, [text, *candidates])
+        free = scores[0][0]
+        best = max(range(len(candidates)), key=lambda i: scores[i + 1][0])
+        forced, count = scores[best + 1]
+        if not supports_alone(forced, free, self._alone_margin):
+            return reading
+        frames = min(_MAX_FRAMES, len(audio) // 160)
+        spans = self.word_spans_sync(encoded, text, frames)
+        quieter = extras_quieter_db(spans, audio, _MODEL_RATE)
+        if quieter < self._alone_quieter_db:
+            return reading
+        aligned.append((text, candidates[best], forced, free, quieter))
+        return candidates[best], logprob + min(0.0, (forced - free) / count)
+
     def transcribe_sync(
         self,
         pcm16: npt.NDArray[np.int16],
@@ -561,8 +675,12 @@ class WhisperRecognizer:
             decoded = self.decode_sync(encoded, spec, hotwords=hotwords, words=words)
             return _unless_looping(decoded, seconds)
 
+        aligned: list[tuple[str, str, float, float, float]] = []
+        audio = resample(check_pcm16(pcm16, sample_rate), sample_rate, _MODEL_RATE)
         prompted = heard(True)
         unprompted: tuple[str, float] | None = None
+        if spec is not None and spec.kind is AnswerKind.CONFIRM:
+            prompted = self._alone(encoded, prompted, aligned, audio)
         if spec is not None and spec.kind in VALUE_KINDS:
             return self._hear_value(prompted, heard(False), spec)
         said, logprob = prompted
@@ -575,7 +693,7 @@ class WhisperRecognizer:
                 mapped, as_heard = fallback, fallback_as_heard
                 said, logprob = unprompted
         if mapped is None:
-            return WhisperHearing([], prompted, unprompted)
+            return WhisperHearing([], prompted, unprompted, aligned=tuple(aligned))
         verified = False
         reading = value_of(mapped, spec) if spec is not None else None
         if self._verify and spec is not None and reading is False:
@@ -584,22 +702,32 @@ class WhisperRecognizer:
             if unprompted is None:
                 unprompted = heard(False)
             if any(affirms(text) for text, _ in (prompted, unprompted)):
-                return WhisperHearing([], prompted, unprompted)
+                return WhisperHearing([], prompted, unprompted, aligned=tuple(aligned))
+            if self._verify_no and not _holds_a_negation(unprompted[0]):
+                # the unprompted pass heard no negation: the hotwords made the no up
+                return WhisperHearing([], prompted, unprompted, aligned=tuple(aligned))
+            if not self._no_on_speech(encoded, pcm16, sample_rate, said):
+                return WhisperHearing(
+                    [], prompted, unprompted, aligned=tuple(aligned)
+                )  # the no rests on noise
         if self._verify and spec is not None and reading is True:
             if unprompted is None:
                 unprompted = heard(False)
-            check = unprompted[0]
-            agrees = reads_as_yes(check, spec)
             challenge = set(tokens(said)) & CHALLENGE_WORDS
+            # the unprompted pass too may write an invented word beside the challenge word
+            check = (
+                self._alone(encoded, unprompted, aligned, audio)[0] if challenge else unprompted[0]
+            )
+            agrees = reads_as_yes(check, spec)
             if not agrees and challenge:
                 # Unprompted, tiny.en spells a rare word as sounds ("can't earn" for
                 # "confirm"); a third reading, prompted with the challenge words and as many
                 # ways to decline, must hear the same challenge word and no negation.
-                check = heard(True, _CHALLENGE_PROMPT)[0]
+                check = self._alone(encoded, heard(True, _CHALLENGE_PROMPT), aligned, audio)[0]
                 agrees = bool(challenge & set(tokens(check))) and reads_as_yes(check, spec)
             if set(tokens(check)) & NEGATION_WORDS or not agrees:
                 # the unprompted pass heard neither a yes nor the same sounds
-                return WhisperHearing([], prompted, unprompted)
+                return WhisperHearing([], prompted, unprompted, aligned=tuple(aligned))
             verified = True
         hypothesis = Hypothesis(
             mapped,
@@ -607,7 +735,27 @@ class WhisperRecognizer:
             transcript=verbatim(said),
             confidence=calibrated_confidence(logprob, as_heard=as_heard, verified=verified),
         )
-        return WhisperHearing([hypothesis], prompted, unprompted, (logprob, as_heard, verified))
+        evidence = (logprob, as_heard, verified)
+        return WhisperHearing([hypothesis], prompted, unprompted, evidence, tuple(aligned))
+
+    def _no_on_speech(
+        self, encoded: Any, pcm16: npt.NDArray[np.int16], sample_rate: int, said: str
+    ) -> bool:
+        """Whether a negation word of ``said`` lies on the person's speech (`_no_support`);
+        True when there is no encoder output to align against (a scripted decoder)."""
+        if encoded is None:
+            return True
+        if self._gate is None:
+            from ._quality import SpeechGate
+
+            self._gate = SpeechGate()
+        shared = self._shared()
+        seconds = len(pcm16) / sample_rate
+        timings = _no_support.word_timings(shared.model, shared.lock, encoded, said, seconds)
+        probabilities, power, window_s = self._gate.windows(pcm16, sample_rate)
+        return _no_support.no_rests_on_speech(
+            timings, probabilities, power, window_s, threshold=self._gate.threshold
+        )
 
     def _choose_value(
         self, prompted: tuple[str, float], unprompted: tuple[str, float], spec: AnswerSpec

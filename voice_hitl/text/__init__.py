@@ -1,0 +1,2 @@
+"""Text agents: ``AIChannel``, a text model's own tool loop, human-input tools first.
+"""

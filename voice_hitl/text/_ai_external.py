@@ -1,0 +1,151 @@
+"""Runtimes that run their own tools: ``ExternalToolHandler`` and ``ToolDecision``.
+
+A provider that executes tools inside its own runtime (a sandboxed coding agent, say) asks the
+channel for a decision on each pending call to a tool the channel does not serve. The handler
+decides (:meth:`ExternalToolHandler.process_tool_call`); a refusal comes back to it through
+:meth:`~ExternalToolHandler.on_tool_refused`, a call the turn cut through
+:meth:`~ExternalToolHandler.on_tool_cancelled`. The defaults report the call to
+``ON_TOOL_CALL`` observers, once; an override calls ``super()`` to keep that report.
+
+Keyword arguments reach a method only when its signature takes them (by name, or through
+``**kwargs``), so write overrides with ``**kwargs`` to receive what later versions add.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import inspect
+import json
+import logging
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..tools._gate import ToolOutcome
+
+__all__ = ["ExternalToolHandler", "Reporter", "ToolDecision", "call_accepting", "external_report"]
+
+logger = logging.getLogger("voice_hitl.ai")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDecision:
+    """What an :class:`ExternalToolHandler` decided about one call.
+
+    ``approved=True``: the runtime runs the tool itself. ``approved=False``: the runtime does
+    not, and the model reads ``reason`` (which may carry a person's answer). ``detail`` says
+    what failed when the refusal came from a failure; it reaches ``on_tool_refused(...,
+    detail=...)`` and the report's ``error_detail``.
+    """
+
+    approved: bool
+    reason: str = ""
+    detail: str = ""
+
+
+Reporter = Callable[[ToolOutcome, str, str], Awaitable[None]]
+"""Reports one call to ``ON_TOOL_CALL``, the first time only: ``(outcome, text the model
+reads, error_detail)``."""
+
+_REPORTER: contextvars.ContextVar[Reporter | None] = contextvars.ContextVar(
+    "voice_hitl_external_reporter", default=None
+)
+
+
+@contextlib.contextmanager
+def external_report(reporter: Reporter) -> Iterator[None]:
+    """Make ``reporter`` the one the default ``on_tool_*`` methods use for the block."""
+    token = _REPORTER.set(reporter)
+    try:
+        yield
+    finally:
+        _REPORTER.reset(token)
+
+
+async def _report(outcome: ToolOutcome, text: str, detail: str) -> None:
+    reporter = _REPORTER.get()
+    if reporter is None:
+        logger.debug("external tool call reported outside a channel's tool loop: ignored")
+        return
+    await reporter(outcome, text, detail)
+
+
+def call_accepting(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Call ``fn`` with the keyword arguments its signature takes (all, with ``**kwargs``)."""
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # no signature to read: pass everything
+        return fn(*args, **kwargs)
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return fn(*args, **kwargs)
+    names = {
+        p.name
+        for p in parameters
+        if p.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    }
+    return fn(*args, **{k: v for k, v in kwargs.items() if k in names})
+
+
+class ExternalToolHandler:
+    """Decides on the calls a runtime runs itself; subclass and override
+    :meth:`process_tool_call`.
+
+    Give it to an ``AIChannel`` as ``tool_handler=``: a pending call to a tool the channel
+    does not serve comes here; the channel's own tools (its ``tools=`` and human-input tools)
+    stay served through its gate.
+    """
+
+    async def process_tool_call(
+        self,
+        tool_name: str,
+        tool_input: dict[str, Any],
+        *,
+        room_id: str | None = None,
+        **kwargs: Any,
+    ) -> ToolDecision:
+        """Decide on one call. The default approves it.
+
+        Keyword arguments: ``room_id``, ``tool_call_id``, ``channel_id``, ``actor_id``.
+
+        Cancellation: the turn was cancelled; the channel then calls :meth:`on_tool_cancelled`.
+        """
+        return ToolDecision(approved=True)
+
+    async def on_tool_cancelled(
+        self,
+        tool_name: str,
+        tool_input: dict[str, Any],
+        *,
+        tool_call_id: str = "",
+        room_id: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """A call the turn cut: while :meth:`process_tool_call` waited, or before it was
+        asked. The default reports it ``cancelled`` to ``ON_TOOL_CALL`` observers, once.
+
+        It runs in the turn's teardown: keep it short (withdraw what the person was shown,
+        then ``await super().on_tool_cancelled(...)`` to keep the report).
+
+        Cancellation: safe; observers not yet run do not run.
+        """
+        reason = str(kwargs.get("reason", "the turn was cancelled"))
+        await _report("cancelled", json.dumps({"error": reason}), reason)
+
+    async def on_tool_refused(
+        self,
+        tool_name: str,
+        tool_input: dict[str, Any],
+        reason: str,
+        *,
+        tool_call_id: str = "",
+        room_id: str | None = None,
+        detail: str = "",
+        **kwargs: Any,
+    ) -> None:
+        """A call :meth:`process_tool_call` refused. The default reports it ``refused`` to
+        ``ON_TOOL_CALL`` observers, with ``detail`` as the report's ``error_detail``.
+
+        Cancellation: safe; observers not yet run do not run.
+        """
+        await _report("refused", reason, detail)  # what the model reads: the reason itself
