@@ -355,7 +355,6 @@ def main() -> None:
     parser.add_argument(
         "--alone-margin", help="Whisper's alignment margin in nats, or 'off' (default: its own)"
     )
-    parser.add_argument("--cache", type=Path, help="an SQLite cache of Whisper's decodings")
     parser.add_argument(
         "--alone-quieter", type=float, default=4.0, help="dB the extra words must be quieter"
     )

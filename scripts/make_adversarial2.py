@@ -15,15 +15,14 @@ Needs what ``scripts/make_heldout2.py`` needs. Run from the repository root:
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import make_adversarial as recipe
-import make_heldout2
+import fixturegen as fg
+from make_heldout2 import make_voices
 
-ROOT = Path(__file__).resolve().parent.parent
+OUT = fg.fixtures_root() / "adversarial2"
 
 # (id, category, text, fair reading). Written before any recognition result was seen.
 SENTENCES: list[tuple[str, str, str, str]] = [
@@ -58,21 +57,14 @@ BABBLE_TEXTS = [
 
 
 def main() -> int:
-    seed = recipe._rng
-    recipe._rng = lambda name: seed("adversarial2:" + name)  # new seeds, same recipe
-    recipe.OUT = ROOT / "audio_fixtures" / "adversarial2"
-    recipe.SENTENCES = SENTENCES
-    recipe.BABBLE_TEXTS = BABBLE_TEXTS
-    recipe.VOICES = make_heldout2.VOICES
-    recipe.make_voices = make_heldout2.make_voices
-    recipe.main()
-    path = recipe.OUT / "manifest.json"
-    manifest = json.loads(path.read_text())
-    manifest["description"] = (
+    description = (
         "Held-out adversarial audio (issue 17): nothing here may be read as a yes; never "
         "tuned on; regenerate with scripts/make_adversarial2.py"
     )
-    path.write_text(json.dumps(manifest, indent=1) + "\n")
+    voices = make_voices()
+    fg.adversarial_set(
+        OUT, SENTENCES, BABBLE_TEXTS, voices, description, seed_prefix="adversarial2:"
+    )
     return 0
 
 

@@ -45,25 +45,15 @@ files.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_confirmations import _speech
-from make_fixtures import REJECT, _rng
-from make_heldout import espeak_voice, flite_voice, render, write_flac
-from make_heldout2 import _babble
-from make_heldout3 import festival, make_babblers
+import fixturegen as fg
+from fixturegen import CHALLENGE, REJECT
 
-ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "audio_fixtures" / "adversarial3"
-RATE = 16_000
-LEAD_S = 0.3
-SPEC = {"tool": "ConfirmAction", "arguments": {"action": "move 500 dollars to savings"}}
+OUT = fg.fixtures_root() / "adversarial3"
 
 # (id, category, text). Written after the issue-32 rule change, before any recognition.
 SENTENCES: list[tuple[str, str, str]] = [
@@ -103,74 +93,43 @@ BABBLE_LINES = (
 )
 
 
-def make_voices() -> dict[str, Any]:
+def make_voices() -> dict[str, fg.Voice]:
     return {
-        "festival_ked": festival("ked_diphone"),
-        "festival_slt_hts": festival("cmu_us_slt_arctic_hts"),
-        "espeak_nyc_f2": espeak_voice("en-us-nyc+f2", 165),
-        "espeak_rp_klatt4": espeak_voice("en-gb-x-rp+klatt4", 150),
+        "festival_ked": fg.festival("ked_diphone"),
+        "festival_slt_hts": fg.festival("cmu_us_slt_arctic_hts"),
+        "espeak_nyc_f2": fg.espeak("en-us-nyc+f2", 165),
+        "espeak_rp_klatt4": fg.espeak("en-gb-x-rp+klatt4", 150),
     }
 
 
-def render5(
-    speech: np.ndarray, voice: str, name: str, babblers: list[np.ndarray]
-) -> tuple[np.ndarray, int, str]:
-    """The speech at 5 dB SNR: white noise for Festival voices, babble for espeak-ng ones."""
-    pad = np.zeros(int(RATE * LEAD_S))
-    x = np.concatenate([pad, speech, pad])
-    rng = _rng("adversarial3:" + name)
-    if voice.startswith("festival"):
-        noise, kind = rng.normal(0.0, 1.0, len(x)), "white"
-    else:
-        noise, kind = _babble(len(x), babblers, rng), "babble"
-    power = float(np.mean(speech**2))
-    return x + noise * np.sqrt(power / 10 ** (5 / 10)), RATE, kind
+def noise_of(slot: fg.Slot) -> dict[str, Any]:
+    """``noise05`` is white noise for the Festival voices, babble for the espeak-ng ones."""
+    if slot.condition != "noise05":
+        return {"noise": None}
+    return {"noise": "white" if slot.voice.startswith("festival") else "babble"}
 
 
 def main() -> int:
-    OUT.mkdir(parents=True, exist_ok=True)
-    voices = make_voices()
-    babblers = make_babblers(
-        (flite_voice("slt"), espeak_voice("en-gb-scotland+f4", 150)), BABBLE_LINES
+    babblers = fg.babblers((fg.flite("slt"), fg.espeak("en-gb-scotland+f4", 150)), BABBLE_LINES)
+
+    def render(speech: fg.FloatArray, slot: fg.Slot) -> tuple[fg.FloatArray, int]:
+        name = "adversarial3:" + slot.file
+        if slot.condition != "noise05":
+            return fg.render_heldout(speech, slot.condition, name)
+        x, rng = fg.padded(speech, 0.3), fg.seeded(name)
+        if noise_of(slot)["noise"] == "white":
+            noise = rng.normal(0.0, 1.0, len(x))
+        else:
+            noise = fg.two_talkers(len(x), babblers, rng)
+        return fg.at_snr(x, noise, speech, 5), fg.RATE
+
+    said = [(uid, category, CHALLENGE, text, REJECT) for uid, category, text in SENTENCES]
+    description = (
+        "Third adversarial set (issue 32): nothing here is a yes; written after the "
+        "challenge-alone rule, committed before any recogniser heard it; regenerate with "
+        "scripts/make_adversarial3.py"
     )
-    entries: list[dict[str, Any]] = []
-    for uid, category, text in SENTENCES:
-        for voice in VOICES:
-            speech = _speech(voices[voice], text, 1.0)
-            for condition in CONDITIONS:
-                name = f"{uid}__{voice}__{condition}.flac"
-                noise = None
-                if condition == "noise05":
-                    x, rate, noise = render5(speech, voice, name, babblers)
-                else:
-                    x, rate = render(speech, condition, "adversarial3:" + name)
-                write_flac(OUT / name, x, rate)
-                entries.append(
-                    {
-                        "file": name,
-                        "id": uid,
-                        "voice": voice,
-                        "condition": condition,
-                        "noise": noise,
-                        "sample_rate": rate,
-                        "category": category,
-                        "text": text,
-                        "spec": SPEC,
-                        "expected": REJECT,
-                    }
-                )
-        print(f"{uid}: done", file=sys.stderr)
-    manifest = {
-        "description": (
-            "Third adversarial set (issue 32): nothing here is a yes; written after the "
-            "challenge-alone rule, committed before any recogniser heard it; regenerate with "
-            "scripts/make_adversarial3.py"
-        ),
-        "voices": list(VOICES),
-        "conditions": list(CONDITIONS),
-        "fixtures": entries,
-    }
-    (OUT / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    fg.write_set(OUT, description, said, make_voices(), CONDITIONS, render, fields=noise_of)
     return 0
 
 

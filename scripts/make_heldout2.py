@@ -30,40 +30,16 @@ names, so a rerun gives identical files.
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_confirmations import PiperVoice, _speech
-from make_confirmations import render as confirmation_render
-from make_fixtures import (
-    AMOUNT,
-    CODE,
-    COLOUR,
-    CONFIRM,
-    PAY,
-    REJECT,
-    _read_wav,
-    _rng,
-    meta,
-    no,
-    pick,
-    value,
-    yes,
-)
-from make_heldout import espeak_voice, flite_voice, render, write_flac
+import fixturegen as fg
+from fixturegen import AMOUNT, CODE, COLOUR, CONFIRM, PAY, REJECT, meta, no, pick, value, yes
 
-ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "audio_fixtures" / "heldout2"
-OUT_CONFIRM = ROOT / "audio_fixtures" / "heldout2_confirmations"
-RATE = 16_000
-LEAD_S = 0.3
+OUT = fg.fixtures_root() / "heldout2"
+OUT_CONFIRM = fg.fixtures_root() / "heldout2_confirmations"
 
 # (id, category, spec, text, expected). Written before any recognition result was seen.
 UTTERANCES: list[tuple[str, str, dict[str, Any], str, dict[str, Any]]] = [
@@ -124,7 +100,7 @@ CONFIRMATIONS = {
 
 VOICES = ("festival_ked", "espeak_rp_f4", "espeak_nyc_m5", "piper_fast")
 CONDITIONS = ("clean", "babble", "telephone_8k", "telephone_16k")
-CONFIRM_CONDITIONS = ("clean", "white10", "babble10", "telephone")
+CONFIRM_CONDITIONS = fg.TAKE_CONDITIONS
 # Babble talkers: the tuning voices (flite slt, espeak-ng en-us), lines no set says.
 BABBLE_LINES = (
     "did anyone see where I left my keys this morning",
@@ -134,137 +110,24 @@ BABBLE_LINES = (
 )
 
 
-def festival(text: str) -> tuple[np.ndarray, int]:
-    with tempfile.TemporaryDirectory() as tmp:
-        source, out = Path(tmp) / "in.txt", Path(tmp) / "out.wav"
-        source.write_text(text + "\n")
-        subprocess.run(
-            ["text2wave", "-eval", "(voice_ked_diphone)", str(source), "-o", str(out)],
-            check=True,
-            capture_output=True,
-        )
-        return _read_wav(out)
-
-
-def make_voices() -> dict[str, Any]:
+def make_voices() -> dict[str, fg.Voice]:
     return {
-        "festival_ked": festival,
-        "espeak_rp_f4": espeak_voice("en-gb-x-rp+f4", 170),
-        "espeak_nyc_m5": espeak_voice("en-us-nyc+m5", 150),
-        "piper_fast": PiperVoice(0.85),
+        "festival_ked": fg.festival("ked_diphone"),
+        "espeak_rp_f4": fg.espeak("en-gb-x-rp+f4", 170),
+        "espeak_nyc_m5": fg.espeak("en-us-nyc+m5", 150),
+        "piper_fast": fg.piper(0.85),
     }
-
-
-def make_babblers() -> list[np.ndarray]:
-    talkers = [flite_voice("slt"), espeak_voice("en-us", 150)]
-    return [_speech(talkers[i % 2], line, 1.0) for i, line in enumerate(BABBLE_LINES)]
-
-
-def _babble(n: int, babblers: list[np.ndarray], rng: np.random.Generator) -> np.ndarray:
-    """Two talkers at once, each from a random point of its line, unit RMS."""
-    out = np.zeros(n)
-    for b in rng.choice(len(babblers), size=2, replace=False):
-        line = babblers[int(b)]
-        start = int(rng.integers(0, len(line)))
-        out += np.resize(np.roll(line, -start), n) * rng.uniform(0.7, 1.0)
-    return out / np.sqrt(np.mean(out**2))
-
-
-def render_answer(
-    speech: np.ndarray, condition: str, name: str, babblers: list[np.ndarray]
-) -> tuple[np.ndarray, int]:
-    """The first held-out set's clean and telephone conditions; babble instead of its noise."""
-    if condition != "babble":
-        return render(speech, condition, name)
-    pad = np.zeros(int(RATE * LEAD_S))
-    x = np.concatenate([pad, speech, pad])
-    return x + _babble(len(x), babblers, _rng(name)) * 10 ** (-30 / 20), RATE
-
-
-def render_confirmation(
-    speech: np.ndarray, condition: str, name: str, babblers: list[np.ndarray]
-) -> tuple[np.ndarray, int]:
-    """The tuning confirmations' conditions, with this set's two-talker babble."""
-    return confirmation_render(speech, condition, name, babblers, babble=_babble)
-
-
-def _write_manifest(
-    folder: Path, what: str, conditions: tuple[str, ...], entries: list[dict[str, Any]]
-) -> None:
-    manifest = {
-        "description": f"{what}, never tuned on; regenerate with scripts/make_heldout2.py",
-        "voices": list(VOICES),
-        "conditions": list(conditions),
-        "fixtures": entries,
-    }
-    (folder / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
-
-
-def answers(voices: dict[str, Any], babblers: list[np.ndarray]) -> None:
-    OUT.mkdir(parents=True, exist_ok=True)
-    entries: list[dict[str, Any]] = []
-    for uid, category, spec, text, expected in UTTERANCES:
-        for voice in VOICES:
-            speech = _speech(voices[voice], text, 1.0)
-            for condition in CONDITIONS:
-                name = f"{uid}__{voice}__{condition}.flac"
-                x, rate = render_answer(speech, condition, name, babblers)
-                write_flac(OUT / name, x, rate)
-                entries.append(
-                    {
-                        "file": name,
-                        "id": uid,
-                        "voice": voice,
-                        "condition": condition,
-                        "sample_rate": rate,
-                        "category": category,
-                        "text": text,
-                        "spec": spec,
-                        "expected": expected,
-                    }
-                )
-        print(f"{uid}: done", file=sys.stderr)
-    _write_manifest(OUT, "Second held-out set of spoken answers (issue 14)", CONDITIONS, entries)
-
-
-def confirmations(voices: dict[str, Any], babblers: list[np.ndarray]) -> None:
-    OUT_CONFIRM.mkdir(parents=True, exist_ok=True)
-    entries: list[dict[str, Any]] = []
-    for pid, text in CONFIRMATIONS.items():
-        for voice in VOICES:
-            for take, speed in ((1, 1.0), (2, 0.95)):
-                speech = _speech(voices[voice], text, speed)
-                for condition in CONFIRM_CONDITIONS:
-                    name = f"{pid}__{voice}__{condition}__{take}.flac"
-                    x, rate = render_confirmation(speech, condition, name, babblers)
-                    write_flac(OUT_CONFIRM / name, x, rate)
-                    entries.append(
-                        {
-                            "file": name,
-                            "id": pid,
-                            "voice": voice,
-                            "condition": condition,
-                            "take": take,
-                            "sample_rate": rate,
-                            "category": "challenge",
-                            "text": text,
-                            "spec": {
-                                "tool": "ConfirmAction",
-                                "arguments": {"action": "move 500 dollars to savings"},
-                            },
-                            "expected": yes(),
-                        }
-                    )
-        print(f"{pid}: done", file=sys.stderr)
-    what = "Held-out true high-risk confirmations (issue 17)"
-    _write_manifest(OUT_CONFIRM, what, CONFIRM_CONDITIONS, entries)
 
 
 def main() -> int:
-    voices = make_voices()
-    babblers = make_babblers()
-    answers(voices, babblers)
-    confirmations(voices, babblers)
+    fg.heldout_pair(
+        make_voices(),
+        fg.babblers((fg.flite("slt"), fg.espeak("en-us", 150)), BABBLE_LINES),
+        (OUT, "Second held-out set of spoken answers (issue 14)", UTTERANCES),
+        (OUT_CONFIRM, "Held-out true high-risk confirmations (issue 17)", CONFIRMATIONS),
+        "make_heldout2.py",
+        CONDITIONS,
+    )
     return 0
 
 

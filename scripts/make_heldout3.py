@@ -32,41 +32,16 @@ files.
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_confirmations import _speech
-from make_confirmations import render as confirmation_render
-from make_fixtures import (
-    AMOUNT,
-    CODE,
-    COLOUR,
-    CONFIRM,
-    PAY,
-    REJECT,
-    _read_wav,
-    _rng,
-    meta,
-    no,
-    pick,
-    value,
-    yes,
-)
-from make_heldout import espeak_voice, flite_voice, render, write_flac
-from make_heldout2 import _babble
+import fixturegen as fg
+from fixturegen import AMOUNT, CODE, COLOUR, CONFIRM, PAY, REJECT, meta, no, pick, value, yes
 
-ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "audio_fixtures" / "heldout3"
-OUT_CONFIRM = ROOT / "audio_fixtures" / "heldout3_confirmations"
-RATE = 16_000
-LEAD_S = 0.3
+OUT = fg.fixtures_root() / "heldout3"
+OUT_CONFIRM = fg.fixtures_root() / "heldout3_confirmations"
 
 # (id, category, spec, text, expected). Written before any recognition result was seen.
 UTTERANCES: list[tuple[str, str, dict[str, Any], str, dict[str, Any]]] = [
@@ -124,8 +99,8 @@ CONFIRMATIONS = {
 }
 
 VOICES = ("festival_slt_hts", "festival_kal", "espeak_scot_m3", "espeak_029_f2")
-CONDITIONS = ("clean", "white10", "babble", "telephone_8k", "telephone_16k")
-CONFIRM_CONDITIONS = ("clean", "white10", "babble10", "telephone")
+CONDITIONS = fg.ANSWER_CONDITIONS
+CONFIRM_CONDITIONS = fg.TAKE_CONDITIONS
 # Babble talkers: voices no answer set uses as a speaker, lines no set says.
 BABBLE_LINES = (
     "the printer on the third floor keeps jamming every single morning",
@@ -135,150 +110,28 @@ BABBLE_LINES = (
 )
 
 
-def festival(voice: str) -> Any:
-    def speak(text: str) -> tuple[np.ndarray, int]:
-        with tempfile.TemporaryDirectory() as tmp:
-            source, out = Path(tmp) / "in.txt", Path(tmp) / "out.wav"
-            source.write_text(text + "\n")
-            subprocess.run(
-                ["text2wave", "-eval", f"(voice_{voice})", str(source), "-o", str(out)],
-                check=True,
-                capture_output=True,
-            )
-            return _read_wav(out)
-
-    return speak
-
-
-def make_voices() -> dict[str, Any]:
+def make_voices() -> dict[str, fg.Voice]:
     return {
-        "festival_slt_hts": festival("cmu_us_slt_arctic_hts"),
-        "festival_kal": festival("kal_diphone"),
-        "espeak_scot_m3": espeak_voice("en-gb-scotland+m3", 160),
-        "espeak_029_f2": espeak_voice("en-029+f2", 145),
+        "festival_slt_hts": fg.festival("cmu_us_slt_arctic_hts"),
+        "festival_kal": fg.festival("kal_diphone"),
+        "espeak_scot_m3": fg.espeak("en-gb-scotland+m3", 160),
+        "espeak_029_f2": fg.espeak("en-029+f2", 145),
     }
-
-
-def make_babblers(
-    talkers: tuple[Any, Any] | None = None, lines: tuple[str, ...] = BABBLE_LINES
-) -> list[np.ndarray]:
-    """Each line spoken by one of two talkers, in turn."""
-    pair = talkers or (flite_voice("awb"), espeak_voice("en-gb-x-gbcwmd+m4", 155))
-    return [_speech(pair[i % 2], line, 1.0) for i, line in enumerate(lines)]
-
-
-def render_answer(
-    speech: np.ndarray, condition: str, name: str, babblers: list[np.ndarray]
-) -> tuple[np.ndarray, int]:
-    """The first held-out set's conditions (its ``noisy`` is ``white10``), and babble."""
-    if condition == "white10":
-        return render(speech, "noisy", name)
-    if condition != "babble":
-        return render(speech, condition, name)
-    pad = np.zeros(int(RATE * LEAD_S))
-    x = np.concatenate([pad, speech, pad])
-    return x + _babble(len(x), babblers, _rng(name)) * 10 ** (-30 / 20), RATE
-
-
-def _write_manifest(
-    folder: Path,
-    what: str,
-    conditions: tuple[str, ...],
-    entries: list[dict[str, Any]],
-    voices: tuple[str, ...] = VOICES,
-    script: str = "make_heldout3.py",
-) -> None:
-    manifest = {
-        "description": f"{what}, never tuned on; regenerate with scripts/{script}",
-        "voices": list(voices),
-        "conditions": list(conditions),
-        "fixtures": entries,
-    }
-    (folder / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
-
-
-def answers(
-    voices: dict[str, Any],
-    babblers: list[np.ndarray],
-    out: Path = OUT,
-    utterances: list[tuple[str, str, dict[str, Any], str, dict[str, Any]]] = UTTERANCES,
-    what: str = "Third held-out set of spoken answers (issue 14)",
-    script: str = "make_heldout3.py",
-) -> None:
-    """Every utterance in every voice of ``voices`` and every condition, into ``out``."""
-    out.mkdir(parents=True, exist_ok=True)
-    entries: list[dict[str, Any]] = []
-    for uid, category, spec, text, expected in utterances:
-        for voice in voices:
-            speech = _speech(voices[voice], text, 1.0)
-            for condition in CONDITIONS:
-                name = f"{uid}__{voice}__{condition}.flac"
-                x, rate = render_answer(speech, condition, name, babblers)
-                write_flac(out / name, x, rate)
-                entries.append(
-                    {
-                        "file": name,
-                        "id": uid,
-                        "voice": voice,
-                        "condition": condition,
-                        "sample_rate": rate,
-                        "category": category,
-                        "text": text,
-                        "spec": spec,
-                        "expected": expected,
-                    }
-                )
-        print(f"{uid}: done", file=sys.stderr)
-    _write_manifest(out, what, CONDITIONS, entries, tuple(voices), script)
-
-
-def confirmations(
-    voices: dict[str, Any],
-    babblers: list[np.ndarray],
-    out: Path = OUT_CONFIRM,
-    phrases: dict[str, str] = CONFIRMATIONS,
-    what: str = "Third held-out set of true high-risk confirmations (issue 17)",
-    script: str = "make_heldout3.py",
-) -> None:
-    """Every phrase in every voice, two takes, every confirmation condition, into ``out``."""
-    out.mkdir(parents=True, exist_ok=True)
-    entries: list[dict[str, Any]] = []
-    for pid, text in phrases.items():
-        for voice in voices:
-            for take, speed in ((1, 1.0), (2, 0.95)):
-                speech = _speech(voices[voice], text, speed)
-                for condition in CONFIRM_CONDITIONS:
-                    name = f"{pid}__{voice}__{condition}__{take}.flac"
-                    x, rate = confirmation_render(
-                        speech, condition, name, babblers, babble=_babble
-                    )
-                    write_flac(out / name, x, rate)
-                    entries.append(
-                        {
-                            "file": name,
-                            "id": pid,
-                            "voice": voice,
-                            "condition": condition,
-                            "take": take,
-                            "sample_rate": rate,
-                            "category": "challenge",
-                            "text": text,
-                            "spec": {
-                                "tool": "ConfirmAction",
-                                "arguments": {"action": "move 500 dollars to savings"},
-                            },
-                            "expected": yes(),
-                        }
-                    )
-        print(f"{pid}: done", file=sys.stderr)
-    _write_manifest(out, what, CONFIRM_CONDITIONS, entries, tuple(voices), script)
 
 
 def main() -> int:
-    voices = make_voices()
-    babblers = make_babblers()
-    answers(voices, babblers)
-    confirmations(voices, babblers)
+    fg.heldout_pair(
+        make_voices(),
+        fg.babblers((fg.flite("awb"), fg.espeak("en-gb-x-gbcwmd+m4", 155)), BABBLE_LINES),
+        (OUT, "Third held-out set of spoken answers (issue 14)", UTTERANCES),
+        (
+            OUT_CONFIRM,
+            "Third held-out set of true high-risk confirmations (issue 17)",
+            CONFIRMATIONS,
+        ),
+        "make_heldout3.py",
+        CONDITIONS,
+    )
     return 0
 
 

@@ -16,8 +16,8 @@ Voices (no other answer set speaks with any of them):
 - ``espeak_wmids_f3``: espeak-ng ``en-gb-x-gbcwmd+f3`` (West Midlands) at 150 (``heldout3``'s
   babble has an ``m4`` variant of this accent in the background, never as the speaker).
 
-Conditions and rendering are ``heldout3``'s (`make_heldout3.answers`,
-`make_heldout3.confirmations`), with babble of its own talkers and lines.
+Conditions and rendering are ``heldout3``'s (`fixturegen.heldout_pair`), with babble of its
+own talkers and lines.
 
 Needs Debian's ``espeak-ng``, ``flite`` and the ``speech`` extra. Run from the repository
 root: ``python scripts/make_heldout4.py``. Seeds come from file names, so a rerun gives
@@ -31,13 +31,12 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_fixtures import AMOUNT, CODE, COLOUR, CONFIRM, PAY, REJECT, meta, no, pick, value, yes
-from make_heldout import espeak_voice, flite_voice
-from make_heldout3 import answers, confirmations, make_babblers
+import fixturegen as fg
+from fixturegen import AMOUNT, CODE, COLOUR, CONFIRM, PAY, REJECT, meta, no, pick, value, yes
+from make_heldout3 import CONDITIONS
 
-ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "audio_fixtures" / "heldout4"
-OUT_CONFIRM = ROOT / "audio_fixtures" / "heldout4_confirmations"
+OUT = fg.fixtures_root() / "heldout4"
+OUT_CONFIRM = fg.fixtures_root() / "heldout4_confirmations"
 
 # (id, category, spec, text, expected). Written before any heldout3 result was read.
 UTTERANCES: list[tuple[str, str, dict[str, Any], str, dict[str, Any]]] = [
@@ -102,22 +101,24 @@ BABBLE_LINES = (
 )
 
 
-def make_voices() -> dict[str, Any]:
+def make_voices() -> dict[str, fg.Voice]:
     return {
-        "flite_kal16": flite_voice("kal16"),
-        "espeak_lancs_f1": espeak_voice("en-gb-x-gbclan+f1", 155),
-        "espeak_us_m7": espeak_voice("en-us+m7", 175),
-        "espeak_wmids_f3": espeak_voice("en-gb-x-gbcwmd+f3", 150),
+        "flite_kal16": fg.flite("kal16"),
+        "espeak_lancs_f1": fg.espeak("en-gb-x-gbclan+f1", 155),
+        "espeak_us_m7": fg.espeak("en-us+m7", 175),
+        "espeak_wmids_f3": fg.espeak("en-gb-x-gbcwmd+f3", 150),
     }
 
 
 def main() -> int:
-    voices = make_voices()
-    babblers = make_babblers((flite_voice("rms"), espeak_voice("en-gb-x-rp+m2", 160)), BABBLE_LINES)
-    script = "make_heldout4.py"
-    answers(voices, babblers, OUT, UTTERANCES, "Fourth held-out set of spoken answers", script)
-    what = "Fourth held-out set of true high-risk confirmations"
-    confirmations(voices, babblers, OUT_CONFIRM, CONFIRMATIONS, what, script)
+    fg.heldout_pair(
+        make_voices(),
+        fg.babblers((fg.flite("rms"), fg.espeak("en-gb-x-rp+m2", 160)), BABBLE_LINES),
+        (OUT, "Fourth held-out set of spoken answers", UTTERANCES),
+        (OUT_CONFIRM, "Fourth held-out set of true high-risk confirmations", CONFIRMATIONS),
+        "make_heldout4.py",
+        CONDITIONS,
+    )
     return 0
 
 
