@@ -170,7 +170,7 @@ async def test_the_bridge_survives_a_redis_restart(redis_prefix: str) -> None:
         settles = Settles()
         handler.add_observer(settles)
         try:
-            async with BoardBridge(handler, board, heartbeat=0.1, reconnect_delay=0.05) as bridge:
+            async with BoardBridge(handler, board, heartbeat=0.5, reconnect_delay=0.05) as bridge:
                 ids = [await ask(handler) for _ in range(5)]
                 await bridge.drain()
                 await asyncio.to_thread(server.stop)
