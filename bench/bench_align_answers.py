@@ -149,8 +149,15 @@ def main() -> None:
     parser.add_argument("--sets", default="tuning,heldout3,heldout4")
     parser.add_argument("--sample", type=int, default=4)
     parser.add_argument("--per-answer", type=int, default=6)
-    parser.add_argument("--cache", type=Path)
-    asyncio.run(main_async(parser.parse_args()))
+    parser.add_argument(
+        "--cache", type=Path, metavar="FILE", help="Whisper's work in this SQLite file (asr_cache)"
+    )
+    args = parser.parse_args()
+    asyncio.run(main_async(args))
+    if args.cache is not None:
+        import asr_cache
+
+        print(asr_cache.summary(), file=sys.stderr)
 
 
 if __name__ == "__main__":

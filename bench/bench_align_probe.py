@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -126,9 +127,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sample", type=int, default=2)
     parser.add_argument("--margins", default="1,2,3,4,6,8", help="or 'off': no alignment")
-    parser.add_argument("--cache", type=Path)
+    parser.add_argument(
+        "--cache", type=Path, metavar="FILE", help="Whisper's work in this SQLite file (asr_cache)"
+    )
     parser.add_argument("--quieter", type=float, default=4.0)
-    asyncio.run(main_async(parser.parse_args()))
+    args = parser.parse_args()
+    asyncio.run(main_async(args))
+    if args.cache is not None:
+        import asr_cache
+
+        print(asr_cache.summary(), file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ Usage (needs the ``speech`` extra; ``whisper``/``combined`` need the ``whisper``
 
     python bench/bench_heldout.py --recognizer pocketsphinx|whisper|combined
         [--verify yes|all|off] [--sample K] [--sets tuning,heldout,adversarial]
-        [--report DIR] [--whisper-model DIR] [--no-denoise]
+        [--report DIR] [--whisper-model DIR] [--no-denoise] [--cache FILE]
 
 Sets: ``tuning`` (``audio_fixtures``), ``heldout`` and ``adversarial`` (the first held-out
 and adversarial sets; their failures have been read, so they are development sets now),
@@ -26,6 +26,8 @@ reject) it counts, per category, the files read as a yes (an `Answer` whose valu
 
 ``--sample K`` runs a stratified 1/K of every set (the rotation ``voice-hitl replay
 --sample`` uses). One recogniser is loaded once and files are recognised one at a time.
+``--cache FILE`` replays and keeps Whisper's work in an SQLite file (`asr_cache`): a rerun
+after a rule change decodes only what it has not heard (RTF then measures the replay).
 """
 
 from __future__ import annotations
@@ -273,10 +275,11 @@ def main() -> int:
         "yes/no rules touch no other question)",
     )
     parser.add_argument(
-        "--cache", type=Path, default=None, help="replay and keep Whisper's decodes here"
-    )
-    parser.add_argument(
-        "--cache-also", type=Path, default=None, help="also read decodes from this SQLite cache"
+        "--cache",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="replay and keep Whisper's decodes in this SQLite file (asr_cache)",
     )
     parser.add_argument("--report", type=Path, default=None, help="write JSON reports here")
     parser.add_argument(
@@ -291,12 +294,16 @@ def main() -> int:
     args = parser.parse_args()
     if args.sample < 1:
         parser.error("--sample must be >= 1")
-    if args.cache is not None:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        from _decode_cache import install
+    if args.cache is None:
+        return asyncio.run(amain(args))
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import asr_cache
 
-        install(args.cache, args.cache_also)
-    return asyncio.run(amain(args))
+    asr_cache.install(args.cache)
+    try:
+        return asyncio.run(amain(args))
+    finally:
+        print(asr_cache.summary(), file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -312,6 +313,8 @@ async def main_async(args: argparse.Namespace) -> None:
                 await confirmations(recognizer, folder, args.sample)
             else:
                 print(f"(no confirmation set at {folder})")
+    if args.cache is not None:
+        print(asr_cache.summary(), file=sys.stderr)
 
 
 FIXTURES = ROOT / "audio_fixtures"
@@ -344,10 +347,11 @@ def main() -> None:
         "--show", action="store_true", help="print the files read as yes, and as no"
     )
     parser.add_argument(
-        "--cache", type=Path, default=None, help="replay and keep Whisper's decodes here"
-    )
-    parser.add_argument(
-        "--cache-also", type=Path, default=None, help="also read decodes from this SQLite cache"
+        "--cache",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="replay and keep Whisper's decodes in this SQLite file (asr_cache)",
     )
     parser.add_argument(
         "--gate", action="store_true", help="measure the speech gate alone (no recogniser)"
@@ -363,13 +367,6 @@ def main() -> None:
     args.confirmations = args.confirmations or CONFIRMATION_SETS
     global SHOW
     SHOW = args.show
-    if args.cache is not None:
-        import sys
-
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        from _decode_cache import install
-
-        install(args.cache, args.cache_also)
     asyncio.run(main_async(args))
 
 
