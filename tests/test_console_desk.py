@@ -313,6 +313,9 @@ async def test_five_hundred_open_requests_stay_sorted_and_filterable() -> None:
         await page.select_option("#f-room", "room-3")
         assert len(await shown_ids(page)) == 50
         await page.fill("#search", "step 413")
-        assert await shown_ids(page) == [rid for _, rid in expected[413:414]]
+        # The search also reads request ids, which are random hex: one may hold "413" too.
+        found = [(t, rid) for n, (t, rid) in enumerate(expected) if n % 10 == 3]
+        found = [(t, rid) for t, rid in found if rid == expected[413][1] or "413" in rid]
+        assert await shown_ids(page) == [rid for _, rid in sorted(found)]
         stats = await page.evaluate("voiceHitlDesk.stats")
         assert stats["snapshotSize"] == 500 and len(stats["updateMs"]) == 2
