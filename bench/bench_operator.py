@@ -22,10 +22,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
 import shutil
-import socket
 import statistics
 import sys
 import tempfile
@@ -34,58 +32,23 @@ import uuid
 from collections.abc import AsyncIterator
 
 import httpx
+from operator_service import serve
 
 from voice_hitl import HumanInputHandler
 from voice_hitl.board import BoardBridge, RedisBoard
 
 TOKEN = "bench-operator-token"
-CLI = "from voice_hitl._cli import main; raise SystemExit(main())"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @contextlib.asynccontextmanager
 async def service(redis: str, prefix: str, durability: str) -> AsyncIterator[str]:
     journal_dir = tempfile.mkdtemp(prefix="voice-hitl-bench-journal-")
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as file:
-        json.dump({"operators": [{"name": "bench", "token": TOKEN}]}, file)
-    port = free_port()
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-c",
-        CLI,
-        "serve",
-        "--port",
-        str(port),
-        "--redis",
-        redis,
-        "--prefix",
-        prefix,
-        "--operators",
-        file.name,
-        "--journal",
-        os.path.join(journal_dir, "journal.sqlite3"),
-        "--journal-durability",
-        durability,
-        stdout=asyncio.subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
+    journal = os.path.join(journal_dir, "journal.sqlite3")
+    flags = ("--journal", journal, "--journal-durability", durability)
     try:
-        async with httpx.AsyncClient(base_url=url) as client:
-            for _ in range(200):
-                with contextlib.suppress(httpx.HTTPError):
-                    if (await client.get("/v1/openapi.json")).status_code == 200:
-                        break
-                await asyncio.sleep(0.05)
-        yield url
+        async with serve(redis, prefix, TOKEN, flags, ready_tries=200) as url:
+            yield url
     finally:
-        process.terminate()
-        await process.wait()
-        os.unlink(file.name)
         shutil.rmtree(journal_dir, ignore_errors=True)
 
 

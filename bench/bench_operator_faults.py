@@ -42,16 +42,10 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import httpx
+from operator_service import free_port, serve
 
 TOKEN = "bench-faults-token"
 PREFIX = "voice-hitl-faults:"
-CLI = "from voice_hitl._cli import main; raise SystemExit(main())"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 # -- a throwaway Redis ------------------------------------------------------------------------
@@ -79,9 +73,10 @@ class Redis:
         self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
-            with contextlib.suppress(OSError), socket.create_connection(
-                ("127.0.0.1", self.port), 0.2
-            ) as sock:
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", self.port), 0.2) as sock,
+            ):
                 sock.sendall(b"PING\r\n")
                 if sock.recv(16).startswith(b"+PONG"):
                     return
@@ -196,42 +191,9 @@ async def stop_worker(worker: Worker) -> None:
 
 @contextlib.asynccontextmanager
 async def service(redis_url: str, ack_timeout: float) -> AsyncIterator[str]:
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as file:
-        json.dump({"operators": [{"name": "bench", "token": TOKEN}]}, file)
-    port = free_port()
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-c",
-        CLI,
-        "serve",
-        "--port",
-        str(port),
-        "--redis",
-        redis_url,
-        "--prefix",
-        PREFIX,
-        "--operators",
-        file.name,
-        "--no-journal",
-        "--heartbeat",
-        "1",
-        "--ack-timeout",
-        str(ack_timeout),
-        stdout=asyncio.subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        async with httpx.AsyncClient(base_url=url) as client:
-            for _ in range(400):
-                with contextlib.suppress(httpx.HTTPError):
-                    if (await client.get("/v1/openapi.json")).status_code == 200:
-                        break
-                await asyncio.sleep(0.05)
+    flags = ("--no-journal", "--heartbeat", "1", "--ack-timeout", str(ack_timeout))
+    async with serve(redis_url, PREFIX, TOKEN, flags, ready_tries=400) as url:
         yield url
-    finally:
-        process.terminate()
-        await process.wait()
-        os.unlink(file.name)
 
 
 def client_for(url: str, connections: int) -> httpx.AsyncClient:
@@ -269,14 +231,12 @@ async def load(args: argparse.Namespace) -> bool:
     workers: list[Worker] = []
     try:
         per_worker = args.clients * args.per_client // 5 // args.workers
-        workers = [
-            await start_worker(redis.url, f"w{n}", per_worker) for n in range(args.workers)
-        ]
+        workers = [await start_worker(redis.url, f"w{n}", per_worker) for n in range(args.workers)]
         async with service(redis.url, 3.0) as url, client_for(url, args.clients) as client:
             ids = await open_ids(client, per_worker * args.workers)
             random.seed(7)
             random.shuffle(ids)
-            racers = set(ids[:: 20])
+            racers = set(ids[::20])
             answers = ids + sorted(racers)  # one in 20 answered twice, concurrently
             random.shuffle(answers)
             statuses: Counter[int] = Counter()
