@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
 import httpx
@@ -389,85 +389,84 @@ async def answer_until_final(
         tally.refusals["gave up"] += 1
 
 
-async def fault_kill(args: argparse.Namespace) -> bool:
-    redis = Redis(persistent=False)
-    redis.start()
-    workers: list[Worker] = []
-    try:
-        workers = [await start_worker(redis.url, f"k{n}", args.fault_requests) for n in range(2)]
-        async with service(redis.url, 1.0) as url, client_for(url, 64) as client:
-            ids = await open_ids(client, len(workers) * args.fault_requests)
-            tally = Tally()
-            semaphore = asyncio.Semaphore(32)
-            answering = asyncio.gather(
-                *(answer_until_final(client, rid, tally, semaphore) for rid in ids)
-            )
-            while sum(tally.ok.values()) < len(ids) // 8:  # noqa: ASYNC110 - mid answers
-                await asyncio.sleep(0.005)
-            workers[0].process.send_signal(signal.SIGKILL)
-            await answering
-        for worker in workers:
-            await stop_worker(worker)
-        read = workers[0].read + workers[1].read
-        return tally.report("worker SIGKILL mid answers", read, len(ids))
-    finally:
-        redis.close()
-
-
-async def fault_withdraw(args: argparse.Namespace) -> bool:
-    redis = Redis(persistent=False)
-    redis.start()
-    worker: Worker | None = None
-    try:
-        worker = await start_worker(redis.url, "c0", args.fault_requests)
-        async with service(redis.url, 3.0) as url, client_for(url, 64) as client:
-            ids = await open_ids(client, args.fault_requests)
-            tally = Tally()
-            semaphore = asyncio.Semaphore(32)
-            answering = asyncio.gather(
-                *(answer_until_final(client, rid, tally, semaphore) for rid in ids)
-            )
-            while sum(tally.ok.values()) < len(ids) // 4:  # noqa: ASYNC110 - mid answers
-                await asyncio.sleep(0.005)
-            assert worker.process.stdin is not None
-            worker.process.stdin.write(b"close\n")
-            await answering
-        await stop_worker(worker)
-        return tally.report("handler.close() (kit.aclose) mid answers", worker.read, len(ids))
-    finally:
-        redis.close()
-
-
-async def fault_redis(args: argparse.Namespace, persistent: bool) -> bool:
+async def run_fault(
+    args: argparse.Namespace,
+    name: str,
+    inject: Callable[[Redis, list[Worker]], Awaitable[None]],
+    *,
+    prefix: str,
+    workers: int,
+    ack_timeout: float,
+    after: int,
+    persistent: bool = False,
+) -> bool:
+    """Open ``--fault-requests`` requests on each of ``workers`` worker processes, answer them
+    all through the service, call ``inject`` once 1/``after`` of them got 200, and report.
+    Workers are named ``prefix`` and their number."""
     redis = Redis(persistent=persistent)
     redis.start()
-    workers: list[Worker] = []
+    started: list[Worker] = []
     try:
-        workers = [await start_worker(redis.url, f"r{n}", args.fault_requests) for n in range(2)]
-        async with service(redis.url, 2.0) as url, client_for(url, 64) as client:
-            ids = await open_ids(client, len(workers) * args.fault_requests)
+        for n in range(workers):
+            started.append(await start_worker(redis.url, f"{prefix}{n}", args.fault_requests))
+        async with service(redis.url, ack_timeout) as url, client_for(url, 64) as client:
+            ids = await open_ids(client, workers * args.fault_requests)
             tally = Tally()
             semaphore = asyncio.Semaphore(32)
             answering = asyncio.gather(
                 *(answer_until_final(client, rid, tally, semaphore) for rid in ids)
             )
-            while sum(tally.ok.values()) < len(ids) // 4:  # noqa: ASYNC110 - mid answers
+            while sum(tally.ok.values()) < len(ids) // after:  # noqa: ASYNC110 - mid answers
                 await asyncio.sleep(0.005)
-            await asyncio.to_thread(redis.kill)
-            await asyncio.sleep(1.0)  # down for a second while clients keep answering
-            await asyncio.to_thread(redis.start)
+            await inject(redis, started)
             await answering
-        for worker in workers:
+        for worker in started:
             await stop_worker(worker)
-        read = workers[0].read + workers[1].read
-        name = "Redis killed mid answers, " + ("AOF" if persistent else "no persistence")
-        return tally.report(name, read, len(ids))
+        return tally.report(name, sum((w.read for w in started), Counter()), len(ids))
     finally:
-        for worker in workers:
+        for worker in started:
             if worker.process.returncode is None:
                 worker.process.kill()
                 await worker.process.wait()
         redis.close()
+
+
+async def fault_kill(args: argparse.Namespace) -> bool:
+    async def kill_first(redis: Redis, workers: list[Worker]) -> None:
+        workers[0].process.send_signal(signal.SIGKILL)
+
+    name = "worker SIGKILL mid answers"
+    return await run_fault(args, name, kill_first, prefix="k", workers=2, ack_timeout=1.0, after=8)
+
+
+async def fault_withdraw(args: argparse.Namespace) -> bool:
+    async def close_handler(redis: Redis, workers: list[Worker]) -> None:
+        assert workers[0].process.stdin is not None
+        workers[0].process.stdin.write(b"close\n")
+
+    name = "handler.close() (kit.aclose) mid answers"
+    return await run_fault(
+        args, name, close_handler, prefix="c", workers=1, ack_timeout=3.0, after=4
+    )
+
+
+async def fault_redis(args: argparse.Namespace, persistent: bool) -> bool:
+    async def restart_redis(redis: Redis, workers: list[Worker]) -> None:
+        await asyncio.to_thread(redis.kill)
+        await asyncio.sleep(1.0)  # down for a second while clients keep answering
+        await asyncio.to_thread(redis.start)
+
+    name = "Redis killed mid answers, " + ("AOF" if persistent else "no persistence")
+    return await run_fault(
+        args,
+        name,
+        restart_redis,
+        prefix="r",
+        workers=2,
+        ack_timeout=2.0,
+        after=4,
+        persistent=persistent,
+    )
 
 
 async def main(args: argparse.Namespace) -> int:
