@@ -8,7 +8,8 @@ files and returns the entries `write_manifest` stores. `adversarial_set` is the 
 first two adversarial sets.
 
 Layout: ``_audio`` (files, seeds, levels), ``_voices``, ``_noise`` (noise, babble, channels,
-codecs), ``_render`` (the committed sets' conditions), ``_sets`` (questions, the loop, the
+codecs), ``_impair`` (car, hum, wind and music noise; reverb, clipping, packet loss, Opus),
+``_render`` (the committed sets' conditions), ``_sets`` (questions, the loop, the
 manifest), ``_heldout`` (a held-out pair of answers and confirmations), ``_adversarial``.
 
 The scripts put ``scripts/`` on ``sys.path`` and ``import fixturegen``; none of this is part
@@ -41,6 +42,7 @@ from ._audio import (
     write_wav,
 )
 from ._heldout import ANSWER_CONDITIONS, TAKE_CONDITIONS, babblers, heldout_pair
+from ._impair import buzz, car, drop_packets, music, opus, overdrive, sox_effects, wind
 from ._noise import (
     CODECS,
     Crowd,
@@ -98,6 +100,7 @@ from ._voices import (
     espeak,
     festival,
     flite,
+    paused,
     piper,
     raw,
     resampled,
@@ -137,10 +140,13 @@ __all__ = [
     "babblers",
     "band",
     "brown",
+    "buzz",
+    "car",
     "challenges",
     "clicks",
     "codec",
     "coughs",
+    "drop_packets",
     "espeak",
     "festival",
     "fixtures_root",
@@ -150,9 +156,13 @@ __all__ = [
     "meta",
     "mulaw",
     "mulaw_line",
+    "music",
     "near_silence",
     "no",
+    "opus",
+    "overdrive",
     "padded",
+    "paused",
     "pcm16",
     "phone_line",
     "pick",
@@ -168,6 +178,7 @@ __all__ = [
     "render_tuning",
     "resampled",
     "seeded",
+    "sox_effects",
     "speech",
     "telephone",
     "through_sox",
@@ -176,6 +187,7 @@ __all__ = [
     "two_talkers",
     "value",
     "white",
+    "wind",
     "write_flac",
     "write_flac_float",
     "write_manifest",
