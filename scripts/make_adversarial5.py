@@ -88,7 +88,6 @@ import json
 import re
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -343,60 +342,39 @@ def channel(x: fg.FloatArray, name: str, rng: np.random.Generator) -> tuple[fg.F
 
 def renderer(crowd: fg.Crowd, seed_prefix: str) -> fg.Render:
     """`CONDITIONS`, seeded from the file name after ``seed_prefix``."""
-
-    def render(speech: fg.FloatArray, slot: fg.Slot) -> tuple[fg.FloatArray, int]:
-        rng = fg.seeded(seed_prefix + slot.file)
-        x = np.concatenate(
-            [np.zeros(int(fg.RATE * LEAD_S)), speech, np.zeros(int(fg.RATE * TRAIL_S))]
-        )
-        noises: dict[str, tuple[Callable[[], fg.FloatArray], float]] = {
-            "quiet_room": (lambda: fg.pink(len(x), rng), 35.0),
-            "car00": (lambda: fg.car(len(x), rng), 0.0),
-            "tel_white10": (lambda: fg.white(len(x), rng), 10.0),
-            "babble06": (lambda: fg.to_dbfs(crowd(len(x), rng, 6), 0.0), 6.0),
-        }
-        if slot.condition in noises:
-            make, snr = noises[slot.condition]
-            x = fg.at_snr(x, make(), speech, snr)
-        return channel(x, slot.condition, rng)
-
-    return render
+    noises: dict[str, tuple[fg.NoiseMaker, float]] = {
+        "quiet_room": (fg.pink, 35.0),
+        "car00": (fg.car, 0.0),
+        "tel_white10": (fg.white, 10.0),
+        "babble06": (lambda n, rng: fg.to_dbfs(crowd(n, rng, 6), 0.0), 6.0),
+    }
+    return fg.mixed(noises, channel, seed_prefix, LEAD_S, TRAIL_S)
 
 
-def noise_only(
-    folder: Path, prefix: str, crowd: fg.Crowd, rows: list[tuple[str, float, str]], spec: Any
-) -> list[dict[str, Any]]:
-    """1.5 to 3 s of noise, music or babble, through its condition's channel."""
-    makers: dict[str, Callable[[int, np.random.Generator], fg.FloatArray]] = {
+def finish(
+    folder: Path,
+    prefix: str,
+    crowd: fg.Crowd,
+    entries: list[dict[str, Any]],
+    noise: tuple[list[tuple[str, float, str]], dict[str, Any]],
+    voices: list[str],
+    description: str,
+) -> int:
+    """Add the files of noise alone (``noise``: rows and the question they answer) and write
+    the manifest; returns the number of files."""
+    makers: dict[str, fg.NoiseMaker] = {
         "car": fg.car,
         "wind": fg.wind,
         "buzz": fg.buzz,
         "music": fg.music,
         "babble": lambda n, rng: crowd(n, rng, 6),
     }
-    entries: list[dict[str, Any]] = []
-    for i, (kind, level, through) in enumerate(rows):
-        base = f"{kind}_{i:02d}__{through}"
-        rng = fg.seeded(prefix + base)
-        x = makers[kind](int(fg.RATE * rng.uniform(1.5, 3.0)), rng)
-        y, rate = channel(fg.to_dbfs(x, level), through, rng)
-        fg.write_flac(folder / f"{base}.flac", y, rate)
-        entries.append(
-            {
-                "file": f"{base}.flac",
-                "id": f"{kind}_{i:02d}",
-                "voice": "none",
-                "condition": f"nonspeech_{through}",
-                "noise": kind,
-                "level_dbfs": level,
-                "sample_rate": rate,
-                "category": "nonspeech",
-                "text": "",
-                "spec": spec,
-                "expected": REJECT,
-            }
-        )
-    return entries
+    rows, spec = noise
+    entries += fg.noise_alone(folder, rows, makers, channel, prefix, spec)
+    nonspeech = sorted({f"nonspeech_{through}" for _, _, through in rows})
+    fields = {"voices": voices, "conditions": [*CONDITIONS, *nonspeech]}
+    fg.write_manifest(folder, description, entries, **fields)
+    return len(entries)
 
 
 def adversarial5(out: Path, voices: dict[str, fg.Voice], crowd: fg.Crowd) -> int:
@@ -415,17 +393,13 @@ def adversarial5(out: Path, voices: dict[str, fg.Voice], crowd: fg.Crowd) -> int
             conditions = [pool[(3 * s + i) % len(pool)] for i in range(3)]
             said = [(uid, category, CHALLENGE, text, REJECT)]
             entries += fg.generate(folder, said, {voice: voices[voice]}, conditions, render)
-    rows = NOISE_ONLY
-    entries += noise_only(folder, "adversarial5:", crowd, rows, CHALLENGE)
     description = (
         "Fifth adversarial set (issue 32 item 4): nothing here is a yes; voices and conditions "
         "no other set uses; committed before any recogniser heard it; regenerate with "
         "scripts/make_adversarial5.py"
     )
-    nonspeech = sorted({f"nonspeech_{through}" for _, _, through in rows})
-    fields = {"voices": names, "conditions": [*CONDITIONS, *nonspeech]}
-    fg.write_manifest(folder, description, entries, **fields)
-    return len(entries)
+    noise = (NOISE_ONLY, CHALLENGE)
+    return finish(folder, "adversarial5:", crowd, entries, noise, names, description)
 
 
 def take2_kind(p: int, v: int) -> str:
@@ -479,17 +453,13 @@ def heldout6(out: Path, voices: dict[str, fg.Voice], crowd: fg.Crowd) -> int:
         for v, voice in enumerate(names):
             condition = CONDITIONS[(a + v) % len(CONDITIONS)]
             entries += fg.generate(folder, [answer], {voice: voices[voice]}, [condition], render)
-    rows = HELDOUT_NOISE_ONLY
-    entries += noise_only(folder, "heldout6:", crowd, rows, CONFIRM)
     description = (
         "Sixth held-out set of spoken answers (issue 32 items 4 and 6: yes, no, neither), in "
         "the voices and conditions of adversarial5; never tuned on; regenerate with "
         "scripts/make_adversarial5.py"
     )
-    nonspeech = sorted({f"nonspeech_{through}" for _, _, through in rows})
-    fields = {"voices": names, "conditions": [*CONDITIONS, *nonspeech]}
-    fg.write_manifest(folder, description, entries, **fields)
-    return len(entries)
+    noise = (HELDOUT_NOISE_ONLY, CONFIRM)
+    return finish(folder, "heldout6:", crowd, entries, noise, names, description)
 
 
 def said_before() -> set[str]:

@@ -9,8 +9,10 @@ first two adversarial sets.
 
 Layout: ``_audio`` (files, seeds, levels), ``_voices``, ``_noise`` (noise, babble, channels,
 codecs), ``_impair`` (car, hum, wind and music noise; reverb, clipping, packet loss, Opus),
-``_render`` (the committed sets' conditions), ``_sets`` (questions, the loop, the
-manifest), ``_heldout`` (a held-out pair of answers and confirmations), ``_adversarial``.
+``_render`` (the committed sets' conditions), ``_scene`` (speech in noise through a room or
+line, and noise alone: the sets from ``adversarial4`` on), ``_sets`` (questions, the loop,
+the manifest), ``_heldout`` (a held-out pair of answers and confirmations),
+``_adversarial``.
 
 The scripts put ``scripts/`` on ``sys.path`` and ``import fixturegen``; none of this is part
 of the ``voice_hitl`` package, and CI never runs it (the sets are committed).
@@ -70,6 +72,7 @@ from ._render import (
     render_take,
     render_tuning,
 )
+from ._scene import Channel, NoiseMaker, mixed, noise_alone
 from ._sets import (
     AMOUNT,
     CHALLENGE,
@@ -127,8 +130,10 @@ __all__ = [
     "TAKE_CONDITIONS",
     "TEL_RATE",
     "Babble",
+    "Channel",
     "Crowd",
     "FloatArray",
+    "NoiseMaker",
     "Prepare",
     "Render",
     "Slot",
@@ -155,10 +160,12 @@ __all__ = [
     "heldout_pair",
     "meta",
     "mulaw",
+    "mixed",
     "mulaw_line",
     "music",
     "near_silence",
     "no",
+    "noise_alone",
     "opus",
     "overdrive",
     "padded",

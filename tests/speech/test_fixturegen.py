@@ -145,3 +145,36 @@ def test_opus_keeps_a_tone_aligned_and_deterministic() -> None:
     assert len(y) == len(x)
     assert np.corrcoef(x, y)[0, 1] > 0.95
     assert np.array_equal(y, fg.opus(x, fg.RATE, 8))
+
+
+def _through(
+    x: fg.FloatArray, condition: str, rng: np.random.Generator
+) -> tuple[fg.FloatArray, int]:
+    return x, fg.RATE
+
+
+def test_mixed_pads_and_adds_noise_at_the_snr_of_its_condition() -> None:
+    speech = fg.speech(tone, "confirm")
+    render = fg.mixed({"white06": (fg.white, 6.0)}, _through, "t:", 0.4, 0.6)
+    stem = "confirm__tone__white06"
+    noisy, rate = render(speech, fg.Slot("confirm", "tone", "white06", None, stem, stem + ".flac"))
+    lead = int(0.4 * rate)
+    assert len(noisy) == lead + len(speech) + int(0.6 * rate)
+    noise = noisy[lead : lead + len(speech)] - speech
+    assert 10 * np.log10(np.mean(speech**2) / np.mean(noise**2)) == pytest.approx(6.0, abs=0.3)
+    stem = "confirm__tone__clean"
+    clean, _ = render(speech, fg.Slot("confirm", "tone", "clean", None, stem, stem + ".flac"))
+    assert np.array_equal(clean[lead : lead + len(speech)], speech)
+
+
+def test_noise_alone_writes_one_rejected_file_a_row(tmp_path: Path) -> None:
+    rows = [("car", -30.0, "clean"), ("buzz", -20.0, "clean")]
+    makers = {"car": fg.car, "buzz": fg.buzz}
+    entries = fg.noise_alone(tmp_path, rows, makers, _through, "t:", fg.CHALLENGE)
+    assert [e["file"] for e in entries] == ["car_00__clean.flac", "buzz_01__clean.flac"]
+    assert all(e["expected"] == fg.REJECT and e["category"] == "nonspeech" for e in entries)
+    import soundfile
+
+    car, rate = soundfile.read(str(tmp_path / entries[0]["file"]))
+    assert rate == fg.RATE and 1.5 <= len(car) / rate <= 3.0
+    assert 20 * np.log10(np.sqrt(np.mean(car**2))) == pytest.approx(-30.0, abs=0.5)
