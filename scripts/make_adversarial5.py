@@ -52,7 +52,7 @@ Conditions (none used by any other set; speech at -20 dBFS, 0.4 s lead, 0.6 s tr
 - ``tel_white10``: white noise at 10 dB SNR, then 300-3400 Hz, mu-law, 8 kHz;
 - ``babble06``: six-talker babble at 6 dB SNR.
 
-``adversarial5``: 54 sentences of thirteen shapes (written fresh; the script refuses any text
+``adversarial5``: 54 sentences of eleven shapes (written fresh; the script refuses any text
 an existing set says), each said by two voices, each take in three conditions (rotating; a
 request for a person only in ``car00``, ``babble06`` and ``tel_white10``): 324 files, and
 14 of noise, music or babble alone (``nonspeech``): 338. Every file answers "To go ahead, say
