@@ -15,7 +15,10 @@ person who really means yes.
   2026-12-04): a high-risk
   confirmation is simulated as a dialogue -- take 1; if its yes is not taken, take 2 -- and
   the share completed within two turns is reported per condition with the mean number of
-  turns and seconds (the person's speech plus recognition; prompts not counted).
+  turns and seconds (the person's speech plus recognition; prompts not counted). A set whose
+  manifest names the kind of second take (``take2``: ``repeat``, the phrase again, or
+  ``alone``, the word alone after the re-prompt; ``heldout6_confirmations``) is reported per
+  kind as well.
 
 * ``--gate``: the speech gate alone on every speech utterance of the sets, per condition (white
   noise and babble at 0, 5 and 10 dB, 16 kHz and 8 kHz mu-law; the confirmations' clean,
@@ -200,6 +203,7 @@ async def confirmations(recognizer: Recognizer, folder: Path, sample: int) -> No
         takes[(entry["id"], entry["voice"], entry["condition"])][entry["take"]] = entry
     keys = sorted(takes)[::sample]
     by_condition: dict[str, list[tuple[int, float, bool]]] = defaultdict(list)
+    by_take2: dict[str, list[tuple[int, float, bool]]] = defaultdict(list)
     low_yes = 0
     refused: list[str] = []
     for key in keys:
@@ -219,6 +223,8 @@ async def confirmations(recognizer: Recognizer, folder: Path, sample: int) -> No
                 taken = True
                 break
         by_condition[key[2]].append((turns, seconds, taken))
+        if "take2" in takes[key][2]:
+            by_take2[str(takes[key][2]["take2"])].append((turns, seconds, taken))
     print(f"true confirmations ({len(keys)} dialogues, 1/{sample} sample), high tier:")
     everything: list[tuple[int, float, bool]] = []
     for condition, rows in sorted(by_condition.items()):
@@ -230,11 +236,26 @@ async def confirmations(recognizer: Recognizer, folder: Path, sample: int) -> No
     done = [r for r in everything if r[2]]
     print(f"  all        within two turns {100 * len(done) / len(everything):5.1f}%  "
           f"mean turns {sum(r[0] for r in done) / max(1, len(done)):.2f}")
+    print_take2(by_take2)
     print(f"  low tier: first take read as yes {100 * low_yes / len(keys):.1f}%")
     print(f"  takes read as no (a confirmation refused by mishearing): {len(refused)}"
           + (f" ({', '.join(refused)})" if refused else ""))
     print_audio_verdicts()
     print_alignment()
+
+
+def print_take2(by_take2: dict[str, list[tuple[int, float, bool]]]) -> None:
+    """Per kind of second take (the manifest's ``take2``: ``repeat``, the same phrase again;
+    ``alone``, the word alone after the re-prompt): within two turns, and how many of the
+    dialogues the first take did not complete the second did. Sets without the field print
+    nothing."""
+    for kind, rows in sorted(by_take2.items()):
+        done = sum(r[2] for r in rows)
+        second = [r for r in rows if r[0] == 2]
+        rescued = sum(r[2] for r in second)
+        print(f"  take 2 {kind:6s} within two turns {100 * done / len(rows):5.1f}% "
+              f"({done}/{len(rows)} dialogues); the second take completed {rescued} of the "
+              f"{len(second)} the first did not")
 
 
 def gate(folders: list[Path]) -> None:

