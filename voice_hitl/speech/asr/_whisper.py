@@ -102,6 +102,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._answer import Answer, MetaAnswer, NoMatchReason
+from .._no_heard import doubt_no
 from .._numbers import DIGIT_WORDS, NUMBER_WORDS
 from .._spec import AnswerKind, AnswerSpec
 from .._text import FILLERS, edit_distance, tokens
@@ -358,6 +359,8 @@ class WhisperRecognizer:
         verify: confirm a yes by a second decoding pass without hotwords.
         verify_no: also require that pass to hear a negation before a no is taken (off by
             default: it asks again about a tenth of true no's; see the module docstring).
+        agree_no: take a no only when it is a plain refusal or both passes read it as a no
+            (`_no_heard.doubt_no`).
         alone_margin: nats by which the challenge word said alone may score below a free
             reading that holds it beside other words and still be taken (`_align`);
             ``None`` (the default) turns alignment scoring off.
@@ -381,6 +384,7 @@ class WhisperRecognizer:
         min_yes_logprob: float = -1.2,
         verify: bool = True,
         verify_no: bool = False,
+        agree_no: bool = True,
         alone_margin: float | None = None,
         alone_quieter_db: float = QUIETER_DB,
     ) -> None:
@@ -400,6 +404,7 @@ class WhisperRecognizer:
         self._min_yes_logprob = min_yes_logprob
         self._verify = verify
         self._verify_no = verify_no
+        self._agree_no = agree_no
         self._gate: SpeechGate | None = None
         self._alone_margin = alone_margin
         self._alone_quieter_db = alone_quieter_db
@@ -697,11 +702,12 @@ class WhisperRecognizer:
         verified = False
         reading = value_of(mapped, spec) if spec is not None else None
         if self._verify and spec is not None and reading is False:
-            # the hotwords' ways to decline can pull a noisy "yes please do it" onto "do
-            # not": a no that either pass heard with a yes in it is asked again
             if unprompted is None:
                 unprompted = heard(False)
-            if any(affirms(text) for text, _ in (prompted, unprompted)):
+            # the hotwords' ways to decline can pull a noisy "yes please do it" onto "do
+            # not", and one pass may write a no the other did not hear (`_no_heard`)
+            readings = [prompted[0], unprompted[0]]
+            if doubt_no(said, readings, spec, agree=self._agree_no) is not None:
                 return WhisperHearing([], prompted, unprompted, aligned=tuple(aligned))
             if self._verify_no and not _holds_a_negation(unprompted[0]):
                 # the unprompted pass heard no negation: the hotwords made the no up
