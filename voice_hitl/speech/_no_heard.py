@@ -5,17 +5,19 @@ the question's answers, one unprompted) hands every reading here before a no is 
 no refuses what the person wanted, so a no stands only when
 
 * no reading holds a yes that is not itself negated ("yea, not right" for "yeah, that's
-  right"; the unprompted pass reading "Yes, please do it." for a prompted "do not"), and
-* the no is a plain refusal (`plain_refusal`: it opens with "no", "nope", "nah", ... or is
-  made of refusal words only: "definitely not", "no thanks", "don't"), or every other reading
-  that heard words reads as a no too (the readings agree on its polarity).
+  right"; the unprompted pass reading "Yes, please do it." for a prompted "do not");
+* it holds no yes word undone by a "not" just before it ("not fine, do not" for "that's
+  fine, do it"), unless it opens with "no", "nope" or "nah" ("no, not right");
+* and it is a plain refusal (`plain_refusal`: it opens with "no", "nope", "nah", "not", ...,
+  or is a few refusal words only: "definitely not", "no thanks", "please don't"), or every
+  other reading that heard words reads as a no too (the readings agree on its polarity).
 
-Otherwise the readings disagree on the no and the person is asked again. Issue 32: most no's
-not said were misheard speech one pass wrote with a negation ("last time, do not." against
-"Nice time, unit." for "that's fine, do it"; "hopefully, it's not present" against
-"Hopefully, click on the person."), or a no the unprompted pass wrote after the prompted one
-heard babble ("nah, nah, nah" against "I'm not going to drink."). Asking again costs a turn;
-a no said is said the same way again.
+Otherwise the person is asked again. Issue 32: most no's not said were misheard speech that
+one pass wrote with a negation ("last time, do not." against "Nice time, unit." for "that's
+fine, do it"; "hopefully, it's not present" against "Hopefully, click on the person."), or a
+no the unprompted pass wrote after the prompted one heard babble ("nah, nah, nah" against
+"I'm not going to drink."). Asking again costs a turn; a wrong no refuses the request.
+Measured in bench/results_risk.txt (2026-12-06, issue 32 item 6).
 """
 
 from __future__ import annotations
