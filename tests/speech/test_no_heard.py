@@ -37,15 +37,17 @@ def test_not_plain_refusals(said: str) -> None:
     assert not plain_refusal(said)
 
 
-@pytest.mark.parametrize("said", ["not fine, do not", "it's not okay", "that's not right"])
-def test_a_yes_word_undone_by_a_not(said: str) -> None:
+@pytest.mark.parametrize("said", ["not fine, do not", "it's not okay, no", "not right, do not"])
+def test_a_yes_word_undone_beside_another_negation(said: str) -> None:
     assert yes_word_undone(said)
 
 
 @pytest.mark.parametrize(
-    "said", ["definitely not", "absolutely not", "don't do it", "do not go ahead", "not now"]
-)
-def test_an_intensifier_or_an_order_not_to_act_is_no_undone_yes(said: str) -> None:
+    "said",
+    ["definitely not", "absolutely not, no", "don't do it", "do not go ahead", "not now, no",
+     "that's not right", "it's not okay"],
+)  # fmt: skip
+def test_an_intensifier_an_order_or_a_single_not_is_no_undone_yes(said: str) -> None:
     assert not yes_word_undone(said)
 
 
@@ -73,8 +75,11 @@ def test_a_longer_no_one_reading_alone_wrote_asks_again() -> None:
 def test_a_yes_word_undone_asks_again_even_when_the_readings_agree() -> None:
     said = "not fine, do not"
     assert doubt_no(said, [said, "Not fine, we knit."], CONFIRM) == "a yes word undone by a not"
-    # behind a "no" it is a refusal with its reason ("no, not right")
-    assert doubt_no("no, not right", ["no, not right", "Snow, not bright."], CONFIRM) is None
+    # behind a "no" it is a refusal with its reason
+    said = "no, not right, do not"
+    assert doubt_no(said, [said, "Snow, not bright."], CONFIRM) is None
+    # one negation alone is a plain no when the readings agree
+    assert doubt_no("that's not right", ["that's not right", "That's not right."], CONFIRM) is None
 
 
 def test_a_yes_in_any_reading_asks_again() -> None:

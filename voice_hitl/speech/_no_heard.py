@@ -6,8 +6,8 @@ no refuses what the person wanted, so a no stands only when
 
 * no reading holds a yes that is not itself negated ("yea, not right" for "yeah, that's
   right"; the unprompted pass reading "Yes, please do it." for a prompted "do not");
-* it holds no yes word undone by a "not" just before it ("not fine, do not" for "that's
-  fine, do it"), unless it opens with "no", "nope" or "nah" ("no, not right");
+* it does not mix a yes word undone by a "not" with another negation ("not fine, do not"
+  for "that's fine, do it"), unless it opens with "no", "nope" or "nah";
 * and it is a plain refusal (`plain_refusal`: it opens with "no", "nope", "nah", "not", ...,
   or is a few refusal words only: "definitely not", "no thanks", "please don't"), or every
   other reading that heard words reads as a no too (the readings agree on its polarity).
@@ -82,16 +82,19 @@ def plain_refusal(transcript: str) -> bool:
 
 
 def yes_word_undone(transcript: str) -> bool:
-    """Whether ``transcript`` holds a yes word undone by a "not" just before it ("not fine",
-    "it's not okay"), other than an order not to act ("do not go ahead"): how one pass wrote
-    "that's fine, do it" as "not fine, do not"."""
+    """Whether ``transcript`` mixes a yes word undone by a "not" just before it ("not fine")
+    with another negation ("not fine, do not"): how one pass wrote "that's fine, do it". An
+    order not to act ("do not go ahead") and an intensifier ("definitely not") are no undone
+    yes word, and one negation alone ("that's not right") is a plain no."""
     toks = [t for t in tokens(transcript) if t not in FILLERS]
+    negations = sum(t in NEGATION_WORDS for t in toks)
     for phrase in AFFIRMATIVE_PHRASES:
         if set(phrase) <= INTENSIFIERS:
             continue
         i = find_phrase(toks, phrase)
         while i >= 0:
-            if i >= 1 and toks[i - 1] == "not" and (i < 2 or toks[i - 2] != "do"):
+            undone = i >= 1 and toks[i - 1] == "not" and (i < 2 or toks[i - 2] != "do")
+            if undone and negations >= 2:
                 return True
             i = find_phrase(toks, phrase, i + 1)
     return False
