@@ -12,7 +12,12 @@ import numpy as np
 import pytest
 
 from voice_hitl.speech import AnswerSpec
-from voice_hitl.speech._no_heard import doubt_no, plain_refusal, yes_word_undone
+from voice_hitl.speech._no_heard import (
+    doubt_no,
+    plain_refusal,
+    yes_counterpart,
+    yes_word_undone,
+)
 from voice_hitl.speech.asr import WhisperRecognizer
 
 CONFIRM = AnswerSpec.confirm("Shall I send the payment?")
@@ -95,7 +100,7 @@ def _hear(rec: WhisperRecognizer, prompted: str, unprompted: str) -> list[str]:
     def decode(encoded: Any, spec: Any, *, hotwords: bool, words: str | None = None) -> Any:
         return (prompted if hotwords else unprompted), -0.1
 
-    rec.encode_sync = lambda pcm16, rate: None  # type: ignore[method-assign,assignment,return-value]
+    rec.encode_sync = lambda pcm16, rate: None  # type: ignore[method-assign,assignment]
     rec.decode_sync = decode  # type: ignore[method-assign]
     hearing = rec.hear_sync(np.zeros(32000, dtype=np.int16), 16000, CONFIRM)
     return [h.text for h in hearing.hypotheses]
@@ -113,3 +118,44 @@ def test_whisper_asks_again_about_a_no_one_pass_made_up() -> None:
     assert _hear(rec, "", "No, not today.") == ["No, not today."]
     off = WhisperRecognizer(agree_no=False)
     assert _hear(off, "it's not the present", "Get me a person.") == ["it's not the present"]
+
+
+@pytest.mark.parametrize(
+    ("said", "counterpart"),
+    [
+        ("I don't think so", "I do think so"),
+        ("can't go clean", "can go clean"),
+        ("No, I do not want that.", "I do want that."),
+        ("I won't say", "I will say"),
+        ("nothing at all", "nothing at all"),  # no negation word to take out
+    ],
+)
+def test_the_yes_counterpart_takes_the_negations_out(said: str, counterpart: str) -> None:
+    assert yes_counterpart(said) == counterpart
+
+
+def test_a_no_the_audio_barely_prefers_to_its_yes_counterpart_asks_again() -> None:
+    scored: list[list[str]] = []
+
+    def hear(margin: float | None, no: float, yes: float, said: str) -> list[str]:
+        rec = WhisperRecognizer(no_margin=margin)
+
+        def score(encoded: Any, texts: list[str]) -> list[tuple[float, int]]:
+            scored.append(texts)
+            return [(no, 4), (yes, 4)]
+
+        rec.score_sync = score  # type: ignore[method-assign]
+        rec._no_on_speech = lambda *args: True  # type: ignore[method-assign]
+        rec.encode_sync = lambda pcm16, rate: object()  # type: ignore[method-assign,assignment]
+        rec.decode_sync = lambda encoded, spec, *, hotwords, words=None: (said, -0.1)  # type: ignore[method-assign]
+        hearing = rec.hear_sync(np.zeros(32000, dtype=np.int16), 16000, CONFIRM)
+        return [h.text for h in hearing.hypotheses]
+
+    said = "I did not believe it"
+    assert hear(2.0, -10.0, -11.0, said) == []  # 1 nat: asked again
+    assert scored[-1] == [said, "I did believe it"]
+    assert hear(2.0, -10.0, -13.0, said) == [said]  # 3 nats: the no stands
+    assert hear(None, -10.0, -10.0, said) == [said]  # off
+    count = len(scored)
+    assert hear(2.0, -10.0, -10.0, "no, leave it") == ["no, leave it"]  # plain: not scored
+    assert len(scored) == count

@@ -22,6 +22,7 @@ Measured in bench/results_risk.txt (2026-12-06, issue 32 item 6).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ._answer import Answer
@@ -36,7 +37,14 @@ from ._vocab import (
     POLITE_WORDS,
 )
 
-__all__ = ["REFUSAL_OPENERS", "doubt_no", "plain_refusal", "reads_as_no", "yes_word_undone"]
+__all__ = [
+    "REFUSAL_OPENERS",
+    "doubt_no",
+    "plain_refusal",
+    "reads_as_no",
+    "yes_counterpart",
+    "yes_word_undone",
+]
 
 REFUSAL_OPENERS: frozenset[str] = frozenset({"no", "nope", "nah", "negative", "not", "now"})
 """Words a refusal opens with ("no, leave it", "nah, not today", "not now, thanks"; "now" is
@@ -98,6 +106,26 @@ def yes_word_undone(transcript: str) -> bool:
                 return True
             i = find_phrase(toks, phrase, i + 1)
     return False
+
+
+_UNDONE = (
+    (re.compile(r"\bcan't\b", re.IGNORECASE), "can"),
+    (re.compile(r"\bwon't\b", re.IGNORECASE), "will"),
+    (re.compile(r"\b(\w+)n't\b", re.IGNORECASE), r"\1"),
+    (re.compile(r"\b(not|no|nope|nah|never)\b[,.]?\s*", re.IGNORECASE), ""),
+)
+"""Each negation of a reading and what is left of its words without it."""
+
+
+def yes_counterpart(transcript: str) -> str:
+    """``transcript`` with its negations taken out ("I don't think so" -> "I do think so",
+    "can't go clean" -> "can go clean"): the reading the audio would hold had the person not
+    said no. Scored against the no reading by the decoder (`WhisperRecognizer`'s
+    ``no_margin``): a no whose negation the audio barely prefers is asked again."""
+    text = transcript
+    for pattern, kept in _UNDONE:
+        text = pattern.sub(kept, text)
+    return " ".join(text.split()).strip(" ,")
 
 
 def reads_as_no(transcript: str, spec: AnswerSpec) -> bool:
