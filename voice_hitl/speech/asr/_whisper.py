@@ -64,7 +64,9 @@ development sets it asked again 5 true no's for 6 no's not said, and on the held
 (``heldout2``, ``heldout4``, yes/no questions) it took true no's from 92 / 79 % to 86 / 70 %
 for 3 fewer no's not said (bench/results_risk.txt). Instead, with ``agree_no=True`` (the
 default) a no that is not a plain refusal must be read as a no by both passes, and a yes word
-undone by a "not" ("not fine, do not") asks again (`_no_heard.doubt_no`).
+undone by a "not" ("not fine, do not") asks again (`_no_heard.doubt_no`). With
+``no_margin`` (opt-in) such a no must also outscore, by forced decoding, the same reading
+with its negations taken out (`_no_heard.yes_counterpart`).
 
 One exception, for the high-risk challenge words ("confirm", "approve"), which tiny.en spells
 as sounds when unprompted ("can't earn", "I can turn"): a third pass prompted with only the
