@@ -158,4 +158,6 @@ def test_a_no_the_audio_barely_prefers_to_its_yes_counterpart_asks_again() -> No
     assert hear(None, -10.0, -10.0, said) == [said]  # off
     count = len(scored)
     assert hear(2.0, -10.0, -10.0, "no, leave it") == ["no, leave it"]  # plain: not scored
+    # only the end taken out: tiny.en scores a transcript that ends early about as well
+    assert hear(2.0, -10.0, -10.0, "it was lovely, not") == ["it was lovely, not"]
     assert len(scored) == count
