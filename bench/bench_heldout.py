@@ -73,6 +73,8 @@ SETS = {
     "adversarial2": ROOT / "audio_fixtures" / "adversarial2",
     "heldout3": ROOT / "audio_fixtures" / "heldout3",
     "heldout4": ROOT / "audio_fixtures" / "heldout4",
+    "adversarial3": ROOT / "audio_fixtures" / "adversarial3",
+    "adversarial4": ROOT / "audio_fixtures" / "adversarial4",
     "heldout6": ROOT / "audio_fixtures" / "heldout6",
 }
 
@@ -127,10 +129,19 @@ def wrong_answers(results: list[FixtureResult]) -> tuple[int, int]:
     return len(wrong), len(answers)
 
 
+REFUSALS = frozenset({"negation", "refusal_with_word"})
+"""Adversarial categories whose people did say no (every adversarial file expects a reject:
+none is a yes, but a refusal read as no is right)."""
+
+
 def nos_not_said(results: list[FixtureResult]) -> tuple[int, int]:
     """``(taken as a no, files)``: answers read as "no" where the person did not say no
-    (a yes, another answer, a request or noise), over every file of the set (issue 32)."""
-    return sum(r.got == "no" and r.expected != "no" for r in results), len(results)
+    (a yes, another answer, a request or noise; not an adversarial refusal), over every
+    file of the set (issue 32)."""
+    not_said = [
+        r for r in results if r.got == "no" and r.expected != "no" and r.category not in REFUSALS
+    ]
+    return len(not_said), len(results)
 
 
 def _pct(n: int, d: int) -> str:
@@ -196,12 +207,14 @@ def print_adversarial(entries: list[dict[str, Any]], results: list[FixtureResult
     cells: dict[str, list[bool]] = defaultdict(list)
     for r in results:
         e = meta[r.file]
+        # adversarial3 and 4 name a condition ("noise05", "gsm_8k") instead
+        noise = e.get("noise", r.condition)
+        rate = f"{e.get('rate', e.get('sample_rate', 0)) // 1000:>2}k"
         if r.category == "nonspeech":
-            nonspeech[f"{e['noise']}/{e['rate'] // 1000}k"].append(kind_of(r))
+            nonspeech[f"{noise}/{rate.strip()}"].append(kind_of(r))
         else:
-            cells[f"{e['noise']} {e['snr_db']:>2} dB {e['rate'] // 1000:>2}k"].append(
-                kind_of(r) == "yes"
-            )
+            snr = f" {e['snr_db']:>2} dB" if "snr_db" in e else ""
+            cells[f"{noise}{snr} {rate}"].append(kind_of(r) == "yes")
     print("nonspeech, files giving any answer: " + ", ".join(
         f"{k} {sum(x != 'none' for x in v)}/{len(v)}" for k, v in sorted(nonspeech.items())
     ))  # fmt: skip

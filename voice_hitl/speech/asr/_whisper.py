@@ -62,7 +62,11 @@ negation too (the hotwords' ways to decline pulled noise and misheard requests o
 anything"; unprompted, tiny.en heard "Thank you very much."). It is off by default: on the
 development sets it asked again 5 true no's for 6 no's not said, and on the held-out sets
 (``heldout2``, ``heldout4``, yes/no questions) it took true no's from 92 / 79 % to 86 / 70 %
-for 3 fewer no's not said (bench/results_risk.txt).
+for 3 fewer no's not said (bench/results_risk.txt). Instead, with ``agree_no=True`` (the
+default) a no that is not a plain refusal must be read as a no by both passes, and a yes word
+undone by a "not" ("not fine, do not") asks again (`_no_heard.doubt_no`). With
+``no_margin`` (opt-in) such a no must also outscore, by forced decoding, the same reading
+with its negations taken out (`_no_heard.yes_counterpart`).
 
 One exception, for the high-risk challenge words ("confirm", "approve"), which tiny.en spells
 as sounds when unprompted ("can't earn", "I can turn"): a third pass prompted with only the
@@ -102,6 +106,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._answer import Answer, MetaAnswer, NoMatchReason
+from .._no_heard import doubt_no, plain_refusal, yes_counterpart
 from .._numbers import DIGIT_WORDS, NUMBER_WORDS
 from .._spec import AnswerKind, AnswerSpec
 from .._text import FILLERS, edit_distance, tokens
@@ -358,6 +363,11 @@ class WhisperRecognizer:
         verify: confirm a yes by a second decoding pass without hotwords.
         verify_no: also require that pass to hear a negation before a no is taken (off by
             default: it asks again about a tenth of true no's; see the module docstring).
+        agree_no: take a no only when it is a plain refusal or both passes read it as a no
+            (`_no_heard.doubt_no`).
+        no_margin: nats by which the decoder must score a no that is not a plain refusal
+            above the same reading without its negations (`_no_heard.yes_counterpart`);
+            ``None`` (the default) turns the check off.
         alone_margin: nats by which the challenge word said alone may score below a free
             reading that holds it beside other words and still be taken (`_align`);
             ``None`` (the default) turns alignment scoring off.
@@ -381,6 +391,8 @@ class WhisperRecognizer:
         min_yes_logprob: float = -1.2,
         verify: bool = True,
         verify_no: bool = False,
+        agree_no: bool = True,
+        no_margin: float | None = None,
         alone_margin: float | None = None,
         alone_quieter_db: float = QUIETER_DB,
     ) -> None:
@@ -390,6 +402,8 @@ class WhisperRecognizer:
             raise ValueError(f"beam_size must be >= 1, got {beam_size!r}")
         if cpu_threads < 0:
             raise ValueError(f"cpu_threads must be >= 0, got {cpu_threads!r}")
+        if no_margin is not None and not math.isfinite(no_margin):
+            raise ValueError(f"no_margin must be a finite number, got {no_margin!r}")
         if alone_margin is not None and not 0.0 <= alone_margin < math.inf:
             raise ValueError(f"alone_margin must be a finite number >= 0, got {alone_margin!r}")
         self._path = Path(model_path) if model_path is not None else None
@@ -400,6 +414,8 @@ class WhisperRecognizer:
         self._min_yes_logprob = min_yes_logprob
         self._verify = verify
         self._verify_no = verify_no
+        self._agree_no = agree_no
+        self._no_margin = no_margin
         self._gate: SpeechGate | None = None
         self._alone_margin = alone_margin
         self._alone_quieter_db = alone_quieter_db
@@ -697,11 +713,15 @@ class WhisperRecognizer:
         verified = False
         reading = value_of(mapped, spec) if spec is not None else None
         if self._verify and spec is not None and reading is False:
-            # the hotwords' ways to decline can pull a noisy "yes please do it" onto "do
-            # not": a no that either pass heard with a yes in it is asked again
             if unprompted is None:
                 unprompted = heard(False)
-            if any(affirms(text) for text, _ in (prompted, unprompted)):
+            # the hotwords' ways to decline can pull a noisy "yes please do it" onto "do
+            # not", and one pass may write a no the other did not hear (`_no_heard`)
+            readings = [prompted[0], unprompted[0]]
+            if doubt_no(said, readings, spec, agree=self._agree_no) is not None:
+                return WhisperHearing([], prompted, unprompted, aligned=tuple(aligned))
+            if not self._no_scored_over_yes(encoded, mapped):
+                # the audio holds the reading without its negation about as well
                 return WhisperHearing([], prompted, unprompted, aligned=tuple(aligned))
             if self._verify_no and not _holds_a_negation(unprompted[0]):
                 # the unprompted pass heard no negation: the hotwords made the no up
@@ -737,6 +757,21 @@ class WhisperRecognizer:
         )
         evidence = (logprob, as_heard, verified)
         return WhisperHearing([hypothesis], prompted, unprompted, evidence, tuple(aligned))
+
+    def _no_scored_over_yes(self, encoded: Any, said: str) -> bool:
+        """Whether the decoder scores the no reading ``said`` at least ``no_margin`` nats
+        above its yes counterpart (`_no_heard.yes_counterpart`); True when the check is off,
+        the no is a plain refusal, the counterpart only drops its end or is empty, or there
+        is no encoder output (a scripted decoder)."""
+        if self._no_margin is None or encoded is None or plain_refusal(said):
+            return True
+        counterpart = yes_counterpart(said)
+        if not counterpart or tokens(said)[: len(tokens(counterpart))] == tokens(counterpart):
+            # nothing taken out, or only the end ("definitely not" -> "definitely"): tiny.en
+            # scores a transcript that ends early about as well as the whole one
+            return True
+        (no, _), (yes, _) = self.score_sync(encoded, [said.strip(), counterpart])
+        return no - yes >= self._no_margin
 
     def _no_on_speech(
         self, encoded: Any, pcm16: npt.NDArray[np.int16], sample_rate: int, said: str
