@@ -99,7 +99,8 @@ def no_rests_on_speech(
         min_probability: the probability some window of the span must reach.
         max_drop_db: how far below the utterance's speech level the span may lie.
         min_snr_db: how far above the noise floor (the quietest tenth of the non-speech
-            windows, as `SpeechGate` measures it) the span's loudest window must rise.
+            windows; not the gate's SNR noise estimate, `_snr`) the span's loudest window
+            must rise.
 
     Returns:
         True when a negation word passes both checks, or when the reading holds no timed
