@@ -55,6 +55,9 @@ def noise_power(
     Args:
         power: each window's mean power (positive).
         speech: which windows the VAD calls speech (as long as ``power``).
+
+    Raises:
+        ValueError: no windows.
     """
     if len(power) == 0:
         raise ValueError("no windows")
