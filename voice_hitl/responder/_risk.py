@@ -93,11 +93,13 @@ class EvidencePolicy:
 
     Attributes:
         min_confidence: calibrated recogniser confidence.
-        min_snr_db: the speech gate's SNR estimate; below it, ask for the keypad. 7 dB
-            (issue 32's measurements): above every 16 kHz utterance in 5 dB white noise
-            (at most 6.3 dB) and 0 dB white noise on either line (at most 5.4); below every
-            held-out true confirmation in 10 dB white noise or babble (at least 8.3; on the
-            tuning confirmations 11 % of the 10 dB babble takes read under it).
+        min_snr_db: the speech gate's SNR estimate; below it, ask for the keypad. 7 dB,
+            from issue 32 item 2's measurements (``bench/bench_risk.py --gate``, the
+            estimate of `asr._snr`): above every 16 kHz utterance in 5 dB white noise (at
+            most 6.0 dB), 0 dB white noise on either line (at most 4.3), 3 dB pink (at most
+            6.4) and 2 dB brown noise (at most 5.3); below every confirmation of heldout2-4
+            in 10 dB white noise or babble (at least 7.3; 2 of the tuning set's 70 10 dB
+            babble takes read under it, at 6.5 and 6.6).
         min_speech_probability: the VAD's mean probability over the speech windows.
         max_clipped: share of clipped samples.
         min_attribution: a conference turn's attribution to its speaker.

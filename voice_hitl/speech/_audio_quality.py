@@ -14,9 +14,9 @@ class AudioQuality:
     Attributes:
         speech_ms: milliseconds of windows the VAD calls speech.
         speech_probability: the VAD's mean probability over those windows (0 when none).
-        snr_db: speech power (the speech windows' power less the noise floor) over the
-            noise floor (the quietest tenth of non-speech windows, or of all windows when
-            there are few), in dB; 0 to 60.
+        snr_db: speech power (the speech windows' power less the noise's) over the noise's
+            mean power (of the non-speech windows away from speech; of the quietest windows
+            when there are few: `asr._snr`), in dB; 0 to 60.
         clipped: share of samples at or near full scale.
     """
 

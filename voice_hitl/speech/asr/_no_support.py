@@ -13,8 +13,9 @@ measured with the speech gate's VAD windows (`SpeechGate.windows`):
 * the span's loudest window must stand within ``max_drop_db`` of the utterance's speech
   (the median level of its speech windows): a word the aligner put on quiet noise or on the
   babble between the person's words sits far below the person's own level;
-* and it must rise ``min_snr_db`` above the noise floor (the gate's: the quietest tenth of the
-  non-speech windows): a negation Whisper wrote into babble or hiss barely rises above it.
+* and it must rise ``min_snr_db`` above the noise floor (the quietest tenth of the non-speech
+  windows, as the gate's SNR estimate took it before issue 32 item 2; this check was tuned on
+  it and keeps it): a negation Whisper wrote into babble or hiss barely rises above it.
 
 On the development sets (``heldout3``'s yes/no questions, every second file of
 ``adversarial``) every true no's negation rose at least 10.7 dB above the floor, except a
@@ -99,7 +100,8 @@ def no_rests_on_speech(
         min_probability: the probability some window of the span must reach.
         max_drop_db: how far below the utterance's speech level the span may lie.
         min_snr_db: how far above the noise floor (the quietest tenth of the non-speech
-            windows, as `SpeechGate` measures it) the span's loudest window must rise.
+            windows, not the gate's SNR noise estimate `_snr`) the span's loudest window
+            must rise.
 
     Returns:
         True when a negation word passes both checks, or when the reading holds no timed

@@ -10,16 +10,18 @@ On 3 s of white, pink and near-silent noise the VAD's highest window probability
 gate asks for ``min_speech_ms`` of windows above ``threshold``.
 
 The same pass measures what issue-17 style confirmation needs to judge the audio: an SNR
-estimate (the speech windows' power, less the noise floor, over the floor: the quietest tenth
-of the non-speech windows), the share of clipped samples, and the VAD's mean probability over
-the speech windows (`AudioQuality`).
+estimate (`_snr.snr_db`: the speech windows' power, less the noise, over the noise's mean
+power, taken from the non-speech windows), the share of clipped samples, and the VAD's mean
+probability over the speech windows (`AudioQuality`).
 
-Measured (issue 32; ``python bench/bench_risk.py --gate``): the estimate reads 16 kHz white
-noise mixed at 0 / 5 / 10 dB as 0.4 / 5.1 / 10.1 dB (medians). Before the noise was
-subtracted it read 3.2 / 6.3 / 10.5, so 5 dB white noise passed the 5 dB floor. The same
-audio through an 8 kHz line reads 3.8 / 8.7 / 13.8 dB: the line's 4 kHz band drops half of the
-white noise and little of the speech, so its SNR really is about 3.5 dB better. Babble is
-speech-shaped and unsteady: 0 / 5 / 10 dB read 3.7 / 7.3 / 12.3 (16 kHz, with a wide spread).
+Measured (issue 32 item 2; ``python bench/bench_snr.py``, clean development utterances mixed
+at a known SNR): white, pink and brown noise at 0-15 dB read within 0.5 dB of the true SNR
+(medians). The earlier floor, the quietest tenth of the non-speech windows, read 3 dB pink
+noise as 5.8 dB and 3 dB brown as 7.0 (`_snr` says why). Four-talker babble reads 0.7-3.4 dB
+high at 0-7 dB (the VAD hears speech in it, so its level comes from the quietest windows).
+A telephone line (300-3400 Hz, 8 kHz) removes the noise outside its band, so its audio reads
+about 3 dB (white) and 5 dB (pink) better than the mixture it carried: that is the SNR the
+recogniser gets.
 
 `GatedRecognizer` can also hand the recogniser a denoised copy of noisy utterances
 (`Denoiser`: steady noise only); the `AudioQuality` it reports is always that of the audio as
@@ -29,7 +31,6 @@ it arrived.
 from __future__ import annotations
 
 import asyncio
-import math
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +41,7 @@ from .._audio_quality import AudioQuality
 from ._audio import check_pcm16, resample
 from ._denoise import Denoiser
 from ._protocol import Hypothesis, Recognizer
+from ._snr import snr_db
 
 if TYPE_CHECKING:
     from .._spec import AnswerSpec
@@ -48,19 +50,6 @@ __all__ = ["AudioQuality", "GatedRecognizer", "SpeechGate"]
 
 _RATE = 16_000
 _CLIP = 32_000
-
-
-def _snr_db(speech_power: npt.NDArray[np.float64], floor: float) -> float:
-    """Speech over noise, in dB, from the speech windows' power and the noise floor's.
-
-    A speech window carries the noise too: its power is speech plus noise. The noise is
-    subtracted before the ratio is taken (``(S + N - N) / N``); without it, 5 dB of white
-    noise read as 6.2 dB, and 0 dB as 3 dB. Clamped to 0..60 dB.
-    """
-    speech = float(np.mean(speech_power))
-    if speech <= floor * (1.0 + 1e-6):
-        return 0.0
-    return min(60.0, max(0.0, 10.0 * math.log10((speech - floor) / floor)))
 
 
 class SpeechGate:
@@ -99,11 +88,7 @@ class SpeechGate:
         speech_ms = float(speech.sum()) * w / _RATE * 1000.0
         if not speech.any():
             return AudioQuality(0.0, 0.0, 0.0, clipped)
-        rest = power[~speech] if (~speech).sum() >= 3 else power
-        floor = float(np.quantile(rest, 0.1))
-        return AudioQuality(
-            speech_ms, float(probs[speech].mean()), _snr_db(power[speech], floor), clipped
-        )
+        return AudioQuality(speech_ms, float(probs[speech].mean()), snr_db(power, speech), clipped)
 
     def _windows(
         self, pcm16: npt.NDArray[np.int16], sample_rate: int
