@@ -434,14 +434,13 @@ class HumanInputHandler:
                 raise RuntimeError(f"request {pending_id!r} is already being waited on")
             loop = asyncio.get_running_loop()
             waiter = request._waiter = loop.create_future()
-            deadlines: Deadlines | None = None
             timer: asyncio.TimerHandle | None = None
             if timeout is not None:
                 deadlines = self._deadlines.get(timeout)
                 if deadlines is not None and deadlines.loop is loop:
                     deadlines.add(request)  # the common case: one shared timer
                 else:
-                    deadlines, timer = self._time(request, loop, timeout, deadlines)
+                    timer = self._time(request, loop, timeout, deadlines)
             try:
                 await waiter
             except asyncio.CancelledError as cancelled:
@@ -451,9 +450,7 @@ class HumanInputHandler:
                 raise
             finally:
                 request._waiter = None
-                if deadlines is not None:
-                    deadlines.discard(request)
-                elif timer is not None:
+                if timer is not None:
                     timer.cancel()
         if not request.detached:
             self._active.pop(pending_id, None)
@@ -470,12 +467,12 @@ class HumanInputHandler:
         loop: asyncio.AbstractEventLoop,
         timeout: float,
         deadlines: Deadlines | None,
-    ) -> tuple[Deadlines | None, asyncio.TimerHandle | None]:
+    ) -> asyncio.TimerHandle | None:
         """Time a wait whose loop has no shared timer for ``timeout`` yet: start one, or,
         while another loop still has live waits of this timeout (rare), a timer of its own.
 
         Returns:
-            The shared timer the wait was added to, or ``(None, its own timer)``.
+            The wait's own timer, to cancel when it ends; None when the shared one serves it.
         """
         if deadlines is not None and deadlines.idle:
             deadlines.drop()  # left behind by a loop with no live wait: start afresh
@@ -485,8 +482,8 @@ class HumanInputHandler:
                 loop, timeout, self._time_out, self._forget_deadlines
             )
             deadlines.add(request)
-            return deadlines, None
-        return None, loop.call_later(timeout, self._time_out, request, timeout)
+            return None
+        return loop.call_later(timeout, self._time_out, request, timeout)
 
     def _forget_deadlines(self, deadlines: Deadlines) -> None:
         if self._deadlines.get(deadlines.timeout) is deadlines:

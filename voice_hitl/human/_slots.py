@@ -17,12 +17,12 @@ class Request(PendingInput):
     with the handler's state of it in private slots (one object a request, not two).
 
     The handler sets ``_loop``, ``_outcome``, ``_waiter`` and ``_watchers`` right after
-    construction; ``_due`` only while a :class:`Deadlines` queue holds the request.
+    construction; a :class:`Deadlines` queue sets ``_due`` when it starts timing a wait.
     """
 
     __slots__ = ("_due", "_loop", "_outcome", "_waiter", "_watchers")
 
-    _due: float | None  # its wait's deadline on the loop clock, while queued; then None
+    _due: float  # its wait's deadline on the loop clock
     _loop: asyncio.AbstractEventLoop  # the loop that created it: settling happens there
     _outcome: tuple[OutcomeKind, str] | None  # None until settled
     _waiter: asyncio.Future[None] | None  # while a wait() is blocked on it
@@ -33,16 +33,17 @@ class Deadlines:
     """The waits of one loop that share one timeout value, served by a single loop timer.
 
     Their deadlines arrive in order (the loop clock is monotonic), so a FIFO of the waiting
-    requests holds them sorted and one timer, armed for the oldest live deadline, replaces a
-    timer per wait. A wait that ends marks its request dead here (``_due`` None); dead ones are
-    dropped when they reach the head, or all at once when they outnumber the live ones (as
-    asyncio does with cancelled timers). A request is queued at most once: after its wait it
-    is settled, and a settled request is never waited on again.
+    requests holds them sorted, and one timer, armed for the oldest deadline still due, replaces
+    a timer per wait. A request whose wait ended is settled (a wait ends only once its request
+    is), and a settled request has no deadline left: nothing is done when a wait ends. Settled
+    requests are dropped when they reach the head, or all at once when the queue has doubled
+    since it was last compacted (amortised O(1) a wait); a queue with nothing due stops its timer
+    when the timer fires. A request is queued at most once (a settled one is never waited on).
     """
 
-    __slots__ = ("clock", "dead", "entries", "expire", "forget", "handle", "loop", "timeout")
+    __slots__ = ("clock", "entries", "expire", "forget", "handle", "limit", "loop", "timeout")
 
-    _COMPACT_AT = 64  # dead entries tolerated before a compaction is considered
+    _MIN_LIMIT = 64  # the queue's length that starts a compaction, at the least
 
     def __init__(
         self,
@@ -57,32 +58,24 @@ class Deadlines:
         self.clock = loop.time
         self.timeout = timeout
         self.entries: deque[Request] = deque()
-        self.dead = 0
+        self.limit = self._MIN_LIMIT
         self.handle: asyncio.TimerHandle | None = None
 
     def add(self, request: Request) -> None:
-        """Start timing a wait on ``request``: it times out ``timeout`` seconds from now."""
+        """Time a wait on ``request``, open: it times out ``timeout`` seconds from now."""
         deadline = request._due = self.clock() + self.timeout
-        self.entries.append(request)
+        entries = self.entries
+        entries.append(request)
         if self.handle is None:
             self.handle = self.loop.call_at(deadline, self._expire)
+        elif len(entries) > self.limit:
+            self.entries = entries = deque(r for r in entries if r._outcome is None)
+            self.limit = max(self._MIN_LIMIT, 2 * len(entries))
 
     @property
     def idle(self) -> bool:
-        """True when no live wait is left (only dead entries, if any)."""
-        return self.dead == len(self.entries)
-
-    def discard(self, request: Request) -> None:
-        """The wait on ``request`` ended; it no longer needs its deadline."""
-        if request._due is None:
-            return  # already taken off by _expire
-        request._due = None
-        self.dead = dead = self.dead + 1
-        if dead > self._COMPACT_AT and dead * 2 > len(self.entries):
-            self.entries = deque(r for r in self.entries if r._due is not None)
-            self.dead = 0
-            if not self.entries:
-                self.drop()
+        """True when no wait is left to time out."""
+        return all(request._outcome is not None for request in self.entries)
 
     def _expire(self) -> None:
         # The loop judged the armed deadline reached: what is due by then is due now.
@@ -94,16 +87,12 @@ class Deadlines:
         due: list[Request] = []
         while entries:
             request = entries[0]
-            deadline = request._due
-            if deadline is None:
-                entries.popleft()
-                self.dead -= 1
-            elif deadline <= now:
-                entries.popleft()
-                request._due = None
-                due.append(request)
+            if request._outcome is not None:
+                entries.popleft()  # its wait ended
+            elif request._due <= now:
+                due.append(entries.popleft())
             else:
-                self.handle = self.loop.call_at(deadline, self._expire)
+                self.handle = self.loop.call_at(request._due, self._expire)
                 break
         else:
             self.drop()
