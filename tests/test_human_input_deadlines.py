@@ -17,6 +17,12 @@ import pytest
 from voice_hitl import HumanInputHandler, PendingInputStatus
 
 
+async def _open(handler: HumanInputHandler, count: int) -> tuple[list[str], float]:
+    """Create ``count`` requests; return their ids and the loop time they were created at."""
+    ids = [(await handler.create("AskUserQuestion", {"i": i})).pending_id for i in range(count)]
+    return ids, asyncio.get_running_loop().time()
+
+
 async def _timed_wait(handler: HumanInputHandler, pending_id: str, timeout: float) -> float:
     """Wait on a request that nobody answers; return the loop time it timed out at."""
     with pytest.raises(TimeoutError):
@@ -27,9 +33,7 @@ async def _timed_wait(handler: HumanInputHandler, pending_id: str, timeout: floa
 @pytest.mark.looptime
 async def test_waits_sharing_a_timeout_each_time_out_at_their_own_deadline() -> None:
     handler = HumanInputHandler()
-    loop = asyncio.get_running_loop()
-    start = loop.time()
-    ids = [(await handler.create("AskUserQuestion", {"i": i})).pending_id for i in range(4)]
+    ids, start = await _open(handler, 4)
     first = asyncio.create_task(_timed_wait(handler, ids[0], 10))
     await asyncio.sleep(4)
     second = asyncio.create_task(_timed_wait(handler, ids[1], 10))
@@ -67,9 +71,7 @@ async def test_an_ended_wait_is_never_timed_out_and_the_timer_stops() -> None:
 @pytest.mark.looptime
 async def test_cancelling_one_wait_leaves_the_others_deadlines() -> None:
     handler = HumanInputHandler()
-    loop = asyncio.get_running_loop()
-    start = loop.time()
-    ids = [(await handler.create("AskUserQuestion", {"i": i})).pending_id for i in range(3)]
+    ids, start = await _open(handler, 3)
     cancelled = asyncio.create_task(handler.wait(ids[0], timeout=5))
     await asyncio.sleep(1)
     later = asyncio.create_task(_timed_wait(handler, ids[1], 5))
