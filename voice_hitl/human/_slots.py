@@ -28,6 +28,10 @@ class Request(PendingInput):
     _waiter: asyncio.Future[None] | None  # while a wait() is blocked on it
     _watchers: list[Callable[[PendingInput], None]] | None
 
+    def __repr__(self) -> str:
+        # The public record's repr: this class and the state it adds are the handler's own.
+        return "PendingInput(" + PendingInput.__repr__(self).partition("(")[2]
+
 
 class Deadlines:
     """The waits of one loop that share one timeout value, served by a single loop timer.
