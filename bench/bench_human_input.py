@@ -34,9 +34,14 @@ For a same-interpreter comparison, give voice-hitl a Python 3.12 venv too::
         --ours-python /tmp/ours312/bin/python
 
 When roomkit is importable by the interpreter running the script, ``--peer-python`` can be
-omitted; when no peer is available, only voice-hitl's figures are printed. Targets: at least
-1.5x faster than the peer in the same run, and under 1,000 B per pending request. The script
-exits 0 whatever the figures (``--check`` makes a missed target exit 1).
+omitted; when no peer is available, only voice-hitl's figures are printed. Targets (issue 33):
+at least 2.5x faster than the peer in the same run, and under 400 B per pending request. The
+script exits 0 whatever the figures (``--check`` makes a missed target exit 1).
+
+The blocked figure has a floor no handler can go under: the asyncio round trip itself (a future
+resolved by a ``call_soon``, two loop turns with a selector poll each), about 5 us of roomkit's
+~16 us on Python 3.12 here; ``bench_wait_hops.py`` prints it (``floor``), and checks that a
+change to the blocked path holds when the answer comes 2 or 5 hops late or from a timer.
 """
 
 from __future__ import annotations
@@ -56,8 +61,8 @@ from typing import Any, Protocol
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 CLOCK = time.perf_counter  # the worker's clock (--clock)
 
-SPEED_TARGET = 1.5  # ours must be at least this many times faster than the peer
-BYTES_TARGET = 1000  # bytes per pending request, strictly under
+SPEED_TARGET = 2.5  # ours must be at least this many times faster than the peer
+BYTES_TARGET = 400  # bytes per pending request, strictly under
 
 IMPLS = {
     "voice_hitl": ("voice_hitl", "HumanInputHandler"),

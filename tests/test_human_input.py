@@ -26,6 +26,7 @@ async def test_answer_before_wait_is_returned_and_request_retired() -> None:
     assert await handler.wait(pending.pending_id) == "blue"
     assert pending.pending_id not in handler.pending
     assert handler.get(pending.pending_id) is None
+    assert repr(pending).startswith(f"PendingInput(pending_id={pending.pending_id!r}, ")
 
 
 async def test_answer_while_blocked() -> None:

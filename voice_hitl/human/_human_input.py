@@ -49,7 +49,7 @@ from ._pending import (
     unwrap,
     utc_now,
 )
-from ._slots import Deadlines, Slot
+from ._slots import Deadlines, Request
 
 __all__ = ["DENIED_BY_HOOK", "HumanInputHandler", "InputRequiredCallback"]
 
@@ -143,7 +143,7 @@ class HumanInputHandler:
 
     def __init__(self, retention: int = 128) -> None:
         self._retention = non_negative_int("retention", retention)
-        self._active: dict[str, Slot] = {}
+        self._active: dict[str, Request] = {}
         self._retained: OrderedDict[str, _Outcome] = OrderedDict()
         self._deadlines: dict[float, Deadlines] = {}
         self._notifiers: dict[str, InputRequiredCallback] = {}
@@ -202,8 +202,8 @@ class HumanInputHandler:
         Returns:
             False when no open request has that id (nothing is emitted).
         """
-        slot = self._active.get(pending_id)
-        if slot is None or slot.kind is not None:
+        request = self._active.get(pending_id)
+        if request is None or request._outcome is not None:
             return False
         if self._observers:
             self._emit(RequestNoted(pending_id, utc_now(), note, dict(data or {})))
@@ -330,7 +330,7 @@ class HumanInputHandler:
         pending_id = next(self._fresh_ids, None) or self._more_ids()
         created_at = _now(UTC)
         # Every field positionally: much cheaper than keywords and default factories.
-        pending = PendingInput(
+        request = Request(
             pending_id,
             tool_name,
             arguments,
@@ -350,19 +350,20 @@ class HumanInputHandler:
         if loop is None or getattr(loop, "_thread_id", None) != _get_ident():
             # Not the loop this thread is running: look it up (rare: a new loop or thread).
             loop = self._loop = asyncio.get_running_loop()
-        slot = Slot(pending, loop)
-        self._active[pending_id] = slot
+        request._loop = loop
+        request._outcome = request._waiter = request._watchers = None
+        self._active[pending_id] = request
         if self._observers:
-            self._emit(RequestOpened(pending, created_at))
+            self._emit(RequestOpened(request, created_at))
         notifier = self._notifiers.get(channel_id) if self._notifiers else None
         if notifier is not None:
             task = asyncio.create_task(
-                self._notify(slot, notifier), name=f"notify-input-required-{pending_id}"
+                self._notify(request, notifier), name=f"notify-input-required-{pending_id}"
             )
             tasks = self._notify_tasks.setdefault(channel_id, set())
             tasks.add(task)
             task.add_done_callback(tasks.discard)
-        return pending
+        return request
 
     def _more_ids(self) -> str:
         """Make the next ``_ID_BATCH`` request ids and return the first.
@@ -378,10 +379,10 @@ class HumanInputHandler:
         ids = self._fresh_ids = iter(batch)
         return next(ids)
 
-    async def _notify(self, slot: Slot, notifier: InputRequiredCallback) -> None:
-        pending_id = slot.pending.pending_id
+    async def _notify(self, request: Request, notifier: InputRequiredCallback) -> None:
+        pending_id = request.pending_id
         try:
-            denial = await notifier(slot.pending.to_event())
+            denial = await notifier(request.to_event())
         except Exception as exc:
             logger.exception(
                 "ON_USER_INPUT_REQUIRED notification failed for %s; the request stays open",
@@ -394,7 +395,7 @@ class HumanInputHandler:
             self._emit(RequestNotified(pending_id, utc_now(), denial))
         if denial is not None:
             reason = f"{DENIED_BY_HOOK}: {denial}" if denial else DENIED_BY_HOOK
-            self._settle(slot, OutcomeKind.REJECTED, reason)
+            self._settle(request, OutcomeKind.REJECTED, reason)
 
     # -- waiting -------------------------------------------------------------------------
 
@@ -421,60 +422,57 @@ class HumanInputHandler:
         """
         if timeout is not None and not (0 < timeout <= MAX_SECONDS):  # NaN fails too
             optional_seconds("timeout", timeout)  # raises, naming what is wrong
-        slot = self._active.get(pending_id)
-        if slot is None:
+        request = self._active.get(pending_id)
+        if request is None:
             outcome = self._retained.get(pending_id)
             if outcome is None:
                 raise ValueError(f"unknown pending id {pending_id!r} (never created, or evicted)")
             self._retained.move_to_end(pending_id)
             return unwrap(*outcome)
-        if slot.kind is None:
-            if slot.waiter is not None:
+        if request._outcome is None:
+            if request._waiter is not None:
                 raise RuntimeError(f"request {pending_id!r} is already being waited on")
             loop = asyncio.get_running_loop()
-            waiter = slot.waiter = loop.create_future()
-            deadlines: Deadlines | None = None
-            entry: list[Any] | None = None
+            waiter = request._waiter = loop.create_future()
             timer: asyncio.TimerHandle | None = None
             if timeout is not None:
                 deadlines = self._deadlines.get(timeout)
                 if deadlines is not None and deadlines.loop is loop:
-                    entry = deadlines.add(slot)  # the common case: one shared timer
+                    deadlines.add(request)  # the common case: one shared timer
                 else:
-                    deadlines, entry, timer = self._time(slot, loop, timeout, deadlines)
+                    timer = self._time(request, loop, timeout, deadlines)
             try:
                 await waiter
             except asyncio.CancelledError as cancelled:
                 detail = str(cancelled.args[0]) if cancelled.args else ""
-                self._settle(slot, OutcomeKind.GIVEN_UP, "Human input request withdrawn", detail)
-                self._retire(slot)
+                self._settle(request, OutcomeKind.GIVEN_UP, "Human input request withdrawn", detail)
+                self._retire(request)
                 raise
             finally:
-                slot.waiter = None
-                if deadlines is not None and entry is not None:
-                    deadlines.discard(entry)
-                elif timer is not None:
+                request._waiter = None
+                if timer is not None:
                     timer.cancel()
-        if not slot.pending.detached:
+        if not request.detached:
             self._active.pop(pending_id, None)
         if self._holds:
             await self._held(pending_id)
-        kind = slot.kind
-        assert kind is not None
-        return slot.text if kind is _ANSWERED else unwrap(kind, slot.text)
+        outcome = request._outcome
+        assert outcome is not None
+        kind, text = outcome
+        return text if kind is _ANSWERED else unwrap(kind, text)
 
     def _time(
         self,
-        slot: Slot,
+        request: Request,
         loop: asyncio.AbstractEventLoop,
         timeout: float,
         deadlines: Deadlines | None,
-    ) -> tuple[Deadlines | None, list[Any] | None, asyncio.TimerHandle | None]:
+    ) -> asyncio.TimerHandle | None:
         """Time a wait whose loop has no shared timer for ``timeout`` yet: start one, or,
         while another loop still has live waits of this timeout (rare), a timer of its own.
 
         Returns:
-            The shared timer and the wait's entry in it, or ``(None, None, own timer)``.
+            The wait's own timer, to cancel when it ends; None when the shared one serves it.
         """
         if deadlines is not None and deadlines.idle:
             deadlines.drop()  # left behind by a loop with no live wait: start afresh
@@ -483,52 +481,51 @@ class HumanInputHandler:
             deadlines = self._deadlines[timeout] = Deadlines(
                 loop, timeout, self._time_out, self._forget_deadlines
             )
-            return deadlines, deadlines.add(slot), None
-        return None, None, loop.call_later(timeout, self._time_out, slot, timeout)
+            deadlines.add(request)
+            return None
+        return loop.call_later(timeout, self._time_out, request, timeout)
 
     def _forget_deadlines(self, deadlines: Deadlines) -> None:
         if self._deadlines.get(deadlines.timeout) is deadlines:
             del self._deadlines[deadlines.timeout]
 
-    def _time_out(self, slot: Slot, timeout: float) -> None:
-        self._settle(slot, OutcomeKind.TIMED_OUT, f"Human input timed out after {timeout:g}s")
+    def _time_out(self, request: Request, timeout: float) -> None:
+        self._settle(request, OutcomeKind.TIMED_OUT, f"Human input timed out after {timeout:g}s")
 
-    def _retire(self, slot: Slot) -> None:
-        if not slot.pending.detached:
-            self._active.pop(slot.pending.pending_id, None)
+    def _retire(self, request: Request) -> None:
+        if not request.detached:
+            self._active.pop(request.pending_id, None)
 
     # -- settling ------------------------------------------------------------------------
 
     def _settle(
         self,
-        slot: Slot,
+        request: Request,
         kind: OutcomeKind,
         text: str,
         detail: str = "",
         by: str | None = None,
         via: str | None = None,
     ) -> bool:
-        if slot.kind is not None:
+        if request._outcome is not None:
             return False
-        slot.kind = kind
-        slot.text = text
-        pending = slot.pending
+        outcome = request._outcome = (kind, text)
         if kind is _ANSWERED:
-            pending.status = _RESOLVED
-            pending.result = text
+            request.status = _RESOLVED
+            request.result = text
         else:
-            pending.status = _STATUS_OF[kind]
+            request.status = _STATUS_OF[kind]
         if self._retention:
             retained = self._retained
-            retained[pending.pending_id] = (kind, text)
+            retained[request.pending_id] = outcome
             if len(retained) > self._retention:
                 retained.popitem(last=False)
         if self._observers:
             self._emit(
                 RequestSettled(
-                    pending.pending_id,
+                    request.pending_id,
                     utc_now(),
-                    pending.status,
+                    request.status,
                     _OUTCOME_NAME[kind],
                     text,
                     detail,
@@ -536,17 +533,17 @@ class HumanInputHandler:
                     via,
                 )
             )
-        waiter = slot.waiter
+        waiter = request._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
-        watchers = slot.watchers
+        watchers = request._watchers
         if watchers is not None:
-            slot.watchers = None
+            request._watchers = None
             for watcher in watchers:
                 try:
-                    watcher(pending)
+                    watcher(request)
                 except Exception:
-                    logger.exception("settle watcher of %s failed", pending.pending_id)
+                    logger.exception("settle watcher of %s failed", request.pending_id)
         return True
 
     def watch(self, pending_id: str, callback: Callable[[PendingInput], None]) -> bool:
@@ -558,15 +555,15 @@ class HumanInputHandler:
         Returns:
             False when no active request has that id.
         """
-        slot = self._active.get(pending_id)
-        if slot is None:
+        request = self._active.get(pending_id)
+        if request is None:
             return False
-        if slot.kind is not None:
-            callback(slot.pending)
-        elif slot.watchers is None:
-            slot.watchers = [callback]
+        if request._outcome is not None:
+            callback(request)
+        elif request._watchers is None:
+            request._watchers = [callback]
         else:
-            slot.watchers.append(callback)
+            request._watchers.append(callback)
         return True
 
     def resolve(
@@ -585,13 +582,13 @@ class HumanInputHandler:
         """
         if not isinstance(result, str):
             raise TypeError(f"result must be str (the text the model reads), got {_kind(result)}")
-        slot = self._active.get(pending_id)
-        if slot is None:
+        request = self._active.get(pending_id)
+        if request is None:
             return False
-        loop = slot.loop
+        loop = request._loop
         if getattr(loop, "_thread_id", None) != _get_ident() and _runs_elsewhere(loop):
             return self._on_loop(loop, partial(self.resolve, by=by, via=via), pending_id, result)
-        return self._settle(slot, _ANSWERED, result, "", by, via)
+        return self._settle(request, _ANSWERED, result, "", by, via)
 
     def reject(
         self, pending_id: str, reason: str = "", *, by: str | None = None, via: str | None = None
@@ -608,13 +605,13 @@ class HumanInputHandler:
         """
         if not isinstance(reason, str):
             raise TypeError(f"reason must be str, got {_kind(reason)}")
-        slot = self._active.get(pending_id)
-        if slot is None:
+        request = self._active.get(pending_id)
+        if request is None:
             return False
-        loop = slot.loop
+        loop = request._loop
         if getattr(loop, "_thread_id", None) != _get_ident() and _runs_elsewhere(loop):
             return self._on_loop(loop, partial(self.reject, by=by, via=via), pending_id, reason)
-        return self._settle(slot, OutcomeKind.REJECTED, reason, "", by, via)
+        return self._settle(request, OutcomeKind.REJECTED, reason, "", by, via)
 
     def release(self, pending_id: str) -> bool:
         """Drop a request its caller owns, giving it up if still unanswered.
@@ -624,15 +621,15 @@ class HumanInputHandler:
         Returns:
             True if an active request was dropped.
         """
-        slot = self._active.get(pending_id)
-        if slot is None:
+        request = self._active.get(pending_id)
+        if request is None:
             return False
-        loop = slot.loop
+        loop = request._loop
         if getattr(loop, "_thread_id", None) != _get_ident() and _runs_elsewhere(loop):
             return self._on_loop(loop, self.release, pending_id)
         if self._active.pop(pending_id, None) is None:
             return False
-        self._settle(slot, OutcomeKind.GIVEN_UP, "Human input request released")
+        self._settle(request, OutcomeKind.GIVEN_UP, "Human input request released")
         return True
 
     @staticmethod
@@ -681,33 +678,33 @@ class HumanInputHandler:
         """
         if channel_id is None:
             self._closed = True
-            slots: Iterable[Slot] = list(self._active.values())
+            requests: Iterable[Request] = list(self._active.values())
             tasks = [t for group in self._notify_tasks.values() for t in group]
             self._notifiers.clear()
             self._notify_tasks.clear()
         else:
             self._closed_channels.add(channel_id)
-            slots = [s for s in self._active.values() if s.pending.channel_id == channel_id]
+            requests = [r for r in self._active.values() if r.channel_id == channel_id]
             tasks = list(self._notify_tasks.pop(channel_id, ()))
             self._notifiers.pop(channel_id, None)
         reason = "Human input handler closed"
         loop = asyncio.get_running_loop()
         deferred: list[asyncio.Future[None]] = []
-        for slot in slots:
-            waiter = slot.waiter
-            if waiter is not None and slot.loop is loop:
-                slot.waiter = None  # settle without waking; woken below, in slices
-                self._settle(slot, OutcomeKind.GIVEN_UP, reason)
-                slot.waiter = waiter
+        for request in requests:
+            waiter = request._waiter
+            if waiter is not None and request._loop is loop:
+                request._waiter = None  # settle without waking; woken below, in slices
+                self._settle(request, OutcomeKind.GIVEN_UP, reason)
+                request._waiter = waiter
                 deferred.append(waiter)
-            elif waiter is not None and slot.loop.is_running() and slot.loop is not loop:
-                slot.waiter = None  # a wait on another thread's loop: wake it there
-                self._settle(slot, OutcomeKind.GIVEN_UP, reason)
-                slot.waiter = waiter
-                slot.loop.call_soon_threadsafe(_wake, waiter)
+            elif waiter is not None and request._loop.is_running() and request._loop is not loop:
+                request._waiter = None  # a wait on another thread's loop: wake it there
+                self._settle(request, OutcomeKind.GIVEN_UP, reason)
+                request._waiter = waiter
+                request._loop.call_soon_threadsafe(_wake, waiter)
             else:
-                self._settle(slot, OutcomeKind.GIVEN_UP, reason)
-            self._active.pop(slot.pending.pending_id, None)
+                self._settle(request, OutcomeKind.GIVEN_UP, reason)
+            self._active.pop(request.pending_id, None)
         if deferred:
             _wake_in_slices(loop, deferred, 0)
         # A notification that closes its own scope is left to finish by itself.
@@ -737,12 +734,11 @@ class HumanInputHandler:
     def pending(self) -> dict[str, PendingInput]:
         """A snapshot of the requests still waiting for an outcome."""
         return {
-            pid: slot.pending
-            for pid, slot in self._active.items()
-            if slot.pending.status is PendingInputStatus.PENDING
+            pid: request
+            for pid, request in self._active.items()
+            if request.status is PendingInputStatus.PENDING
         }
 
     def get(self, pending_id: str) -> PendingInput | None:
         """The active request with that id, if any."""
-        slot = self._active.get(pending_id)
-        return None if slot is None else slot.pending
+        return self._active.get(pending_id)
