@@ -35,24 +35,12 @@ from voice_hitl.voice._provider_events import transcription_of
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 import fixturegen as fg  # noqa: E402
+from make_confirmations import voices  # noqa: E402  (the tuning voices)
 
 IN_LEXICON = ("conform", "I'll conform", "can firm", "comfort", "confer", "a proof", "improve")
 OUTSIDE = ("inform", "can form", "come from", "I'll inform", "a groove", "I'll improve")
 CONDITIONS = ("clean", "telephone")
 SPEC = AnswerSpec.from_tool_call("ConfirmAction", {"action": "move 500 dollars to savings"})
-
-
-def voices() -> dict[str, fg.Voice]:
-    """The tuning voices (`scripts/make_confirmations.py`)."""
-    return {
-        "piper": fg.piper(1.0),
-        "piper_slow": fg.piper(1.25),
-        "flite_kal": fg.flite("kal"),
-        "flite_awb": fg.flite("awb"),
-        "flite_rms": fg.flite("rms"),
-        "espeak_m3": fg.espeak("en-us+m3", 160),
-        "espeak_gb_f3": fg.espeak("en-gb+f3", 160),
-    }
 
 
 async def main_async(gaps_at: list[float]) -> None:
