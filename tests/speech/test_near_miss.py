@@ -43,6 +43,8 @@ def test_competitors_swap_the_challenge_word_keeping_case_and_punctuation() -> N
     assert rivals[:2] == ["Conform.", "Comfort."]
     assert "Can firm." in rivals and len(rivals) == len(NEAR_MISSES["confirm"])
     assert "I'll conform it" in competitors("I'll confirm it")
+    # a word said twice is swapped twice: "comfort, confirm" would still hold the word
+    assert competitors("Confirm, confirm.")[:2] == ["Conform, conform.", "Comfort, comfort."]
     assert "a proof, please" in competitors("approve, please")
     assert competitors("Yes, go ahead.") == []
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import partial
 
 __all__ = ["NEAR_MISSES", "Competition", "competitors"]
 
@@ -52,14 +53,21 @@ class Competition:
 
 
 def competitors(reading: str) -> list[str]:
-    """``reading`` with one challenge word swapped for each of its near-misses, case kept
-    ("Confirm." -> "Conform.", "Comfort.", ...); ``[]`` when it holds no challenge word."""
+    """``reading`` with a challenge word swapped for each of its near-misses wherever it
+    stands, case kept ("Confirm." -> "Conform.", "Comfort.", ...; "confirm, confirm" ->
+    "conform, conform", ...); ``[]`` when it holds no challenge word."""
     out: list[str] = []
-    for match in _WORD.finditer(reading):
-        word = match.group().lower()
+    said = dict.fromkeys(m.group().lower() for m in _WORD.finditer(reading))
+    for word in said:
         for near in NEAR_MISSES.get(word, ()):
-            swapped = near[0].upper() + near[1:] if match.group()[0].isupper() else near
-            text = reading[: match.start()] + swapped + reading[match.end() :]
+            text = _WORD.sub(partial(_swap, word=word, near=near), reading)
             if text not in out:
                 out.append(text)
     return out
+
+
+def _swap(match: re.Match[str], *, word: str, near: str) -> str:
+    """``near`` for a match of ``word`` (capitalised as it was), any other word as it is."""
+    if match.group().lower() != word:
+        return match.group()
+    return near[0].upper() + near[1:] if match.group()[0].isupper() else near
