@@ -27,6 +27,7 @@ person who really means yes.
   acoustic near-misses; each value given is weighed in the same run (the recogniser's scores
   do not depend on it), the first is the one ``--show`` reports; default: the policy's.
   The gaps seen are printed (adversarial: per category; confirmations: per take).
+  ``--without-near-miss WORD`` (repeatable) leaves a near-miss out of the lexicon for the run.
 
 * ``--alone-margin M|off``: Whisper's alignment margin (`voice_hitl.speech.asr._align`; default
   the recogniser's, off); ``--alone-quieter Q``: dB the extra words must be quieter than the
@@ -418,9 +419,17 @@ def main() -> None:
         action="append",
         help="the high tier's near-miss margin in nats, or 'off' (repeatable; first: --show)",
     )
+    parser.add_argument(
+        "--without-near-miss", action="append", help="leave this near-miss out (repeatable)"
+    )
     args = parser.parse_args()
     if args.near_miss_gap:
         GAPS_AT[:] = [None if g == "off" else float(g) for g in args.near_miss_gap]
+    if args.without_near_miss:
+        from voice_hitl.speech._near_miss import NEAR_MISSES
+
+        for word, nears in NEAR_MISSES.items():
+            NEAR_MISSES[word] = tuple(n for n in nears if n not in args.without_near_miss)
     args.adversarial = args.adversarial or ADVERSARIAL_SETS
     args.confirmations = args.confirmations or CONFIRMATION_SETS
     global SHOW
