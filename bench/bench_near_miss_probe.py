@@ -13,7 +13,8 @@ None is a yes.
 Printed per phrase: how often it was read as yes (low tier) and taken at the high tier at
 each near-miss margin, and every near-miss gap seen.
 
-Run: ``python bench/bench_near_miss_probe.py --cache FILE [--near-miss-gap G ...]``
+Run: ``python bench/bench_near_miss_probe.py --cache FILE [--near-miss-gap G ...]
+[--without-near-miss WORD ...]``
 (``speech`` extra, Debian's flite and espeak-ng).
 """
 
@@ -29,6 +30,7 @@ from voice_hitl.responder._call_line import Heard
 from voice_hitl.responder._hearing import understand_heard
 from voice_hitl.responder._risk import NEAR_MISS_GAP, EvidencePolicy, weigh_yes
 from voice_hitl.speech import Answer, AnswerSpec
+from voice_hitl.speech._near_miss import NEAR_MISSES
 from voice_hitl.speech.asr import Denoiser, GatedRecognizer, SpeechGate, WhisperRecognizer
 from voice_hitl.voice._provider_events import transcription_of
 
@@ -88,7 +90,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--cache", type=Path, default=None, metavar="FILE")
     parser.add_argument("--near-miss-gap", type=float, action="append")
+    parser.add_argument("--without-near-miss", action="append", default=[])
     args = parser.parse_args()
+    for word, nears in NEAR_MISSES.items():
+        NEAR_MISSES[word] = tuple(n for n in nears if n not in args.without_near_miss)
     if args.cache is not None:
         sys.path.insert(0, str(ROOT / "bench"))
         import asr_cache
