@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 from voice_hitl.responder._call_line import Heard
+from voice_hitl.responder._hearing import understand_heard
 from voice_hitl.responder._risk import EvidencePolicy, evidence_json, weigh_yes
-from voice_hitl.speech import Answer, AnswerSpec, AudioQuality, understand
+from voice_hitl.speech import Answer, AnswerSpec, AudioQuality, NoMatch, understand
 from voice_hitl.speech._near_miss import NEAR_MISSES, Competition, competitors
 from voice_hitl.speech._text import tokens
 from voice_hitl.speech._vocab import CHALLENGE_WORDS
@@ -82,6 +83,20 @@ def test_a_close_competitor_is_not_taken(monkeypatch: pytest.MonkeyPatch) -> Non
     above = _hear(monkeypatch, {"Confirm.": -6.0, "Comfort.": -2.0})
     assert above.competition is not None and above.competition.gap == pytest.approx(-4.0)
     assert not weigh_yes(above).accepted
+
+
+def test_a_competitor_above_the_words_heard_is_no_yes_at_any_tier(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    above = _hear(monkeypatch, {"Confirm.": -6.0, "Comfort.": -2.0})
+    understood = understand_heard(above, CONFIRM)
+    assert isinstance(understood, NoMatch)
+    assert understood.detail == "it sounded more like 'Comfort.' than 'Confirm.'"
+    # a close competitor below the words heard: the low tier takes the yes, the high does not
+    close = _hear(monkeypatch, {"Confirm.": -3.0, "Conform.": -3.5})
+    yes = understand_heard(close, CONFIRM)
+    assert isinstance(yes, Answer) and yes.value is True
+    assert not weigh_yes(close).accepted
 
 
 def test_a_far_competitor_is_taken_and_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
