@@ -65,7 +65,7 @@ __all__ = [
 
 Risk = Literal["low", "high"]
 
-NEAR_MISS_GAP = 2.0
+NEAR_MISS_GAP = 3.0
 """Nats (`EvidencePolicy.min_near_miss_gap`); see ``bench/results_risk.txt``."""
 
 _HIGH_RISK_TOOLS = frozenset({"ConfirmAction"})
