@@ -6,10 +6,13 @@ against the same reading with the challenge word swapped for each of its acousti
 near-neighbours (`competitors`), and the answer is taken only when the word asked for scores
 clearly above the best of them (`Competition`, `voice_hitl.responder._risk.weigh_yes`).
 
-The neighbours (`NEAR_MISSES`) are English words or word splits within one or two phone edits
-of each challenge word (a vowel changed, a nasal or a final stop swapped, a syllable split
+The neighbours (`NEAR_MISSES`) are English words or word splits a phone or a few away from
+each challenge word (a vowel changed, a nasal or a final consonant swapped, a syllable split
 into two words); they are kept few: each one scored costs a decoder pass, and each one can
-only make a true answer harder to take.
+only make a true answer harder to take. The splits "can firm", "come firm" and "a prove" sound
+like the word itself when its first syllable is reduced ([k@n], [k@m], [@]): they cost the
+most true answers, and they are kept because a spoken "can firm" is otherwise taken
+(``bench/results_risk.txt``, 2026-12-06).
 """
 
 from __future__ import annotations
