@@ -26,6 +26,13 @@ person who really means yes.
   fix of the noise floor (`bench_snr`), and the share the high tier's audio layer passes with
   each.
 
+* ``--near-miss-gap G|off`` (repeatable): the high tier's near-miss margin
+  (`EvidencePolicy.min_near_miss_gap`), nats by which a challenge answer must outscore its
+  acoustic near-misses; each value given is weighed in the same run (the recogniser's scores
+  do not depend on it), the first is the one ``--show`` reports; default: the policy's.
+  The gaps seen are printed (adversarial: per category; confirmations: per take).
+  ``--without-near-miss WORD`` (repeatable) leaves a near-miss out of the lexicon for the run.
+
 * ``--alone-margin M|off``: Whisper's alignment margin (`voice_hitl.speech.asr._align`; default
   the recogniser's, off); ``--alone-quieter Q``: dB the extra words must be quieter than the
   challenge word; ``--cache FILE``: read and keep Whisper's decodings and alignment scores
@@ -47,7 +54,7 @@ from typing import Any
 
 from voice_hitl.responder._call_line import Heard
 from voice_hitl.responder._hearing import understand_heard
-from voice_hitl.responder._risk import weigh_yes
+from voice_hitl.responder._risk import NEAR_MISS_GAP, EvidencePolicy, weigh_yes
 from voice_hitl.speech import Answer, AnswerSpec
 from voice_hitl.speech._fixtures import load_manifest
 from voice_hitl.speech.asr import (
@@ -123,11 +130,25 @@ LAST_HEARD: list[str] = [""]
 """The words of the last utterance `_hear` heard (for ``--show``)."""
 
 
+GAPS_AT: list[float | None] = [NEAR_MISS_GAP]
+"""``--near-miss-gap``: the near-miss margins weighed (``None``: the layer off)."""
+NEAR_GAPS: list[tuple[str, float, str]] = []
+"""Per challenge answer scored against its near-misses: (where, gap in nats, competitor)."""
+
+
+def _policy(gap: float | None) -> EvidencePolicy:
+    return EvidencePolicy(min_near_miss_gap=-1e9 if gap is None else gap)
+
+
+def _label(gap: float | None) -> str:
+    return "off" if gap is None else f"{gap:g}"
+
+
 async def _hear(
     recognizer: Recognizer, path: Path, spec: AnswerSpec, condition: str = "?"
-) -> tuple[bool, bool, float, float, bool]:
-    """``(read as yes, yes taken at high risk, audio seconds, recognition seconds, read as
-    no)``."""
+) -> tuple[bool, list[bool], float, float, bool]:
+    """``(read as yes, yes taken at high risk per margin of GAPS_AT, audio seconds,
+    recognition seconds, read as no)``."""
     pcm, rate = await asyncio.to_thread(read_wav, path)
     started = time.perf_counter()
     hypotheses = await recognizer.recognize(pcm, rate, spec)
@@ -137,10 +158,22 @@ async def _hear(
     understood = understand_heard(heard, spec)
     yes = isinstance(understood, Answer) and understood.value is True
     no = isinstance(understood, Answer) and understood.value is False
-    verdict = weigh_yes(heard)
+    verdicts = [weigh_yes(heard, _policy(gap)) for gap in GAPS_AT]
     if hypotheses:
-        AUDIO_VERDICTS[(condition, verdict.layers["audio"])] += 1
-    return yes, yes and verdict.accepted, len(pcm) / rate, elapsed, no
+        AUDIO_VERDICTS[(condition, verdicts[0].layers["audio"])] += 1
+    if heard.competition is not None:
+        NEAR_GAPS.append((condition, heard.competition.gap, heard.competition.competitor))
+    taken = [yes and v.accepted for v in verdicts]
+    return yes, taken, len(pcm) / rate, elapsed, no
+
+
+def print_gaps(title: str) -> None:
+    """The near-miss gaps seen, then forget them."""
+    if NEAR_GAPS:
+        shown = ", ".join(f"{where} {gap:.1f} ({rival})" for where, gap, rival in sorted(
+            NEAR_GAPS, key=lambda row: row[1]))
+        print(f"  near-miss gaps ({title}, nats, best competitor): {shown}")
+    NEAR_GAPS.clear()
 
 
 def _condition(entry: dict[str, Any]) -> str:
@@ -171,30 +204,39 @@ async def adversarial(recognizer: Recognizer, folder: Path, sample: int) -> None
     audio_dir, entries = load_manifest(folder)
     entries = entries[::sample]
     low: Counter[str] = Counter()
-    high: Counter[str] = Counter()
+    high: list[Counter[str]] = [Counter() for _ in GAPS_AT]
     nos: Counter[str] = Counter()
     total: Counter[str] = Counter()
     for entry in entries:
+        category = str(entry.get("category", "?"))
+        before = len(NEAR_GAPS)
         yes, taken, _, _, no = await _hear(
             recognizer, audio_dir / entry["file"], _spec(entry), _condition(entry)
         )
-        category = str(entry.get("category", "?"))
+        for i in range(before, len(NEAR_GAPS)):
+            NEAR_GAPS[i] = (f"{category}/{NEAR_GAPS[i][0]}", *NEAR_GAPS[i][1:])
         total[category] += 1
         low[category] += yes
-        high[category] += taken
+        for counter, took in zip(high, taken, strict=True):
+            counter[category] += took
         nos[category] += no
         if SHOW and yes:
-            tier = "high" if taken else "low"
+            tier = "high" if taken[0] else "low"
             print(f"  YES ({tier}) {category}: {entry['file']}  heard {LAST_HEARD[0]!r}")
     n = sum(total.values())
-    print(f"adversarial set ({n} utterances, 1/{sample} sample), read as yes:")
+    labels = "/".join(_label(gap) for gap in GAPS_AT)
+    print(f"adversarial set ({n} utterances, 1/{sample} sample), read as yes "
+          f"(high tier at near-miss margin {labels}):")
     for category in sorted(total):
+        highs = "/".join(str(counter[category]) for counter in high)
         print(f"  {category:10s} {total[category]:4d} utterances: low tier {low[category]:3d}, "
-              f"high tier {high[category]:3d}; read as no {nos[category]:3d}")
+              f"high tier {highs}; read as no {nos[category]:3d}")
+    highs = "/".join(f"{1000 * sum(counter.values()) / n:.1f}" for counter in high)
     print(f"  false approvals per 1,000: low tier {1000 * sum(low.values()) / n:.1f}, "
-          f"high tier {1000 * sum(high.values()) / n:.1f}")
+          f"high tier {highs}")
     print_audio_verdicts()
     print_alignment()
+    print_gaps("per category")
 
 
 async def confirmations(recognizer: Recognizer, folder: Path, sample: int) -> None:
@@ -205,28 +247,34 @@ async def confirmations(recognizer: Recognizer, folder: Path, sample: int) -> No
     keys = sorted(takes)[::sample]
     by_condition: dict[str, list[tuple[int, float, bool]]] = defaultdict(list)
     by_take2: dict[str, list[tuple[int, float, bool]]] = defaultdict(list)
+    others: list[int] = [0 for _ in GAPS_AT[1:]]
     low_yes = 0
     refused: list[str] = []
     for key in keys:
         turns, seconds, taken = 0, 0.0, False
+        done_at = [False for _ in GAPS_AT]
         for take in (1, 2):
             entry = takes[key][take]
             yes, accepted, audio_s, decode_s, no = await _hear(
                 recognizer, audio_dir / entry["file"], _spec(entry), key[2]
             )
-            turns += 1
-            seconds += audio_s + decode_s
+            done_at = [a or b for a, b in zip(done_at, accepted, strict=True)]
+            if not taken:
+                turns += 1
+                seconds += audio_s + decode_s
             low_yes += yes if take == 1 else 0
-            if no:
+            if no and not taken:
                 # a real dialogue would end here, declined
                 refused.append(entry["file"] + (f" {LAST_HEARD[0]!r}" if SHOW else ""))
-            if accepted:
-                taken = True
+            taken = taken or accepted[0]
+            if all(done_at):
                 break
+        others = [n + d for n, d in zip(others, done_at[1:], strict=True)]
         by_condition[key[2]].append((turns, seconds, taken))
         if "take2" in takes[key][2]:
             by_take2[str(takes[key][2]["take2"])].append((turns, seconds, taken))
-    print(f"true confirmations ({len(keys)} dialogues, 1/{sample} sample), high tier:")
+    print(f"true confirmations ({len(keys)} dialogues, 1/{sample} sample), high tier "
+          f"(near-miss margin {_label(GAPS_AT[0])}):")
     everything: list[tuple[int, float, bool]] = []
     for condition, rows in sorted(by_condition.items()):
         everything += rows
@@ -238,11 +286,15 @@ async def confirmations(recognizer: Recognizer, folder: Path, sample: int) -> No
     print(f"  all        within two turns {100 * len(done) / len(everything):5.1f}%  "
           f"mean turns {sum(r[0] for r in done) / max(1, len(done)):.2f}")
     print_take2(by_take2)
+    for gap, n in zip(GAPS_AT[1:], others, strict=True):
+        print(f"  all        within two turns {100 * n / len(everything):5.1f}%  "
+              f"at near-miss margin {_label(gap)}")
     print(f"  low tier: first take read as yes {100 * low_yes / len(keys):.1f}%")
     print(f"  takes read as no (a confirmation refused by mishearing): {len(refused)}"
           + (f" ({', '.join(refused)})" if refused else ""))
     print_audio_verdicts()
     print_alignment()
+    print_gaps("per condition")
 
 
 def print_take2(by_take2: dict[str, list[tuple[int, float, bool]]]) -> None:
@@ -380,7 +432,22 @@ def main() -> None:
     parser.add_argument(
         "--alone-quieter", type=float, default=4.0, help="dB the extra words must be quieter"
     )
+    parser.add_argument(
+        "--near-miss-gap",
+        action="append",
+        help="the high tier's near-miss margin in nats, or 'off' (repeatable; first: --show)",
+    )
+    parser.add_argument(
+        "--without-near-miss", action="append", help="leave this near-miss out (repeatable)"
+    )
     args = parser.parse_args()
+    if args.near_miss_gap:
+        GAPS_AT[:] = [None if g == "off" else float(g) for g in args.near_miss_gap]
+    if args.without_near_miss:
+        from voice_hitl.speech._near_miss import NEAR_MISSES
+
+        for word, nears in NEAR_MISSES.items():
+            NEAR_MISSES[word] = tuple(n for n in nears if n not in args.without_near_miss)
     args.adversarial = args.adversarial or ADVERSARIAL_SETS
     args.confirmations = args.confirmations or CONFIRMATION_SETS
     global SHOW

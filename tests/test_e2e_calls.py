@@ -22,6 +22,7 @@ from voice_hitl import (
     VoiceKit,
 )
 from voice_hitl.demo._demo import MEETING, PHONE_CALL, DemoResult, load_turns, run_demo
+from voice_hitl.responder._risk import EvidencePolicy
 from voice_hitl.speech.dtmf import generate_dtmf
 
 pytestmark = pytest.mark.timeout(120)
@@ -72,8 +73,10 @@ async def test_answer() -> None:
     assert any("say the word confirm" in line for line in said(result, "agent"))
     evidence = confirm["evidence"]  # type: ignore[index]
     assert evidence["risk"] == "high" and evidence["turns"] == 2
-    layers = ("challenge", "confidence", "audio", "speaker")
+    layers = ("challenge", "confidence", "audio", "speaker", "near_miss")
     assert evidence["layers"] == dict.fromkeys(layers, "passed")
+    # Whisper scored "confirm" against its near-misses ("conform", ...) and it won clearly
+    assert evidence["near_miss"]["gap"] >= EvidencePolicy().min_near_miss_gap
     assert "confirm" in confirm["transcript"].lower()  # type: ignore[index]
     whats = [e["what"] for e in result.timeline]
     order = [

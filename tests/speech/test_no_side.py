@@ -49,6 +49,16 @@ WAITS = [
     "yes, let me ask my wife",
     "sure, next week",
     "ok, unless it is more than 500",
+    # readings heard on adversarial4 (development): a yes that waits to see
+    "Confirm my address is right, then we'll see.",
+    "confirm my address in right, and then we'll see",
+    "I confirm, I pass it right, and then we see",
+    "okay, we'll see",
+    "right, let's see how it goes",
+    "yes, depending on the exchange rate",
+    "sure, provided the rate holds",
+    "approve it soon",
+    "okay, in the meantime hold it",
 ]
 
 YESES = [
@@ -65,6 +75,8 @@ YESES = [
     "I confirm.",
     "yes please, send it",
     "uh huh",
+    "okay then",
+    "alright then, I confirm",
 ]
 
 

@@ -33,10 +33,13 @@ ROOT = Path(__file__).resolve().parents[2] / "audio_fixtures"
 ADVERSARIAL2 = ROOT / "adversarial2"
 CONFIRMATIONS2 = ROOT / "heldout2_confirmations"
 
-WITHIN_TWO_TURNS_FLOOR = 0.7
+WITHIN_TWO_TURNS_FLOOR = 0.45
 """The sample's share of confirmations taken within two turns must reach this: the full
-held-out figure is 93.8 % (``bench/results_risk.txt``, 2026-12-04); on the test's 20 dialogues
-one standard deviation is about 5 points, so the floor sits four below."""
+figure is 60.0 % since the high tier scores a challenge answer against its near-misses
+(66.2 % without; ``bench/results_risk.txt``, 2026-12-06: a true "confirm" that sounds about
+as much like "conform" goes to the keypad). On the test's 20 dialogues one standard deviation
+is about 11 points; the floor sits under the full figure by more than one. (The sample took
+13 of 20 with the check, 15 without.)"""
 
 
 def _spec(entry: dict[str, Any]) -> AnswerSpec:

@@ -14,6 +14,7 @@ from typing import Any, Literal, Protocol
 
 from ..human._pending import PendingInputEvent
 from ..speech import Answer, AnswerSpec, AudioQuality, SpeechStart, StreamingEndpointer, Utterance
+from ..speech._near_miss import Competition
 from ..speech.asr._protocol import Recognizer
 from ..speech.dtmf import DtmfDetector
 from ..voice._provider_events import (
@@ -45,6 +46,8 @@ class Heard:
         quality: the utterance's audio figures, when measured.
         attribution: how sure the line is that ``speaker_id`` alone said it (1.0 when the
             line has one speaker or an unmixed turn; lower for a mixed conference turn).
+        competition: a challenge answer scored against its near-misses, when the
+            recogniser could score them (`voice_hitl.speech._near_miss`).
     """
 
     kind: Literal["speech", "dtmf", "speech_started"]
@@ -54,6 +57,7 @@ class Heard:
     confidence: float | None = None
     quality: AudioQuality | None = None
     attribution: float = 1.0
+    competition: Competition | None = None
 
     @classmethod
     def of(cls, event: TranscriptionEvent, speaker_id: str | None = None) -> Heard:
@@ -65,6 +69,7 @@ class Heard:
             transcript=event.text if event.verbatim else None,
             confidence=event.confidence,
             quality=event.quality,
+            competition=event.competition,
         )
 
 

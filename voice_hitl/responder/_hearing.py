@@ -4,6 +4,10 @@
 whose calibrated confidence falls below the floor is not taken (the person is asked again),
 and the answer carries the words as heard (absent when the recogniser had only a grammar
 phrase) and the lower of the two confidences.
+
+A yes whose words the audio supports *less* than one of their acoustic near-misses ("confirm"
+written for a spoken "conform": `Heard.competition` with a negative gap) is no yes at any
+tier: the person is asked again. (The high tier asks for a wider margin: `weigh_yes`.)
 """
 
 from __future__ import annotations
@@ -46,6 +50,14 @@ def understand_heard(
     confidence = understood.confidence if recogniser is None else min(
         understood.confidence, recogniser
     )
+    rival = heard.competition
+    yes = isinstance(understood, Answer) and understood.value is True
+    if yes and rival is not None and rival.gap < 0:
+        return NoMatch(
+            NoMatchReason.UNCERTAIN,
+            said,
+            f"it sounded more like {rival.competitor!r} than {rival.heard!r}",
+        )
     if isinstance(understood, Answer):
         return replace(understood, transcript=said, confidence=confidence)
     assert isinstance(understood, MetaAnswer)

@@ -17,7 +17,13 @@ yes only when every layer that could be measured agrees (`weigh_yes`):
    speech windows), with a signal-to-noise ratio and clipping within bounds -- on poor audio
    the dialogue does not decide and asks for the keypad instead;
 4. **speaker**: in a conference, the utterance is attributed to its speaker alone (not a
-   mixed turn).
+   mixed turn);
+5. **near-miss**: where the recogniser can score the audio against a text (the embedded
+   Whisper recogniser), the words heard beat every acoustic near-miss of the challenge word
+   ("conform", "comfort", "can firm" for "confirm"; `voice_hitl.speech._near_miss`) by at
+   least ``min_near_miss_gap`` nats. Below it the person is asked again, then offered the
+   keypad: the audio sounds about as much like another word as like the one asked for.
+   A line that cannot score (a provider's transcript) records no such layer.
 
 A keypad "1" is the alternative evidence for every layer. A "no" needs no evidence: declining
 costs a new question, never money.
@@ -33,6 +39,7 @@ the keypad. A voice line measures the caller audio it forwards to the provider
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -47,6 +54,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CHALLENGE_WORDS",
     "EvidencePolicy",
+    "NEAR_MISS_GAP",
     "Unmeasured",
     "Risk",
     "Verdict",
@@ -56,6 +64,9 @@ __all__ = [
 ]
 
 Risk = Literal["low", "high"]
+
+NEAR_MISS_GAP = 3.0
+"""Nats (`EvidencePolicy.min_near_miss_gap`); see ``bench/results_risk.txt``."""
 
 _HIGH_RISK_TOOLS = frozenset({"ConfirmAction"})
 
@@ -106,6 +117,9 @@ class EvidencePolicy:
         challenge_words: the words that answer the challenge.
         unmeasured: what a yes whose only shortfall is an unmeasured layer needs instead:
             a second challenge answer (``"challenge_again"``) or the keypad (``"keypad"``).
+        min_near_miss_gap: nats by which the words heard must outscore their best
+            near-miss (`Competition`); chosen on the development sets
+            (``bench/results_risk.txt``).
     """
 
     min_confidence: float = 0.8
@@ -115,6 +129,7 @@ class EvidencePolicy:
     min_attribution: float = 0.9
     challenge_words: frozenset[str] = field(default=CHALLENGE_WORDS)
     unmeasured: Unmeasured = "challenge_again"
+    min_near_miss_gap: float = NEAR_MISS_GAP
 
     def __post_init__(self) -> None:
         if self.unmeasured not in ("challenge_again", "keypad"):
@@ -125,6 +140,8 @@ class EvidencePolicy:
             probability(name, getattr(self, name))
         if not self.challenge_words:
             raise ValueError("challenge_words must not be empty")
+        if not math.isfinite(self.min_near_miss_gap):
+            raise ValueError(f"min_near_miss_gap must be finite, got {self.min_near_miss_gap!r}")
 
 
 Retry = Literal["challenge", "alone", "keypad", "speaker", "again", "repeat"]
@@ -197,6 +214,20 @@ def weigh_yes(
         layers["audio"] = "failed" if poor else "passed"
         if poor:
             problems.insert(0, ("keypad", "poor audio: " + ", ".join(poor)))
+    competition = heard.competition
+    if competition is not None:
+        if competition.gap >= policy.min_near_miss_gap:
+            layers["near_miss"] = "passed"
+        else:
+            layers["near_miss"] = "failed"
+            problems.append(
+                (
+                    "again",
+                    f"it sounded about as much like {competition.competitor!r} as like "
+                    f"{competition.heard!r} ({competition.gap:.1f} nats apart, "
+                    f"{policy.min_near_miss_gap:g} needed)",
+                )
+            )
     if heard.attribution >= policy.min_attribution:
         layers["speaker"] = "passed"
     else:
@@ -234,6 +265,8 @@ def evidence_json(
     evidence["audio"] = None if heard.quality is None else heard.quality.as_json()
     if heard.attribution < 1.0:
         evidence["attribution"] = round(heard.attribution, 3)
+    if heard.competition is not None:
+        evidence["near_miss"] = heard.competition.as_json()
     if verdict is not None:
         evidence["layers"] = dict(verdict.layers)
     return evidence

@@ -9,10 +9,11 @@ A yes/no question is answered by a yes or a no. Two shapes hold a yes word and a
   "should we"). "Do it" and "do that" are orders, not questions.
 * **A yes that defers or sets a condition** ("yes, I'd like to wait until tomorrow",
   "confirm it with my wife first", "okay, but check the amount", "sure, after I talk to my
-  manager", "yes if it is under 100"). The person agrees to something other than doing it
-  now: it depends on a condition ("if", "unless", "but"), a time ("until", "after",
-  "tomorrow", "later", "first"), or someone or something they still want to check ("ask",
-  "check", "talk", "think", "wait").
+  manager", "yes if it is under 100", "confirm my address, then we'll see"). The person
+  agrees to something other than doing it now: it depends on a condition ("if", "unless",
+  "but", "depending"), a time ("until", "after", "tomorrow", "later", "first", "soon"), or
+  someone or something they still want to check or wait for ("ask", "check", "talk",
+  "think", "wait", "see").
 
 Both are asked again, at every tier: a re-ask costs a turn, a wrong yes can move money.
 """
@@ -56,7 +57,9 @@ _LEADERS = frozenset(
 
 _CONDITIONS = frozenset(
     {"but", "if", "unless", "until", "till", "after", "before", "once", "first", "later",
-     "tomorrow", "tonight", "yet", "whenever", "except"}
+     "tomorrow", "tonight", "yet", "whenever", "except", "depends", "depending", "provided",
+     "providing", "assuming", "pending", "soon", "eventually", "afterwards", "afterward",
+     "meantime", "meanwhile"}
 )  # fmt: skip
 """Words that make a yes depend on something: a condition or a later time."""
 
@@ -69,9 +72,10 @@ _TIMES = frozenset(
 
 _CHECKS = frozenset(
     {"wait", "check", "ask", "talk", "speak", "discuss", "consult", "think", "review",
-     "verify", "decide", "consider", "call", "sleep", "hold"}
+     "verify", "decide", "consider", "call", "sleep", "hold", "see"}
 )  # fmt: skip
-"""Verbs of someone who still has something to do before answering."""
+"""Verbs of someone who still has something to do, or to wait for, before answering
+("we'll see": wait and see)."""
 
 _CLAUSE = re.compile(r"[.?!,;:]+")
 _QUESTION = re.compile(r"([^.?!,;:]*)([.?!,;:]+|$)")

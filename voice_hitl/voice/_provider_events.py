@@ -10,6 +10,7 @@ import numpy.typing as npt
 
 if TYPE_CHECKING:
     from ..speech._audio_quality import AudioQuality
+    from ..speech._near_miss import Competition
     from ..speech.asr._protocol import Hypothesis
 
 from .._exceptions import ProviderError
@@ -65,7 +66,8 @@ class TranscriptionEvent:
     A local recogniser also says how it read the words: ``interpretation`` (the answer phrase
     to understand, when it differs from ``text``), ``verbatim`` (False when ``text`` is a
     grammar's phrase rather than the words as heard), ``confidence`` (calibrated, when
-    known) and ``quality`` (the utterance's audio figures, an ``AudioQuality``).
+    known), ``quality`` (the utterance's audio figures, an ``AudioQuality``) and
+    ``competition`` (a challenge answer scored against its near-misses, a ``Competition``).
     """
 
     role: Literal["user", "assistant"]
@@ -76,6 +78,7 @@ class TranscriptionEvent:
     verbatim: bool = True
     confidence: float | None = None
     quality: AudioQuality | None = None
+    competition: Competition | None = None
     type: Literal["transcription"] = "transcription"
 
 
@@ -146,4 +149,5 @@ def transcription_of(hypotheses: list[Hypothesis]) -> TranscriptionEvent:
         verbatim=verbatim,
         confidence=best.confidence,
         quality=best.quality,
+        competition=best.competition,
     )

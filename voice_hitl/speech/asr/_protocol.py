@@ -10,6 +10,7 @@ import numpy.typing as npt
 
 if TYPE_CHECKING:
     from .._audio_quality import AudioQuality
+    from .._near_miss import Competition
     from .._spec import AnswerSpec
 
 __all__ = ["Hypothesis", "Recognizer"]
@@ -29,6 +30,8 @@ class Hypothesis:
         confidence: the calibrated probability that ``text`` reads as what was said, when the
             recogniser has one (``None``: uncalibrated; use ``score`` with care).
         quality: the utterance's audio figures, when a `GatedRecognizer` measured them.
+        competition: for a challenge answer, how the words heard scored against their
+            near-misses ("conform" for "confirm"), when the recogniser can score them.
     """
 
     text: str
@@ -36,6 +39,7 @@ class Hypothesis:
     transcript: str | None = None
     confidence: float | None = None
     quality: AudioQuality | None = None
+    competition: Competition | None = None
 
     def with_quality(self, quality: AudioQuality) -> Hypothesis:
         """This hypothesis with ``quality`` attached."""

@@ -83,6 +83,14 @@ question word) is scored against the word alone with the decoder (`_align`): whe
 alone scores at most ``alone_margin`` nats below the reading, the reading becomes the word
 alone (kept in `WhisperHearing.aligned`), and every other check still applies to it.
 
+A yes that answers the challenge (the challenge word said alone) is scored, under the same
+neutral prompt, against the same reading with the word swapped for each of its acoustic
+near-misses ("conform", "comfort", "can firm" for "confirm"; `_near_miss`): tiny.en hears
+those word for word as the challenge word. The result (`Competition`: the best competitor and
+the nats by which the reading beat it) rides on the hypothesis, and the high tier's
+`weigh_yes` takes the answer only when the gap reaches its margin (``near_misses=False``
+turns the scoring off).
+
 Both passes share one run of the encoder (`encode_sync`); each hypothesis carries the words
 as heard and `calibrated_confidence`.
 
@@ -106,6 +114,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .._answer import Answer, MetaAnswer, NoMatchReason
+from .._challenge import challenge_extras
+from .._near_miss import Competition, competitors
 from .._no_heard import doubt_no, plain_refusal, yes_counterpart
 from .._numbers import DIGIT_WORDS, NUMBER_WORDS
 from .._spec import AnswerKind, AnswerSpec
@@ -235,6 +245,7 @@ class WhisperHearing:
         aligned: the readings alignment scoring took as the challenge word said alone
             (`_align`): ``(free reading, forced reading, their log-likelihoods, dB by which
             the extra words were quieter)`` each.
+        competition: a challenge answer scored against its near-misses (`_near_miss`).
     """
 
     hypotheses: list[Hypothesis]
@@ -242,6 +253,7 @@ class WhisperHearing:
     unprompted: tuple[str, float] | None
     evidence: tuple[float, bool, bool] | None = None
     aligned: tuple[tuple[str, str, float, float, float], ...] = ()
+    competition: Competition | None = None
 
     @property
     def readings(self) -> list[tuple[str, float]]:
@@ -373,6 +385,7 @@ class WhisperRecognizer:
             ``None`` (the default) turns alignment scoring off.
         alone_quieter_db: dB by which those other words must also be quieter than the
             challenge word (a background talker, not the person's own words).
+        near_misses: score a challenge answer against its near-misses (`Competition`).
 
     Raises:
         ValueError: a parameter is out of range (the message names it).
@@ -395,6 +408,7 @@ class WhisperRecognizer:
         no_margin: float | None = None,
         alone_margin: float | None = None,
         alone_quieter_db: float = QUIETER_DB,
+        near_misses: bool = True,
     ) -> None:
         if not 0.0 <= max_distance < 1.0:
             raise ValueError(f"max_distance must be in [0, 1), got {max_distance!r}")
@@ -419,6 +433,7 @@ class WhisperRecognizer:
         self._gate: SpeechGate | None = None
         self._alone_margin = alone_margin
         self._alone_quieter_db = alone_quieter_db
+        self._near_misses = near_misses
 
     def _shared(self) -> _Shared:
         return _load_shared(self._path, self._compute_type, self._threads)
@@ -749,14 +764,36 @@ class WhisperRecognizer:
                 # the unprompted pass heard neither a yes nor the same sounds
                 return WhisperHearing([], prompted, unprompted, aligned=tuple(aligned))
             verified = True
+        competition = self._compete(encoded, said) if reading is True else None
         hypothesis = Hypothesis(
             mapped,
             min(1.0, max(0.0, math.exp(logprob))),
             transcript=verbatim(said),
             confidence=calibrated_confidence(logprob, as_heard=as_heard, verified=verified),
+            competition=competition,
         )
         evidence = (logprob, as_heard, verified)
-        return WhisperHearing([hypothesis], prompted, unprompted, evidence, tuple(aligned))
+        return WhisperHearing(
+            [hypothesis], prompted, unprompted, evidence, tuple(aligned), competition
+        )
+
+    def _compete(self, encoded: Any, said: str) -> Competition | None:
+        """``said`` scored against its near-misses (`_near_miss`) when it is a challenge
+        word said alone; ``None`` otherwise, or with ``near_misses=False`` or no encoder
+        output (a scripted decoder). A reading the decoder will not score loses."""
+        toks = tokens(said)
+        if not self._near_misses or encoded is None or not set(toks) & CHALLENGE_WORDS:
+            return None
+        if challenge_extras(toks):
+            return None  # not a challenge answer: the high tier refuses it anyway
+        text = said.strip()
+        rivals = competitors(text)
+        if not rivals:
+            return None
+        scores = [total for total, _ in self.score_sync(encoded, [text, *rivals])]
+        best = max(range(len(rivals)), key=lambda i: scores[i + 1])
+        gap = scores[0] - scores[best + 1] if math.isfinite(scores[0]) else -math.inf
+        return Competition(text, rivals[best], gap)
 
     def _no_scored_over_yes(self, encoded: Any, said: str) -> bool:
         """Whether the decoder scores the no reading ``said`` at least ``no_margin`` nats
