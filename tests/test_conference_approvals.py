@@ -24,6 +24,7 @@ from conference import (
     verify_receipt,
 )
 from voice_hitl import ChannelClosedError
+from voice_hitl.responder._risk import EvidencePolicy
 
 ROSTER = {
     "alice": Participant("alice", "Alice"),
@@ -300,6 +301,42 @@ async def test_dual_control_runs_the_action_only_after_the_quorum() -> None:
         await vetoed
     assert ran == ["deleted"]
     assert rig.conf.open_requests == []
+    await rig.kit.aclose()
+
+
+async def test_with_spoken_approvals_off_votes_are_cast_from_the_console(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    rig = await make_rig(plug=False, evidence=EvidencePolicy(spoken=False))
+    opened = opened_queue(rig.conf)
+    ran: list[str] = []
+
+    async def wire() -> str:
+        ran.append("wired")
+        return "done"
+
+    running = asyncio.create_task(
+        rig.conf.dual_control(1, ["alice", "bob"], wire, description="wire 9,000 dollars")
+    )
+    request = await opened.get()
+    with caplog.at_level(logging.INFO, logger="conference.answers"):
+        rig.backend.transcribe("bob", "approve")
+        rig.backend.transcribe("bob", "approve")  # not even twice in a row
+    assert request.approvals == () and not request.done
+    assert (
+        "spoken approvals are off for this action; "
+        "vote from an operator console or ConferenceChannel.answer"
+    ) in caplog.text
+    assert rig.conf.answer(request.request_id, "bob", "approve")
+    assert await running == "done" and ran == ["wired"]
+    vetoed = asyncio.create_task(
+        rig.conf.dual_control(1, ["alice"], wire, description="again")
+    )
+    await opened.get()
+    rig.backend.transcribe("alice", "no, don't")  # a spoken no still counts
+    with pytest.raises(ApprovalDeniedError):
+        await vetoed
+    assert ran == ["wired"]
     await rig.kit.aclose()
 
 
