@@ -219,16 +219,14 @@ def _press(rig: Rig, session: Any, keys: str) -> None:
 
 def test_with_spoken_approvals_off_a_perfect_challenge_answer_is_no_approval() -> None:
     perfect = Heard("speech", "confirm", transcript="Confirm.", confidence=0.99, quality=CLEAN)
-    assert weigh_yes(perfect).accepted
+    spoken_on = weigh_yes(perfect)
+    assert spoken_on.accepted and set(spoken_on.layers) == {
+        "challenge", "confidence", "audio", "speaker"
+    }
     verdict = weigh_yes(perfect, KEYPAD_ONLY)
     assert (verdict.accepted, verdict.retry) == (False, "keypad")
-    assert verdict.layers == {
-        "challenge": "passed",
-        "confidence": "passed",
-        "audio": "passed",
-        "speaker": "passed",
-        "spoken": "failed",
-    }
+    # every layer still measured, as with spoken approvals on; the switch recorded beside them
+    assert verdict.layers == {**spoken_on.layers, "spoken": "failed"}
     assert verdict.reason == f"{SPOKEN_OFF}; please press 1"
     # nor twice in a row, where a second answer would stand in for unmeasured layers
     twice = weigh_yes(Heard("speech", "I confirm"), KEYPAD_ONLY, repeated=True)
