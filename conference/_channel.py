@@ -35,6 +35,7 @@ from voice_hitl import (
     ToolHandler,
     VoiceKit,
 )
+from voice_hitl.responder._risk import EvidencePolicy
 from voice_hitl.voice._audio import resample_pcm16
 from voice_hitl.voice._connect_hooks import SessionHooked
 
@@ -74,6 +75,10 @@ class ConferenceChannel(AnswersApi, SessionHooked):
         channel_id: The channel's id (its human-input scope, and the room of its calls).
         backend: The call: roster, audio, attributed transcriptions.
         realtime: The provider config :meth:`plug_realtime` uses when given none.
+        evidence: What a spoken yes the channel hears must prove to count for a high-risk
+            request (a quorum approval): ``EvidencePolicy(spoken=False)`` counts none, and
+            votes are then cast with :meth:`answer` (give a ``VoiceResponder`` serving the
+            channel the same policy).
     """
 
     channel_type = ChannelType.CONFERENCE
@@ -84,6 +89,7 @@ class ConferenceChannel(AnswersApi, SessionHooked):
         *,
         backend: ConferenceBackend,
         realtime: ConferenceRealtimeConfig | None = None,
+        evidence: EvidencePolicy | None = None,
     ) -> None:
         self._channel_id = channel_id
         self.backend = backend
@@ -98,7 +104,9 @@ class ConferenceChannel(AnswersApi, SessionHooked):
         self._turn = TurnAttribution()
         self._utterance: set[str | None] = set()  # who was heard since the last utterance
         self._provider_listeners: list[Callable[[ProviderEvent], None]] = []
-        self._desk = AnswerDesk(channel_id, lambda: self.backend.participants, self._key)
+        self._desk = AnswerDesk(
+            channel_id, lambda: self.backend.participants, self._key, evidence=evidence
+        )
         self._remove_listener = backend.add_listener(self._on_backend_event)
         self._speech_listeners: list[Callable[[Heard], None]] = []
         self._connect_hooks = ConnectHooks()

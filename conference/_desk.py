@@ -18,7 +18,7 @@ from typing import Any
 from voice_hitl import ChannelClosedError, HumanInputToolHandler, PendingInput
 from voice_hitl._checks import non_negative_int, optional_seconds
 from voice_hitl.responder._call_line import Heard
-from voice_hitl.responder._risk import Risk, risk_of, weigh_yes
+from voice_hitl.responder._risk import EvidencePolicy, Risk, risk_of, weigh_yes
 
 from ._approval import ApprovalRequest, ApprovalResult
 from ._backend import Participant
@@ -30,6 +30,9 @@ from ._yesno import read_yes_no
 __all__ = ["AnswerDesk"]
 
 logger = logging.getLogger("conference.answers")
+
+_VOTE_INSTEAD = "vote from an operator console or ConferenceChannel.answer"
+"""How to approve when spoken approvals are off: a conference has no keypad."""
 
 
 @dataclass(eq=False, slots=True)
@@ -81,6 +84,8 @@ class AnswerDesk:
         roster: Returns the participants in the call now.
         receipt_key: Returns the key that signs receipts of tool-asked approvals.
         retention: How many granted approvals stay readable by :meth:`approval_result`.
+        evidence: What a spoken yes to a high-risk request must prove (`weigh_yes`); with
+            ``spoken=False`` no spoken yes counts, and votes come through :meth:`answer`.
     """
 
     def __init__(
@@ -89,8 +94,10 @@ class AnswerDesk:
         roster: Callable[[], Mapping[str, Participant]],
         receipt_key: Callable[[], bytes],
         retention: int = 128,
+        evidence: EvidencePolicy | None = None,
     ) -> None:
         self.channel_id = channel_id
+        self.evidence = evidence or EvidencePolicy()
         self._roster = roster
         self._receipt_key = receipt_key
         self._retention = non_negative_int("retention", retention)
@@ -345,7 +352,9 @@ class AnswerDesk:
         high-risk request (an approval with a quorum, a high-risk tool) counts only with the
         evidence `weigh_yes` asks for in ``heard`` (the challenge word said alone, and the
         recogniser's confidence, the audio and the speaker attribution where measured; where
-        one cannot be measured, the challenge answer said twice in a row).
+        one cannot be measured, the challenge answer said twice in a row). With
+        ``EvidencePolicy(spoken=False)`` no spoken yes to a high-risk request counts: the vote
+        is cast with :meth:`answer` (an operator console, the answers API); a spoken no does.
         """
         first = self._second.pop(participant_id, None)  # two challenge answers in a row
         candidates = [q for q in self._questions.values() if q.awaits(participant_id)]
@@ -371,7 +380,9 @@ class AnswerDesk:
         if verdict and question.risk == "high":
             weighed = weigh_yes(
                 heard or Heard("speech", text, participant_id),
+                self.evidence,
                 repeated=first == question.pending_id,
+                instead=_VOTE_INSTEAD,
             )
             if weighed.retry == "repeat":
                 self._second[participant_id] = question.pending_id

@@ -19,6 +19,7 @@ from voice_hitl import (
     ToolHandler,
     VoiceKit,
 )
+from voice_hitl.responder._risk import EvidencePolicy
 
 ASK = ASK_USER_QUESTION
 CONFIRM = CONFIRM_ACTION
@@ -63,6 +64,7 @@ async def make_rig(
     people: tuple[tuple[str, str], ...] = (("alice", "Alice"), ("bob", "Bob"), ("carol", "Carol")),
     plug: bool = True,
     human: HumanInputToolHandler | None = None,
+    evidence: EvidencePolicy | None = None,
 ) -> Rig:
     kit = VoiceKit()
     observed = Observed.on(kit)
@@ -78,7 +80,7 @@ async def make_rig(
         human_input_handler=human,
         instructions="You are the meeting bot.",
     )
-    conf = ConferenceChannel("conf", backend=backend, realtime=config)
+    conf = ConferenceChannel("conf", backend=backend, realtime=config, evidence=evidence)
     kit.register_channel(conf)
     conf.receipt_key = KEY
     if plug:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+from collections.abc import Awaitable, Callable
 
 import pytest
 from conference_rig import KEY, make_rig
@@ -24,6 +25,7 @@ from conference import (
     verify_receipt,
 )
 from voice_hitl import ChannelClosedError
+from voice_hitl.responder._risk import EvidencePolicy
 
 ROSTER = {
     "alice": Participant("alice", "Alice"),
@@ -188,6 +190,17 @@ async def test_bot_asks_while_the_only_approver_leaves() -> None:
 # -- approvals the application opens ------------------------------------------------------------
 
 
+def recording_action(name: str) -> tuple[list[str], Callable[[], Awaitable[str]]]:
+    """An action for dual control, and the list it appends ``name`` to when it runs."""
+    ran: list[str] = []
+
+    async def action() -> str:
+        ran.append(name)
+        return "done"
+
+    return ran, action
+
+
 def opened_queue(conf: ConferenceChannel) -> asyncio.Queue[ApprovalRequest]:
     opened: asyncio.Queue[ApprovalRequest] = asyncio.Queue()
     conf.add_approval_listener(opened.put_nowait)
@@ -272,12 +285,7 @@ async def test_direct_approval_times_out() -> None:
 async def test_dual_control_runs_the_action_only_after_the_quorum() -> None:
     rig = await make_rig(plug=False)
     opened = opened_queue(rig.conf)
-    ran: list[str] = []
-
-    async def delete_prod() -> str:
-        ran.append("deleted")
-        return "done"
-
+    ran, delete_prod = recording_action("deleted")
     running = asyncio.create_task(
         rig.conf.dual_control(2, ["alice", "bob", "carol"], delete_prod, description="delete prod")
     )
@@ -300,6 +308,37 @@ async def test_dual_control_runs_the_action_only_after_the_quorum() -> None:
         await vetoed
     assert ran == ["deleted"]
     assert rig.conf.open_requests == []
+    await rig.kit.aclose()
+
+
+async def test_with_spoken_approvals_off_votes_are_cast_from_the_console(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    rig = await make_rig(plug=False, evidence=EvidencePolicy(spoken=False))
+    opened = opened_queue(rig.conf)
+    ran, wire = recording_action("wired")
+    running = asyncio.create_task(
+        rig.conf.dual_control(1, ["alice", "bob"], wire, description="wire 9,000 dollars")
+    )
+    request = await opened.get()
+    with caplog.at_level(logging.INFO, logger="conference.answers"):
+        rig.backend.transcribe("bob", "approve")
+        rig.backend.transcribe("bob", "approve")  # not even twice in a row
+    assert request.approvals == () and not request.done
+    assert (
+        "spoken approvals are off for this action; "
+        "vote from an operator console or ConferenceChannel.answer"
+    ) in caplog.text
+    assert rig.conf.answer(request.request_id, "bob", "approve")
+    assert await running == "done" and ran == ["wired"]
+    vetoed = asyncio.create_task(
+        rig.conf.dual_control(1, ["alice"], wire, description="again")
+    )
+    await opened.get()
+    rig.backend.transcribe("alice", "no, don't")  # a spoken no still counts
+    with pytest.raises(ApprovalDeniedError):
+        await vetoed
+    assert ran == ["wired"]
     await rig.kit.aclose()
 
 

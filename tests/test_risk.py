@@ -12,7 +12,13 @@ from responder_rig import Rig
 from voice_hitl import HookContext, HookResult, HookTrigger
 from voice_hitl.human._standard_tools import CONFIRM_ACTION
 from voice_hitl.responder._call_line import Heard
-from voice_hitl.responder._risk import EvidencePolicy, evidence_json, risk_of, weigh_yes
+from voice_hitl.responder._risk import (
+    SPOKEN_OFF,
+    EvidencePolicy,
+    evidence_json,
+    risk_of,
+    weigh_yes,
+)
 from voice_hitl.speech import AudioQuality
 from voice_hitl.speech.dtmf import generate_dtmf
 
@@ -199,4 +205,79 @@ async def test_the_word_inside_a_sentence_re_prompts_then_offers_the_keypad() ->
         rig.transport.push_caller_audio(session.session_id, tones[start : start + 480])
     answer = json.loads((await rig.provider.wait_for_tool_result(call_id)).output)
     assert (answer["answer"], answer["via"]) == (True, "dtmf")
+    await rig.close()
+
+
+KEYPAD_ONLY = EvidencePolicy(spoken=False)
+
+
+def _press(rig: Rig, session: Any, keys: str) -> None:
+    tones = generate_dtmf(keys, rig.voice.input_format.sample_rate, lead_ms=40, gap_ms=60)
+    for start in range(0, len(tones), 480):
+        rig.transport.push_caller_audio(session.session_id, tones[start : start + 480])
+
+
+def test_with_spoken_approvals_off_a_perfect_challenge_answer_is_no_approval() -> None:
+    perfect = Heard("speech", "confirm", transcript="Confirm.", confidence=0.99, quality=CLEAN)
+    spoken_on = weigh_yes(perfect)
+    assert spoken_on.accepted and set(spoken_on.layers) == {
+        "challenge", "confidence", "audio", "speaker"
+    }
+    verdict = weigh_yes(perfect, KEYPAD_ONLY)
+    assert (verdict.accepted, verdict.retry) == (False, "keypad")
+    # every layer still measured, as with spoken approvals on; the switch recorded beside them
+    assert verdict.layers == {**spoken_on.layers, "spoken": "failed"}
+    assert verdict.reason == f"{SPOKEN_OFF}; please press 1"
+    # nor twice in a row, where a second answer would stand in for unmeasured layers
+    twice = weigh_yes(Heard("speech", "I confirm"), KEYPAD_ONLY, repeated=True)
+    assert (twice.accepted, twice.retry) == (False, "keypad") and "repeat" not in twice.layers
+    assert EvidencePolicy().spoken is True
+
+
+async def test_with_spoken_approvals_off_only_the_keypad_approves() -> None:
+    rig = Rig(evidence=KEYPAD_ONLY, reprompts=3)
+    session, call_id = await _ask(rig)
+    question = (await rig.said(1))[0]
+    assert question == (
+        "Please confirm: move 500 dollars to savings. To go ahead, press 1. To stop, say no."
+    )
+    rig.provider.simulate_transcription(
+        session, "Confirm.", role="user", confidence=0.99, quality=CLEAN
+    )
+    retry = (await rig.said(2))[1]
+    assert retry == "A spoken yes cannot approve this. To go ahead, press 1. To stop, say no."
+    assert rig.provider.tool_results == []  # the spoken "confirm" was not taken
+    rig.provider.simulate_transcription(session, "mumble", role="user", confidence=0.9)
+    reprompt = (await rig.said(3))[2]
+    assert reprompt == f"Sorry, I didn't catch that. {question}"
+    assert rig.provider.tool_results == []
+    _press(rig, session, "1")
+    answer = json.loads((await rig.provider.wait_for_tool_result(call_id)).output)
+    assert (answer["answer"], answer["via"]) == (True, "dtmf")
+    assert answer["evidence"]["layers"] == {"keypad": "passed"}
+    await rig.close()
+
+
+async def test_with_spoken_approvals_off_a_spoken_no_still_refuses() -> None:
+    rig = Rig(evidence=KEYPAD_ONLY)
+    session, call_id = await _ask(rig)
+    await rig.said(1)
+    rig.provider.simulate_transcription(session, "no, don't", role="user", confidence=0.55)
+    answer = json.loads((await rig.provider.wait_for_tool_result(call_id)).output)
+    assert (answer["answer"], answer["via"]) == (False, "speech") and len(rig.provider.said) == 1
+    await rig.close()
+
+
+async def test_with_spoken_approvals_off_the_low_tier_still_takes_a_spoken_yes() -> None:
+    rig = Rig(evidence=KEYPAD_ONLY)
+
+    @rig.kit.hook(HookTrigger.BEFORE_TOOL_USE)
+    def low_risk(event: Any, ctx: HookContext) -> HookResult:
+        return HookResult.modify(risk="low")
+
+    session, call_id = await _ask(rig)
+    assert (await rig.said(1))[0].endswith("Please say yes or no.")
+    rig.provider.simulate_transcription(session, "yes", role="user")
+    answer = json.loads((await rig.provider.wait_for_tool_result(call_id)).output)
+    assert (answer["answer"], answer["via"]) == (True, "speech")
     await rig.close()

@@ -8,6 +8,7 @@ __all__ = ["phrase_challenge_retry", "phrase_question", "phrase_read_back", "phr
 
 _SAY_YES_OR_NO = "Please say yes or no."
 _SAY_CONFIRM = "To go ahead, say confirm, or press 1. To stop, say no."
+_PRESS_ONE = "To go ahead, press 1. To stop, say no."
 
 
 def _join_or(labels: list[str]) -> str:
@@ -21,11 +22,14 @@ def _sentence(text: str) -> str:
     return text if not text or text[-1] in ".?!" else text + "."
 
 
-def phrase_question(tool_name: str, spec: AnswerSpec, *, challenge: bool = False) -> str:
+def phrase_question(
+    tool_name: str, spec: AnswerSpec, *, challenge: bool = False, spoken: bool = True
+) -> str:
     """The question as it is spoken: a confirm ends with "Please say yes or no" (with
-    ``challenge``, a high-risk confirm, with "say confirm, or press 1"), choices are read out,
-    keypad entry is offered for digits."""
-    closing = _SAY_CONFIRM if challenge else _SAY_YES_OR_NO
+    ``challenge``, a high-risk confirm, with "say confirm, or press 1", or without ``spoken``
+    approvals with "press 1" alone), choices are read out, keypad entry is offered for
+    digits."""
+    closing = (_SAY_CONFIRM if spoken else _PRESS_ONE) if challenge else _SAY_YES_OR_NO
     if tool_name == "ConfirmAction":
         return f"Please confirm: {_sentence(spec.question)} {closing}"
     question = _sentence(spec.question)
@@ -38,9 +42,12 @@ def phrase_question(tool_name: str, spec: AnswerSpec, *, challenge: bool = False
     return question
 
 
-def phrase_reprompt(tool_name: str, spec: AnswerSpec, *, challenge: bool = False) -> str:
+def phrase_reprompt(
+    tool_name: str, spec: AnswerSpec, *, challenge: bool = False, spoken: bool = True
+) -> str:
     """The re-prompt after an answer that could not be understood."""
-    return f"Sorry, I didn't catch that. {phrase_question(tool_name, spec, challenge=challenge)}"
+    question = phrase_question(tool_name, spec, challenge=challenge, spoken=spoken)
+    return f"Sorry, I didn't catch that. {question}"
 
 
 _CHALLENGE_RETRIES = {
@@ -52,10 +59,14 @@ _CHALLENGE_RETRIES = {
     "repeat": "To be sure, please say confirm once more, or press 1.",
     "keypad_only": "I could not take that as a yes. Press 1 to confirm, or 2 to cancel.",
 }
+_SPOKEN_OFF = f"A spoken yes cannot approve this. {_PRESS_ONE}"
 
 
-def phrase_challenge_retry(retry: str) -> str:
-    """What to say when a high-risk yes lacked evidence (``Verdict.retry``)."""
+def phrase_challenge_retry(retry: str, *, spoken: bool = True) -> str:
+    """What to say when a high-risk yes lacked evidence (``Verdict.retry``); without
+    ``spoken`` approvals, whatever the retry, the keypad alone."""
+    if not spoken:
+        return _SPOKEN_OFF
     return _CHALLENGE_RETRIES.get(retry, _CHALLENGE_RETRIES["again"])
 
 

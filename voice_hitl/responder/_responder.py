@@ -11,8 +11,9 @@ An utterance the recogniser doubts (calibrated confidence under ``min_confidence
 A high-risk confirmation (`voice_hitl.responder._risk`) asks for the challenge word ("say
 confirm, or press 1") and takes a spoken yes only with the evidence `weigh_yes` asks for (the
 word said alone, among others); a yes without it is asked again, and the last re-prompt offers the
-keypad alone. The answer JSON carries that evidence (``"evidence"``: risk, via, confidence,
-audio, the layers, turns).
+keypad alone. With ``EvidencePolicy(spoken=False)`` the high tier asks for the keypad alone
+("To go ahead, press 1") and no spoken yes approves; a spoken no still refuses. The answer
+JSON carries that evidence (``"evidence"``: risk, via, confidence, audio, the layers, turns).
 """
 
 from __future__ import annotations
@@ -97,6 +98,8 @@ class _Dialogue:
     spec: AnswerSpec
     line: CallLine
     risk: Risk = "low"
+    spoken: bool = True
+    """A spoken yes can approve at the high tier (`EvidencePolicy.spoken`)."""
     asking: bool = False
     turns: int = 0
     second: str | None = None
@@ -110,6 +113,22 @@ class _Dialogue:
     def challenge(self) -> bool:
         """A high-risk confirmation: the question asks for the challenge word."""
         return self.risk == "high" and self.spec.kind is AnswerKind.CONFIRM
+
+    def question(self) -> str:
+        """The question, as first asked."""
+        return phrase_question(
+            self.event.tool_name, self.spec, challenge=self.challenge, spoken=self.spoken
+        )
+
+    def reprompt(self) -> str:
+        """The question again, after an answer that could not be understood."""
+        return phrase_reprompt(
+            self.event.tool_name, self.spec, challenge=self.challenge, spoken=self.spoken
+        )
+
+    def retry(self, kind: str) -> str:
+        """What to say when a high-risk yes was not taken (``Verdict.retry``)."""
+        return phrase_challenge_retry(kind, spoken=self.spoken)
 
 
 class VoiceResponder:
@@ -189,7 +208,7 @@ class VoiceResponder:
         except ValueError as exc:
             logger.warning("request %s cannot be asked aloud: %s", event.pending_id, exc)
             return
-        dialogue = _Dialogue(event, spec, line, risk)
+        dialogue = _Dialogue(event, spec, line, risk, spoken=self.evidence.spoken)
         try:
             if human.handler.watch(event.pending_id, stop):
                 await self._converse(dialogue, human.handler)
@@ -205,7 +224,7 @@ class VoiceResponder:
         challenge = dialogue.challenge
         inbox = line.listen(self._addressed(event), spec, self.recognizer)
         try:
-            prompt = phrase_question(event.tool_name, spec, challenge=challenge)
+            prompt = dialogue.question()
             misses = 0
             while True:
                 if prompt:
@@ -220,7 +239,7 @@ class VoiceResponder:
                         dialogue.second = heard.speaker_id or ""
                         # only unmeasured layers fell short: ask for the word once more
                         # (not a miss: the answer itself was good)
-                        prompt = phrase_challenge_retry("repeat")
+                        prompt = dialogue.retry("repeat")
                         continue
                     if verdict is not None and not verdict.accepted:
                         logger.info(
@@ -240,10 +259,10 @@ class VoiceResponder:
                         retry: str = verdict.retry or "again"
                         if misses == self.reprompts and retry in ("challenge", "alone", "again"):
                             retry = "keypad_only"  # the last chance: the keypad, said plainly
-                        prompt = phrase_challenge_retry(retry)
+                        prompt = dialogue.retry(retry)
                         continue
                     if not await self._accepted(inbox, dialogue, understood):
-                        prompt = phrase_question(event.tool_name, spec, challenge=challenge)
+                        prompt = dialogue.question()
                         continue
                     evidence = evidence_json(
                         dialogue.risk, heard, verdict=verdict, turns=dialogue.turns
@@ -260,7 +279,7 @@ class VoiceResponder:
                     continue
                 if isinstance(understood, MetaAnswer):
                     if understood.intent is MetaIntent.REPEAT:
-                        prompt = phrase_question(event.tool_name, spec, challenge=challenge)
+                        prompt = dialogue.question()
                         continue
                     if understood.intent is MetaIntent.CANCEL:
                         handler.reject(
@@ -280,9 +299,9 @@ class VoiceResponder:
                     )
                     return
                 if challenge and misses == self.reprompts:
-                    prompt = phrase_challenge_retry("keypad_only")  # the last chance
+                    prompt = dialogue.retry("keypad_only")  # the last chance
                 else:
-                    prompt = phrase_reprompt(event.tool_name, spec, challenge=challenge)
+                    prompt = dialogue.reprompt()
         finally:
             inbox.close()
 

@@ -26,7 +26,9 @@ yes only when every layer that could be measured agrees (`weigh_yes`):
    A line that cannot score (a provider's transcript) records no such layer.
 
 A keypad "1" is the alternative evidence for every layer. A "no" needs no evidence: declining
-costs a new question, never money.
+costs a new question, never money. With ``EvidencePolicy(spoken=False)`` the keypad is the only
+evidence: no spoken yes approves at the high tier, however well it passes the layers above
+(``layers["spoken"]``).
 
 Nothing unmeasured counts as passed. A layer the line cannot measure (a provider's transcript
 has no confidence; audio the line never saw has no figures) is recorded as unmeasured, and
@@ -55,6 +57,7 @@ __all__ = [
     "CHALLENGE_WORDS",
     "EvidencePolicy",
     "NEAR_MISS_GAP",
+    "SPOKEN_OFF",
     "Unmeasured",
     "Risk",
     "Verdict",
@@ -120,6 +123,16 @@ class EvidencePolicy:
         min_near_miss_gap: nats by which the words heard must outscore their best
             near-miss (`Competition`); chosen on the development sets
             (``bench/results_risk.txt``).
+        spoken: whether a spoken yes can approve at the high tier at all. ``False`` makes
+            the keypad the only way: the question says "To go ahead, press 1", a spoken
+            yes (however clear) is recorded as ``layers["spoken"] = "failed"`` and answered
+            with the keypad again; a spoken "no" still refuses. Set it where a spoken yes
+            must never move money: the embedded recogniser (Whisper tiny.en) cannot
+            reliably tell "confirm" from its near-misses (on never-heard audio it approved
+            5 of 338 utterances that were no yes, "confront it" heard as "confirm it";
+            ``bench/results_risk.txt``). A conference has no keypad: there a vote is then
+            cast from an operator console or `ConferenceChannel.answer` (pass the policy
+            to ``ConferenceChannel(evidence=...)``, which weighs the votes it hears).
     """
 
     min_confidence: float = 0.8
@@ -130,6 +143,7 @@ class EvidencePolicy:
     challenge_words: frozenset[str] = field(default=CHALLENGE_WORDS)
     unmeasured: Unmeasured = "challenge_again"
     min_near_miss_gap: float = NEAR_MISS_GAP
+    spoken: bool = True
 
     def __post_init__(self) -> None:
         if self.unmeasured not in ("challenge_again", "keypad"):
@@ -155,9 +169,10 @@ class Verdict:
         accepted: every measured layer passed.
         layers: per layer, ``"passed"``, ``"failed"`` or ``"unmeasured"``.
         retry: what to ask for when not accepted: the challenge word, the challenge word
-            on its own (it came with other words), the keypad (poor audio, or a layer
-            unmeasured under the ``"keypad"`` policy), the speaker alone (mixed turn),
-            simply again (low confidence), or the word once more (a layer unmeasured).
+            on its own (it came with other words), the keypad (poor audio, a layer
+            unmeasured under the ``"keypad"`` policy, or spoken approvals off), the speaker
+            alone (mixed turn), simply again (low confidence), or the word once more (a
+            layer unmeasured).
         reason: why not, for logs and the journal ("" when accepted).
     """
 
@@ -167,8 +182,16 @@ class Verdict:
     reason: str = ""
 
 
+SPOKEN_OFF = "spoken approvals are off for this action"
+"""The reason of every verdict under ``EvidencePolicy(spoken=False)``, before what to do."""
+
+
 def weigh_yes(
-    heard: Heard, policy: EvidencePolicy | None = None, *, repeated: bool = False
+    heard: Heard,
+    policy: EvidencePolicy | None = None,
+    *,
+    repeated: bool = False,
+    instead: str = "please press 1",
 ) -> Verdict:
     """Decide whether a spoken yes (``heard``, understood as yes) is enough for high risk.
 
@@ -177,6 +200,8 @@ def weigh_yes(
         policy: the thresholds (default `EvidencePolicy()`).
         repeated: the previous turn was a challenge answer that fell short only by unmeasured
             layers (its verdict's ``retry`` was ``"repeat"``): this one is the second.
+        instead: how to approve when spoken approvals are off (``policy.spoken`` False),
+            for the verdict's reason: the keypad on a call, another way where there is none.
     """
     policy = policy or EvidencePolicy()
     layers: dict[str, str] = {}
@@ -233,6 +258,9 @@ def weigh_yes(
     else:
         layers["speaker"] = "failed"
         problems.insert(0, ("speaker", f"speaker attribution {heard.attribution:.2f}"))
+    if not policy.spoken:
+        layers["spoken"] = "failed"
+        return Verdict(False, layers, "keypad", f"{SPOKEN_OFF}; {instead}")
     unmeasured = [name for name, state in layers.items() if state == "unmeasured"]
     if not problems and unmeasured:
         why = ", ".join(unmeasured) + " not measured"
