@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from .human._standard_tools import ASK_USER_QUESTION, CONFIRM_ACTION
     from .responder._call_line import CallLine, Heard, Inbox, SpeechSynthesizer
     from .responder._responder import AnswerableChannel, OperatorRequest, VoiceResponder
+    from .responder._risk import EvidencePolicy
     from .text._ai_channel import AIChannel
     from .text._ai_external import ExternalToolHandler, ToolDecision
     from .text._ai_round import current_tool_actor_id
@@ -111,6 +112,7 @@ _LAZY: dict[str, str] = {
     "AnswerableChannel": "voice_hitl.responder._responder",
     "OperatorRequest": "voice_hitl.responder._responder",
     "VoiceResponder": "voice_hitl.responder._responder",
+    "EvidencePolicy": "voice_hitl.responder._risk",
     "AIChannel": "voice_hitl.text._ai_channel",
     "ExternalToolHandler": "voice_hitl.text._ai_external",
     "ToolDecision": "voice_hitl.text._ai_external",
@@ -203,6 +205,7 @@ __all__ = [
     "AnswerableChannel",
     "OperatorRequest",
     "VoiceResponder",
+    "EvidencePolicy",
     "answer_json",
     "VoiceLine",
     "ConnectHook",
