@@ -72,6 +72,12 @@ def _said(transcript: str) -> list[str]:
     return [t for t in toks if t not in POLITE_WORDS or t in NEGATION_WORDS]
 
 
+def _opening(transcript: str) -> list[str]:
+    """The words of ``transcript`` without fillers and leaders ("oh", "please": `_LEADERS`):
+    its first is the word a refusal opens with."""
+    return [t for t in tokens(transcript) if t not in FILLERS and t not in _LEADERS]
+
+
 def plain_refusal(transcript: str) -> bool:
     """Whether ``transcript`` is a plain refusal: behind fillers, "please" or "oh" it opens
     with a refusal word (`REFUSAL_OPENERS`), or every word is a refusal or polite word and one of
@@ -79,7 +85,7 @@ def plain_refusal(transcript: str) -> bool:
     said = _said(transcript)
     if not said:
         return False
-    opening = [t for t in tokens(transcript) if t not in FILLERS and t not in _LEADERS]
+    opening = _opening(transcript)
     if opening[:1] and opening[0] in REFUSAL_OPENERS:
         return True
     return (
@@ -153,8 +159,7 @@ def doubt_no(
         return "a yes in a reading of the no"
     if not agree:
         return None
-    opening = [t for t in tokens(said) if t not in FILLERS and t not in _LEADERS]
-    if yes_word_undone(said) and not set(opening[:1]) & _NO_WORDS:
+    if yes_word_undone(said) and not set(_opening(said)[:1]) & _NO_WORDS:
         return "a yes word undone by a not"
     if plain_refusal(said):
         return None
