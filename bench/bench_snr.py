@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import math
 import sys
 import time
 from collections.abc import Callable
@@ -41,7 +40,7 @@ import fixturegen as fg  # noqa: E402
 from voice_hitl.responder._risk import EvidencePolicy  # noqa: E402
 from voice_hitl.speech._fixtures import load_manifest, read_audio  # noqa: E402
 from voice_hitl.speech.asr import SpeechGate  # noqa: E402
-from voice_hitl.speech.asr._snr import snr_db  # noqa: E402
+from voice_hitl.speech.asr._snr import quietest_tenth, snr_db  # noqa: E402
 
 SNRS = (0, 2, 3, 5, 7, 10, 15)
 COLOURS = ("white", "pink", "brown", "babble", "tel_white", "tel_pink")
@@ -51,14 +50,7 @@ Floats = npt.NDArray[np.float64]
 def before_db(power: Floats, speech: npt.NDArray[np.bool_]) -> float:
     """The estimate before issue 32 item 2's fix: the noise floor was the quietest tenth of
     the non-speech windows (of all windows when fewer than 3)."""
-    if not speech.any():
-        return 0.0
-    rest = power[~speech] if (~speech).sum() >= 3 else power
-    floor = float(np.quantile(rest, 0.1))
-    loud = float(np.mean(power[speech]))
-    if loud <= floor * (1.0 + 1e-6):
-        return 0.0
-    return min(60.0, max(0.0, 10.0 * math.log10((loud - floor) / floor)))
+    return snr_db(power, speech, noise=quietest_tenth(power, speech))
 
 
 def _clean(folder: str, step: int, condition: str = "clean") -> list[Floats]:

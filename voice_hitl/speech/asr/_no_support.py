@@ -39,6 +39,7 @@ import numpy.typing as npt
 
 from .._text import tokens
 from .._vocab import NEGATION_WORDS
+from ._snr import quietest_tenth
 
 __all__ = ["WordTiming", "no_rests_on_speech", "word_timings"]
 
@@ -112,8 +113,7 @@ def no_rests_on_speech(
     if not negations or not speech.any() or len(probabilities) == 0:
         return True
     speech_level = 10.0 * math.log10(float(np.median(power[speech])) + 1e-12)
-    rest = power[~speech] if (~speech).sum() >= 3 else power
-    floor_level = 10.0 * math.log10(float(np.quantile(rest, 0.1)) + 1e-12)
+    floor_level = 10.0 * math.log10(quietest_tenth(power, speech) + 1e-12)
     for timing in negations:
         # the aligner's edges are rough (a first word starts at 0.0, leading silence
         # included): the span holds the person's speech when some window of it does
