@@ -13,10 +13,11 @@ and adversarial sets; their failures have been read, so they are development set
 before any recogniser heard them and never tuned on, but run several times), and ``heldout3``
 (a third set of new phrasings and voices, written 2026-12-04 when heldout2 had been run five
 times; measured once, then its failures were read) and ``heldout4`` (a fourth, written before
-heldout3's failures were read: the honest measure of what was designed on heldout3), and
+heldout3's failures were read: the honest measure of what was designed on heldout3),
 ``heldout6`` (issue 32: yeses, no's and neither in voices and conditions no other set uses,
 made by ``scripts/make_adversarial5.py`` after the issue-32 rules; "a no that was not said"
-on audio nothing was tuned on).
+on audio nothing was tuned on) and ``heldout7`` (the same kinds again, in the voices and
+conditions of ``scripts/make_adversarial6.py``, none used before; once generated and committed).
 
 Prints, for the tuning set (``audio_fixtures``, what the recognisers are tuned on) and the
 held-out set (``audio_fixtures/heldout``, phrasings and voices never used for tuning) side by
@@ -76,6 +77,7 @@ SETS = {
     "adversarial3": ROOT / "audio_fixtures" / "adversarial3",
     "adversarial4": ROOT / "audio_fixtures" / "adversarial4",
     "heldout6": ROOT / "audio_fixtures" / "heldout6",
+    "heldout7": ROOT / "audio_fixtures" / "heldout7",
 }
 
 

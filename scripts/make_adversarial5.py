@@ -85,8 +85,6 @@ Seeds come from the file names: a rerun gives identical files.
 from __future__ import annotations
 
 import argparse
-import json
-import re
 import sys
 import time
 from pathlib import Path
@@ -467,17 +465,7 @@ def said_before() -> set[str]:
     """Every text a committed set other than these three says, and every quoted string of the
     other ``make_*.py`` (their babble lines), lower case."""
     here = Path(__file__).resolve()
-    root = here.parents[1] / "audio_fixtures"
-    texts: set[str] = set()
-    for script in here.parent.glob("make_*.py"):
-        if script != here:
-            texts |= {q.lower() for q in re.findall(r'"([^"\n]+)"', script.read_text())}
-    for manifest in root.rglob("manifest.json"):
-        if manifest.parent.name in NEW_SETS:
-            continue
-        for entry in json.loads(manifest.read_text()).get("fixtures", []):
-            texts.add(str(entry.get("text", "")).lower())
-    return texts - {""}
+    return fg.said_before(here, here.parents[1] / "audio_fixtures", NEW_SETS)
 
 
 def check_fresh() -> None:

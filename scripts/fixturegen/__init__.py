@@ -9,6 +9,9 @@ first two adversarial sets.
 
 Layout: ``_audio`` (files, seeds, levels), ``_voices``, ``_noise`` (noise, babble, channels,
 codecs), ``_impair`` (car, hum, wind and music noise; reverb, clipping, packet loss, Opus),
+``_ambient`` (street, fan and typing noise; speakerphone, Bluetooth CVSD, a muffled
+microphone: ``adversarial6`` on), ``_codes`` (one-time codes said and mis-said), ``_fresh``
+(what the committed sets already say and use, for a never-heard set to refuse),
 ``_render`` (the committed sets' conditions), ``_scene`` (speech in noise through a room or
 line, and noise alone: the sets from ``adversarial4`` on), ``_sets`` (questions, the loop,
 the manifest), ``_heldout`` (a held-out pair of answers and confirmations),
@@ -29,12 +32,14 @@ a mu-law step), as they do from the script that made them: piper's raw output mo
 """
 
 from ._adversarial import NOISES, NONSPEECH, RATES, SNRS, adversarial_set
+from ._ambient import bluetooth, cvsd, fan, muffled, speakerphone, traffic, typing
 from ._audio import (
     RATE,
     TEL_RATE,
     FloatArray,
     padded,
     pcm16,
+    peak_limited,
     read_wav,
     seeded,
     to_dbfs,
@@ -43,6 +48,8 @@ from ._audio import (
     write_flac_float,
     write_wav,
 )
+from ._codes import DIGIT_WORDS, is_code, replaced, say, say_tens, swapped, with_digit, without
+from ._fresh import check_unused, said_before, used_names
 from ._heldout import ANSWER_CONDITIONS, TAKE_CONDITIONS, babblers, heldout_pair
 from ._impair import buzz, car, drop_packets, music, opus, overdrive, sox_effects, wind
 from ._noise import (
@@ -119,6 +126,7 @@ __all__ = [
     "CODECS",
     "COLOUR",
     "CONFIRM",
+    "DIGIT_WORDS",
     "NOISES",
     "NONSPEECH",
     "PAY",
@@ -144,23 +152,29 @@ __all__ = [
     "at_snr",
     "babblers",
     "band",
+    "bluetooth",
     "brown",
     "buzz",
     "car",
     "challenges",
+    "check_unused",
     "clicks",
     "codec",
     "coughs",
+    "cvsd",
     "drop_packets",
     "espeak",
+    "fan",
     "festival",
     "fixtures_root",
     "flite",
     "generate",
     "heldout_pair",
+    "is_code",
     "meta",
-    "mulaw",
     "mixed",
+    "muffled",
+    "mulaw",
     "mulaw_line",
     "music",
     "near_silence",
@@ -171,6 +185,7 @@ __all__ = [
     "padded",
     "paused",
     "pcm16",
+    "peak_limited",
     "phone_line",
     "pick",
     "pink",
@@ -183,18 +198,29 @@ __all__ = [
     "render_heldout",
     "render_take",
     "render_tuning",
+    "replaced",
     "resampled",
+    "said_before",
+    "say",
+    "say_tens",
     "seeded",
     "sox_effects",
+    "speakerphone",
     "speech",
+    "swapped",
     "telephone",
     "through_sox",
     "to_dbfs",
+    "traffic",
     "trim",
     "two_talkers",
+    "typing",
+    "used_names",
     "value",
     "white",
     "wind",
+    "with_digit",
+    "without",
     "write_flac",
     "write_flac_float",
     "write_manifest",

@@ -21,6 +21,7 @@ __all__ = [
     "FloatArray",
     "padded",
     "pcm16",
+    "peak_limited",
     "read_wav",
     "seeded",
     "to_dbfs",
@@ -93,6 +94,13 @@ def to_dbfs(x: FloatArray, dbfs: float) -> FloatArray:
     """``x`` scaled to an RMS level of ``dbfs`` (silence stays silence)."""
     rms = float(np.sqrt(np.mean(x**2)))
     return x * (10 ** (dbfs / 20) / rms) if rms > 0 else x
+
+
+def peak_limited(x: FloatArray, peak: float = 0.98) -> FloatArray:
+    """``x`` scaled down, as a whole, to a ``peak`` where it would pass it (an automatic gain
+    control before the converter: no sample clips); unchanged otherwise."""
+    top = float(np.max(np.abs(x))) if len(x) else 0.0
+    return x * (peak / top) if top > peak else x
 
 
 def padded(x: FloatArray, seconds: float) -> FloatArray:

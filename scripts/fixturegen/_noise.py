@@ -4,7 +4,7 @@ Noise (unit RMS unless said): `white`, `pink`, `brown`; babble mixed from spoken
 (`all_talkers`, `two_talkers`, `Crowd`); bursts (`clicks`, `coughs`) and `near_silence`.
 Channels: `band` (a band-pass with raised-cosine skirts), `mulaw` (the G.711 mu-law round
 trip), `mulaw_line` (8 kHz, mu-law), `telephone` (300-3400 Hz, 8 kHz, mu-law) and `codec`
-(a round trip through a sox codec: A-law, GSM 06.10, AMR-NB).
+(a round trip through a sox codec: A-law, GSM 06.10 raw or in WAV, AMR-NB).
 """
 
 from __future__ import annotations
@@ -97,10 +97,12 @@ def telephone(x: FloatArray) -> FloatArray:
 CODECS: dict[str, tuple[str, ...]] = {
     "alaw": ("-t", "wav", "-e", "a-law"),
     "gsm": ("-t", "gsm"),
+    "gsm_fr": ("-t", "wav", "-e", "gsm-full-rate"),
     "amr475": ("-t", "amr-nb", "-C", "0"),
     "amr122": ("-t", "amr-nb", "-C", "7"),
 }
-"""sox output options of each codec `codec` knows (AMR-NB at 4.75 and 12.2 kbit/s)."""
+"""sox output options of each codec `codec` knows (GSM 06.10 as a raw ``.gsm`` stream and
+inside WAV, AMR-NB at 4.75 and 12.2 kbit/s)."""
 
 
 def codec(x: FloatArray, name: str, rate: int = TEL_RATE) -> FloatArray:
