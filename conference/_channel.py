@@ -397,7 +397,11 @@ class ConferenceChannel(AnswersApi, SessionHooked):
         self._state = _State.CLOSED
         await self._unplug(CHANNEL_CLOSED)
         while self._ending:  # a provider that ended on its own, still being unplugged
-            await asyncio.gather(*self._ending, return_exceptions=True)
+            ending = list(self._ending)
+            await asyncio.gather(*ending, return_exceptions=True)
+            # gather() of finished tasks returns without yielding, before their done
+            # callbacks (which discard them) have run: drop them here or this loop spins.
+            self._ending.difference_update(ending)
         self._desk.close()
         self._remove_listener()
         for human in list(self._scopes):

@@ -90,8 +90,8 @@ def frame_to_pcm16(frame: rtc.AudioFrame, sample_rate: int) -> PCM16:
     samples = np.frombuffer(frame.data, dtype=np.int16)
     channels = frame.num_channels
     if channels > 1:
-        samples = samples[: frame.samples_per_channel * channels].reshape(-1, channels)
-        samples = samples.mean(axis=1).astype(np.int16)
+        interleaved = samples[: frame.samples_per_channel * channels].reshape(-1, channels)
+        samples = interleaved.mean(axis=1).astype(np.int16)
     else:
         samples = samples[: frame.samples_per_channel].copy()
     if frame.sample_rate == sample_rate or samples.size == 0:

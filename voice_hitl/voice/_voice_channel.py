@@ -344,5 +344,9 @@ class RealtimeVoiceChannel(GatedChannel, SessionHooked):
         sessions = list(self._sessions.values())
         await asyncio.gather(*(self.end_session(s, reason=CHANNEL_CLOSED) for s in sessions))
         while self._ending:  # sessions the provider ended on its own, still releasing
-            await asyncio.gather(*self._ending, return_exceptions=True)
+            ending = list(self._ending)
+            await asyncio.gather(*ending, return_exceptions=True)
+            # gather() of finished tasks returns without yielding, before their done
+            # callbacks (which discard them) have run: drop them here or this loop spins.
+            self._ending.difference_update(ending)
         await self._leave()

@@ -157,7 +157,8 @@ def score_sync(
         total = 0.0
         for i, wanted in enumerate([*ids, tokenizer.eot]):
             logits = np.asarray(steps[i], dtype=np.float64)
-            total += float(logits[wanted] - np.logaddexp.reduce(logits))
+            peak = float(logits.max())
+            total += float(logits[wanted]) - peak - math.log(float(np.exp(logits - peak).sum()))
         scores.append((total, len(ids) + 1))
     return scores
 
