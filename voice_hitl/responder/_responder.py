@@ -11,9 +11,13 @@ An utterance the recogniser doubts (calibrated confidence under ``min_confidence
 A high-risk confirmation (`voice_hitl.responder._risk`) asks for the challenge word ("say
 confirm, or press 1") and takes a spoken yes only with the evidence `weigh_yes` asks for (the
 word said alone, among others); a yes without it is asked again, and the last re-prompt offers the
-keypad alone. With ``EvidencePolicy(spoken=False)`` the high tier asks for the keypad alone
-("To go ahead, press 1") and no spoken yes approves; a spoken no still refuses. The answer
-JSON carries that evidence (``"evidence"``: risk, via, confidence, audio, the layers, turns).
+keypad alone. With ``EvidencePolicy(challenge="code")`` it asks for a one-time code drawn for
+the request instead ("say the code four, seven, two, or press 1"; in a conference, the
+channel's code for the request, which its desk weighs votes against), says it again in every
+re-prompt, and asks for a new code when a second answer must stand in for unmeasured layers.
+With ``EvidencePolicy(spoken=False)`` the high tier asks for the keypad alone ("To go ahead,
+press 1") and no spoken yes approves; a spoken no still refuses. The answer JSON carries that
+evidence (``"evidence"``: risk, via, the challenge, confidence, audio, the layers, turns).
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ from ..speech.dtmf import dtmf_entry_complete, dtmf_to_answer
 from ..tools._hooks import HookContext, HookExecution, HookTrigger
 from ..tools._kit import VoiceKit
 from ._call_line import CallLine, Heard, Inbox, SpeechSynthesizer
-from ._hearing import DEFAULT_MIN_CONFIDENCE, understand_heard
+from ._hearing import DEFAULT_MIN_CONFIDENCE, code_attempt, understand_heard
 from ._prompts import (
     phrase_challenge_retry,
     phrase_question,
@@ -100,6 +104,8 @@ class _Dialogue:
     risk: Risk = "low"
     spoken: bool = True
     """A spoken yes can approve at the high tier (`EvidencePolicy.spoken`)."""
+    code: str | None = None
+    """The code the question asks for (a code challenge), else ``None``."""
     asking: bool = False
     turns: int = 0
     second: str | None = None
@@ -117,18 +123,26 @@ class _Dialogue:
     def question(self) -> str:
         """The question, as first asked."""
         return phrase_question(
-            self.event.tool_name, self.spec, challenge=self.challenge, spoken=self.spoken
+            self.event.tool_name,
+            self.spec,
+            challenge=self.challenge,
+            spoken=self.spoken,
+            code=self.code,
         )
 
     def reprompt(self) -> str:
         """The question again, after an answer that could not be understood."""
         return phrase_reprompt(
-            self.event.tool_name, self.spec, challenge=self.challenge, spoken=self.spoken
+            self.event.tool_name,
+            self.spec,
+            challenge=self.challenge,
+            spoken=self.spoken,
+            code=self.code,
         )
 
     def retry(self, kind: str) -> str:
         """What to say when a high-risk yes was not taken (``Verdict.retry``)."""
-        return phrase_challenge_retry(kind, spoken=self.spoken)
+        return phrase_challenge_retry(kind, spoken=self.spoken, code=self.code)
 
 
 class VoiceResponder:
@@ -209,6 +223,8 @@ class VoiceResponder:
             logger.warning("request %s cannot be asked aloud: %s", event.pending_id, exc)
             return
         dialogue = _Dialogue(event, spec, line, risk, spoken=self.evidence.spoken)
+        if dialogue.challenge and dialogue.spoken and self.evidence.challenge == "code":
+            dialogue.code = self._code(event)
         try:
             if human.handler.watch(event.pending_id, stop):
                 await self._converse(dialogue, human.handler)
@@ -237,8 +253,10 @@ class VoiceResponder:
                     verdict = self._weigh(dialogue, understood, heard, repeated)
                     if verdict is not None and verdict.retry == "repeat":
                         dialogue.second = heard.speaker_id or ""
-                        # only unmeasured layers fell short: ask for the word once more
-                        # (not a miss: the answer itself was good)
+                        # only unmeasured layers fell short: ask for the word once more, or
+                        # for a new code (not a miss: the answer itself was good)
+                        if dialogue.code is not None:
+                            dialogue.code = self._code(event, new=True)
                         prompt = dialogue.retry("repeat")
                         continue
                     if verdict is not None and not verdict.accepted:
@@ -257,15 +275,25 @@ class VoiceResponder:
                             )
                             return
                         retry: str = verdict.retry or "again"
-                        if misses == self.reprompts and retry in ("challenge", "alone", "again"):
+                        if misses == self.reprompts and retry in (
+                            "challenge",
+                            "alone",
+                            "once",
+                            "again",
+                        ):
                             retry = "keypad_only"  # the last chance: the keypad, said plainly
                         prompt = dialogue.retry(retry)
                         continue
                     if not await self._accepted(inbox, dialogue, understood):
                         prompt = dialogue.question()
                         continue
+                    asked = dialogue.challenge and dialogue.spoken
                     evidence = evidence_json(
-                        dialogue.risk, heard, verdict=verdict, turns=dialogue.turns
+                        dialogue.risk,
+                        heard,
+                        verdict=verdict,
+                        turns=dialogue.turns,
+                        challenge=self.evidence.challenge if asked else None,
                     )
                     line.deliver(
                         event, understood, heard.speaker_id or event.actor_id, evidence=evidence
@@ -312,7 +340,15 @@ class VoiceResponder:
         none is needed (low risk, a no, the keypad)."""
         if not dialogue.challenge or answer.value is not True or heard.kind != "speech":
             return None
-        return weigh_yes(heard, self.evidence, repeated=repeated)
+        return weigh_yes(heard, self.evidence, code=dialogue.code, repeated=repeated)
+
+    def _code(self, event: PendingInputEvent, *, new: bool = False) -> str:
+        """The request's code: the channel's (a conference's desk weighs the votes it hears
+        against it), else a fresh one; ``new`` draws another."""
+        channel = self._channels[event.channel_id]
+        shared = getattr(channel, "challenge_code", None)
+        code = None if shared is None else shared(event.pending_id, new=new)
+        return code if isinstance(code, str) else self.evidence.new_code()
 
     def _addressed(self, event: PendingInputEvent) -> Collection[str] | None:
         channel = self._channels[event.channel_id]
@@ -334,6 +370,8 @@ class VoiceResponder:
                 continue  # a quorum voter repeating themselves
             if heard.kind == "speech":
                 understood = understand_heard(heard, spec, min_confidence=self.min_confidence)
+                if dialogue.code is not None and spec is dialogue.spec:
+                    understood = code_attempt(understood, heard)
                 return understood, heard
             keys += heard.text
             if dtmf_entry_complete(keys, spec):
