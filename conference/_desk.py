@@ -22,7 +22,7 @@ from typing import Any
 from voice_hitl import ChannelClosedError, HumanInputToolHandler, PendingInput
 from voice_hitl._checks import non_negative_int, optional_seconds
 from voice_hitl.responder._call_line import Heard
-from voice_hitl.responder._risk import EvidencePolicy, Risk, risk_of, weigh_yes
+from voice_hitl.responder._risk import EvidencePolicy, Risk, readings_of, risk_of, weigh_yes
 from voice_hitl.speech._code import digits_in
 
 from ._approval import ApprovalRequest, ApprovalResult
@@ -381,7 +381,7 @@ class AnswerDesk:
             return False
         verdict = read_yes_no(text)
         if verdict is None and len(candidates) == 1 and self._by_code(candidates[0]):
-            said = [text] if heard is None or heard.transcript is None else [text, heard.transcript]
+            said = readings_of(heard or Heard("speech", text, participant_id))
             if any(digits_in(reading) for reading in said):
                 verdict = True  # a code attempt: weighed against the code below
         if verdict is None:

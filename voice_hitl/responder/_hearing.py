@@ -23,6 +23,7 @@ from ..speech import Answer, AnswerSpec, MetaAnswer, NoMatch, NoMatchReason, Und
 from ..speech import understand as understand_text
 from ..speech._code import digits_in
 from ._call_line import Heard
+from ._risk import readings_of
 
 __all__ = ["DEFAULT_MIN_CONFIDENCE", "code_attempt", "understand_heard"]
 
@@ -76,8 +77,7 @@ def code_attempt(understood: Understood, heard: Heard) -> Understood:
     """
     if not isinstance(understood, NoMatch) or heard.kind != "speech":
         return understood
-    readings = [heard.text] if heard.transcript is None else [heard.text, heard.transcript]
-    if not any(digits_in(reading) for reading in readings):
+    if not any(digits_in(reading) for reading in readings_of(heard)):
         return understood
     said = heard.transcript if heard.transcript is not None else heard.text
     confidence = 1.0 if heard.confidence is None else heard.confidence

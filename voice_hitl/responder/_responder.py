@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 from .._checks import non_negative_int, probability
@@ -36,7 +36,6 @@ from ..human._human_input_tools import HumanInputToolHandler
 from ..human._pending import PendingInput, PendingInputEvent
 from ..speech import (
     Answer,
-    AnswerKind,
     AnswerSpec,
     AnswerSpecError,
     MetaAnswer,
@@ -48,14 +47,12 @@ from ..speech.dtmf import dtmf_entry_complete, dtmf_to_answer
 from ..tools._hooks import HookContext, HookExecution, HookTrigger
 from ..tools._kit import VoiceKit
 from ._call_line import CallLine, Heard, Inbox, SpeechSynthesizer
+from ._dialogue import Dialogue
 from ._hearing import DEFAULT_MIN_CONFIDENCE, code_attempt, understand_heard
 from ._prompts import (
-    phrase_challenge_retry,
-    phrase_question,
     phrase_read_back,
-    phrase_reprompt,
 )
-from ._risk import EvidencePolicy, Risk, Verdict, evidence_json, weigh_yes
+from ._risk import EvidencePolicy, Verdict, evidence_json, weigh_yes
 
 __all__ = ["AnswerableChannel", "OperatorRequest", "VoiceResponder", "answer_json"]
 
@@ -91,58 +88,6 @@ class OperatorRequest:
     request: PendingInputEvent
     transcript: str
     actor_id: str | None
-
-
-@dataclass(slots=True)
-class _Dialogue:
-    """One request being asked: what, how, on which line; ``asking`` while a prompt is
-    being handed to the line (a settlement then also stops the line's speech)."""
-
-    event: PendingInputEvent
-    spec: AnswerSpec
-    line: CallLine
-    risk: Risk = "low"
-    spoken: bool = True
-    """A spoken yes can approve at the high tier (`EvidencePolicy.spoken`)."""
-    code: str | None = None
-    """The code the question asks for (a code challenge), else ``None``."""
-    asking: bool = False
-    turns: int = 0
-    second: str | None = None
-    """Who ("" for the line's only caller) gave the last answer, when it was a challenge
-    answer short only of unmeasured layers: their next one, if it is as good, approves
-    (`weigh_yes`'s ``repeated``)."""
-    answered: set[str] = field(default_factory=set)
-    """Who already answered (a quorum's voters): what they say later is not weighed again."""
-
-    @property
-    def challenge(self) -> bool:
-        """A high-risk confirmation: the question asks for the challenge word."""
-        return self.risk == "high" and self.spec.kind is AnswerKind.CONFIRM
-
-    def question(self) -> str:
-        """The question, as first asked."""
-        return phrase_question(
-            self.event.tool_name,
-            self.spec,
-            challenge=self.challenge,
-            spoken=self.spoken,
-            code=self.code,
-        )
-
-    def reprompt(self) -> str:
-        """The question again, after an answer that could not be understood."""
-        return phrase_reprompt(
-            self.event.tool_name,
-            self.spec,
-            challenge=self.challenge,
-            spoken=self.spoken,
-            code=self.code,
-        )
-
-    def retry(self, kind: str) -> str:
-        """What to say when a high-risk yes was not taken (``Verdict.retry``)."""
-        return phrase_challenge_retry(kind, spoken=self.spoken, code=self.code)
 
 
 class VoiceResponder:
@@ -222,7 +167,7 @@ class VoiceResponder:
         except ValueError as exc:
             logger.warning("request %s cannot be asked aloud: %s", event.pending_id, exc)
             return
-        dialogue = _Dialogue(event, spec, line, risk, spoken=self.evidence.spoken)
+        dialogue = Dialogue(event, spec, line, risk, spoken=self.evidence.spoken)
         if dialogue.challenge and dialogue.spoken and self.evidence.challenge == "code":
             dialogue.code = self._code(event)
         try:
@@ -235,7 +180,7 @@ class VoiceResponder:
         finally:
             self._dialogues.discard(task)
 
-    async def _converse(self, dialogue: _Dialogue, handler: HumanInputHandler) -> None:
+    async def _converse(self, dialogue: Dialogue, handler: HumanInputHandler) -> None:
         event, spec, line = dialogue.event, dialogue.spec, dialogue.line
         challenge = dialogue.challenge
         inbox = line.listen(self._addressed(event), spec, self.recognizer)
@@ -334,7 +279,7 @@ class VoiceResponder:
             inbox.close()
 
     def _weigh(
-        self, dialogue: _Dialogue, answer: Answer, heard: Heard, repeated: bool
+        self, dialogue: Dialogue, answer: Answer, heard: Heard, repeated: bool
     ) -> Verdict | None:
         """The evidence verdict on a spoken yes to a high-risk confirmation; ``None`` when
         none is needed (low risk, a no, the keypad)."""
@@ -356,7 +301,7 @@ class VoiceResponder:
         return None if addressed is None else addressed(event)
 
     async def _hear(
-        self, inbox: Inbox, spec: AnswerSpec, dialogue: _Dialogue
+        self, inbox: Inbox, spec: AnswerSpec, dialogue: Dialogue
     ) -> tuple[Answer | MetaAnswer | NoMatch, Heard]:
         line = dialogue.line
         keys = ""
@@ -377,7 +322,7 @@ class VoiceResponder:
             if dtmf_entry_complete(keys, spec):
                 return dtmf_to_answer(keys, spec), heard
 
-    async def _say(self, dialogue: _Dialogue, text: str) -> None:
+    async def _say(self, dialogue: Dialogue, text: str) -> None:
         line = dialogue.line
         dialogue.asking = True
         dialogue.turns += 1
@@ -390,7 +335,7 @@ class VoiceResponder:
         finally:
             dialogue.asking = False
 
-    async def _accepted(self, inbox: Inbox, dialogue: _Dialogue, answer: Answer) -> bool:
+    async def _accepted(self, inbox: Inbox, dialogue: Dialogue, answer: Answer) -> bool:
         """True unless a read-back applies to ``answer`` and the person does not confirm it."""
         if self.read_back is None or not self.read_back(dialogue.spec, answer):
             return True
