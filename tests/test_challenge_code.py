@@ -209,9 +209,7 @@ async def test_keypad_only_is_unchanged_by_the_code() -> None:
     rig = Rig(evidence=policy("code", spoken=False))
     session, call_id = await _ask(rig)
     assert (await rig.said(1)) == [f"{ACTION} To go ahead, press 1. To stop, say no."]
-    rig.provider.simulate_transcription(
-        session, "472", role="user", confidence=0.99, quality=CLEAN
-    )
+    rig.provider.simulate_transcription(session, "472", role="user", confidence=0.99, quality=CLEAN)
     # no code was asked for: digits are no answer to "press 1"
     assert (await rig.said(2))[1] == f"Sorry, I didn't catch that. {rig.provider.said[0]}"
     _press(rig, session, "1")
@@ -281,3 +279,15 @@ async def test_the_desk_alone_weighs_votes_against_the_code() -> None:
     read = await reading
     assert read.is_error and "bob" in read.text.lower(), read.text
     await rig.kit.aclose()
+
+
+async def test_a_code_source_that_returns_no_code_is_named(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    rig = Rig(evidence=EvidencePolicy(challenge="code", codes=lambda: "4 7"))
+    await _ask(rig)
+    await rig.observed.requests.get()
+    await rig.kit.hooks.drain()
+    assert rig.provider.said == []  # not asked with a code nobody could say back
+    assert "a challenge code must be 3 digits (0-9), got '4 7'" in caplog.text
+    await rig.close()

@@ -37,7 +37,7 @@ class Dialogue:
 
     @property
     def challenge(self) -> bool:
-        """A high-risk confirmation: the question asks for the challenge word."""
+        """A high-risk confirmation: the question asks for the challenge word (or ``code``)."""
         return self.risk == "high" and self.spec.kind is AnswerKind.CONFIRM
 
     def question(self) -> str:

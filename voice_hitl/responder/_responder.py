@@ -49,9 +49,7 @@ from ..tools._kit import VoiceKit
 from ._call_line import CallLine, Heard, Inbox, SpeechSynthesizer
 from ._dialogue import Dialogue
 from ._hearing import DEFAULT_MIN_CONFIDENCE, code_attempt, understand_heard
-from ._prompts import (
-    phrase_read_back,
-)
+from ._prompts import phrase_read_back
 from ._risk import EvidencePolicy, Verdict, evidence_json, weigh_yes
 
 __all__ = ["AnswerableChannel", "OperatorRequest", "VoiceResponder", "answer_json"]
@@ -168,9 +166,13 @@ class VoiceResponder:
             logger.warning("request %s cannot be asked aloud: %s", event.pending_id, exc)
             return
         dialogue = Dialogue(event, spec, line, risk, spoken=self.evidence.spoken)
-        if dialogue.challenge and dialogue.spoken and self.evidence.challenge == "code":
-            dialogue.code = self._code(event)
         try:
+            if dialogue.challenge and dialogue.spoken and self.evidence.challenge == "code":
+                try:
+                    dialogue.code = self._code(event)
+                except ValueError as exc:  # an injected code source returned no code
+                    logger.error("request %s cannot be asked aloud: %s", event.pending_id, exc)
+                    return
             if human.handler.watch(event.pending_id, stop):
                 await self._converse(dialogue, human.handler)
         except asyncio.CancelledError:

@@ -162,9 +162,7 @@ def _extras(toks: Sequence[str], runs: Sequence[tuple[int, int]]) -> list[str]:
             continue
         if any(in_phrase(toks, i, phrase) for phrase in _PHRASES):
             continue
-        if i < first and any(
-            in_phrase(toks, i, phrase, before=first) for phrase in _LEAD_INS
-        ):
+        if i < first and any(in_phrase(toks, i, phrase, before=first) for phrase in _LEAD_INS):
             continue
         extras.append(tok)
     return extras
