@@ -38,14 +38,22 @@ person who really means yes.
   challenge word; ``--cache FILE``: read and keep Whisper's decodings and alignment scores
   in an SQLite file (`asr_cache`), so a sweep over margins decodes nothing twice.
 
+* ``--challenge word|code``: what the high tier asks to be said (`EvidencePolicy.challenge`;
+  default ``word``). Under ``code`` every adversarial utterance and confirmation take is
+  weighed against the code its manifest entry names (``"code"``, a digit string); an entry
+  without one gets a code derived from its file name (`file_code`), and the count of those is
+  reported ("no code in the set"): a set recorded before codes existed says none, so its
+  confirmations measure nothing but refusals.
+
 Run: ``python bench/bench_risk.py [--recognizer whisper] [--sample K] [--gate]
-[--alone-margin M|off] [--cache FILE]`` (``speech`` extra).
+[--alone-margin M|off] [--cache FILE] [--challenge word|code]`` (``speech`` extra).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import sys
 import time
 from collections import Counter, defaultdict
@@ -53,8 +61,8 @@ from pathlib import Path
 from typing import Any
 
 from voice_hitl.responder._call_line import Heard
-from voice_hitl.responder._hearing import understand_heard
-from voice_hitl.responder._risk import NEAR_MISS_GAP, EvidencePolicy, weigh_yes
+from voice_hitl.responder._hearing import code_attempt, understand_heard
+from voice_hitl.responder._risk import NEAR_MISS_GAP, Challenge, EvidencePolicy, weigh_yes
 from voice_hitl.speech import Answer, AnswerSpec
 from voice_hitl.speech._fixtures import load_manifest
 from voice_hitl.speech.asr import (
@@ -136,8 +144,44 @@ NEAR_GAPS: list[tuple[str, float, str]] = []
 """Per challenge answer scored against its near-misses: (where, gap in nats, competitor)."""
 
 
+CHALLENGE: list[Challenge] = ["word"]
+"""``--challenge``: what the high tier asks to be said."""
+NO_CODE: Counter[str] = Counter()
+"""Per set, how many entries named no code (``--challenge code``: one derived from the file)."""
+
+
+def file_code(name: str, digits: int = 3) -> str:
+    """A code derived from a file name: the same on every run, adjacent digits distinct."""
+    code = ""
+    for byte in hashlib.sha256(name.encode()).digest():
+        digit = str(byte % 10)
+        if not code or digit != code[-1]:
+            code += digit
+        if len(code) == digits:
+            break
+    return code
+
+
+def entry_code(entry: dict[str, Any], where: str) -> str | None:
+    """The code an entry is weighed against under ``--challenge code`` (None under word)."""
+    if CHALLENGE[0] != "code":
+        return None
+    code = entry.get("code")
+    if isinstance(code, str) and code.isdigit():
+        return code
+    NO_CODE[where] += 1
+    return file_code(str(entry["file"]))
+
+
+def print_no_code(where: str) -> None:
+    """Under ``--challenge code``, how many entries of a set named no code."""
+    if CHALLENGE[0] == "code" and NO_CODE[where]:
+        print(f"  no code in the set: {NO_CODE[where]} entries weighed against a code derived "
+              "from the file name")
+
+
 def _policy(gap: float | None) -> EvidencePolicy:
-    return EvidencePolicy(min_near_miss_gap=-1e9 if gap is None else gap)
+    return EvidencePolicy(min_near_miss_gap=-1e9 if gap is None else gap, challenge=CHALLENGE[0])
 
 
 def _label(gap: float | None) -> str:
@@ -145,10 +189,14 @@ def _label(gap: float | None) -> str:
 
 
 async def _hear(
-    recognizer: Recognizer, path: Path, spec: AnswerSpec, condition: str = "?"
+    recognizer: Recognizer,
+    path: Path,
+    spec: AnswerSpec,
+    condition: str = "?",
+    code: str | None = None,
 ) -> tuple[bool, list[bool], float, float, bool]:
     """``(read as yes, yes taken at high risk per margin of GAPS_AT, audio seconds,
-    recognition seconds, read as no)``."""
+    recognition seconds, read as no)``; with a ``code``, the high tier asked for it."""
     pcm, rate = await asyncio.to_thread(read_wav, path)
     started = time.perf_counter()
     hypotheses = await recognizer.recognize(pcm, rate, spec)
@@ -158,12 +206,16 @@ async def _hear(
     understood = understand_heard(heard, spec)
     yes = isinstance(understood, Answer) and understood.value is True
     no = isinstance(understood, Answer) and understood.value is False
-    verdicts = [weigh_yes(heard, _policy(gap)) for gap in GAPS_AT]
+    candidate = yes
+    if code is not None:  # digits are the yes candidate of a code challenge
+        attempt = code_attempt(understood, heard)
+        candidate = isinstance(attempt, Answer) and attempt.value is True
+    verdicts = [weigh_yes(heard, _policy(gap), code=code) for gap in GAPS_AT]
     if hypotheses:
         AUDIO_VERDICTS[(condition, verdicts[0].layers["audio"])] += 1
     if heard.competition is not None:
         NEAR_GAPS.append((condition, heard.competition.gap, heard.competition.competitor))
-    taken = [yes and v.accepted for v in verdicts]
+    taken = [candidate and v.accepted for v in verdicts]
     return yes, taken, len(pcm) / rate, elapsed, no
 
 
@@ -211,7 +263,11 @@ async def adversarial(recognizer: Recognizer, folder: Path, sample: int) -> None
         category = str(entry.get("category", "?"))
         before = len(NEAR_GAPS)
         yes, taken, _, _, no = await _hear(
-            recognizer, audio_dir / entry["file"], _spec(entry), _condition(entry)
+            recognizer,
+            audio_dir / entry["file"],
+            _spec(entry),
+            _condition(entry),
+            entry_code(entry, str(folder)),
         )
         for i in range(before, len(NEAR_GAPS)):
             NEAR_GAPS[i] = (f"{category}/{NEAR_GAPS[i][0]}", *NEAR_GAPS[i][1:])
@@ -234,6 +290,7 @@ async def adversarial(recognizer: Recognizer, folder: Path, sample: int) -> None
     highs = "/".join(f"{1000 * sum(counter.values()) / n:.1f}" for counter in high)
     print(f"  false approvals per 1,000: low tier {1000 * sum(low.values()) / n:.1f}, "
           f"high tier {highs}")
+    print_no_code(str(folder))
     print_audio_verdicts()
     print_alignment()
     print_gaps("per category")
@@ -256,7 +313,11 @@ async def confirmations(recognizer: Recognizer, folder: Path, sample: int) -> No
         for take in (1, 2):
             entry = takes[key][take]
             yes, accepted, audio_s, decode_s, no = await _hear(
-                recognizer, audio_dir / entry["file"], _spec(entry), key[2]
+                recognizer,
+                audio_dir / entry["file"],
+                _spec(entry),
+                key[2],
+                entry_code(entry, str(folder)),
             )
             done_at = [a or b for a, b in zip(done_at, accepted, strict=True)]
             if not taken:
@@ -292,6 +353,7 @@ async def confirmations(recognizer: Recognizer, folder: Path, sample: int) -> No
     print(f"  low tier: first take read as yes {100 * low_yes / len(keys):.1f}%")
     print(f"  takes read as no (a confirmation refused by mishearing): {len(refused)}"
           + (f" ({', '.join(refused)})" if refused else ""))
+    print_no_code(str(folder))
     print_audio_verdicts()
     print_alignment()
     print_gaps("per condition")
@@ -440,7 +502,14 @@ def main() -> None:
     parser.add_argument(
         "--without-near-miss", action="append", help="leave this near-miss out (repeatable)"
     )
+    parser.add_argument(
+        "--challenge",
+        choices=["word", "code"],
+        default="word",
+        help="what the high tier asks to be said (code: the manifest entry's 'code')",
+    )
     args = parser.parse_args()
+    CHALLENGE[0] = args.challenge
     if args.near_miss_gap:
         GAPS_AT[:] = [None if g == "off" else float(g) for g in args.near_miss_gap]
     if args.without_near_miss:

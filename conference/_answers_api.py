@@ -46,6 +46,13 @@ class AnswersApi:
         """Who must answer an open request (None: anyone in the call may, or not open)."""
         return self._desk.addressed_to(pending_id)
 
+    def challenge_code(self, pending_id: str, *, new: bool = False) -> str | None:
+        """The one-time code a high-risk request asks for under
+        ``EvidencePolicy(challenge="code")`` (drawn when first asked for; ``new`` draws
+        another, which from then on is the one spoken votes must say); None when the request
+        is not open here. A ``VoiceResponder`` serving the channel asks with this code."""
+        return self._desk.challenge_code(pending_id, new=new)
+
     def approval(self, request_id: str) -> ApprovalRequest | None:
         """An open approval (a tool's ``approvers`` request, or one from :meth:`open_approval`)."""
         return self._desk.approval(request_id)

@@ -4,6 +4,10 @@ Every open request of a conference is on the desk: the questions its human-input
 (addressed or not) and the approvals the application opened. Answers arrive as direct calls
 (:meth:`AnswerDesk.answer`) or as speaker-attributed speech (:meth:`AnswerDesk.spoken`); a
 participant leaving rejects what can no longer be answered.
+
+Under ``EvidencePolicy(challenge="code")`` each request has one code at a time
+(:meth:`AnswerDesk.challenge_code`): the question asks for it, and a spoken vote that says it
+(and nothing that does not go with it) is a yes weighed like any other.
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from typing import Any
 from voice_hitl import ChannelClosedError, HumanInputToolHandler, PendingInput
 from voice_hitl._checks import non_negative_int, optional_seconds
 from voice_hitl.responder._call_line import Heard
-from voice_hitl.responder._risk import EvidencePolicy, Risk, risk_of, weigh_yes
+from voice_hitl.responder._risk import EvidencePolicy, Risk, readings_of, risk_of, weigh_yes
+from voice_hitl.speech._code import digits_in
 
 from ._approval import ApprovalRequest, ApprovalResult
 from ._backend import Participant
@@ -44,6 +49,8 @@ class _Question:
     risk: Risk = "low"
     evidence: dict[str, Mapping[str, Any]] = field(default_factory=dict)
     """Per participant, how the vote being cast was established (journaled with it)."""
+    code: str | None = None
+    """The code the question asks for (drawn when first asked for)."""
 
     def awaits(self, participant_id: str) -> bool:
         """True when this question is addressed to the participant and still needs them."""
@@ -274,6 +281,16 @@ class AnswerDesk:
             return None
         return question.addressing.participants
 
+    def challenge_code(self, pending_id: str, *, new: bool = False) -> str | None:
+        """The code an open request asks for, drawn with the desk's policy when first asked
+        for (or, with ``new``, again); None when the request is not open."""
+        question = self._questions.get(pending_id)
+        if question is None:
+            return None
+        if question.code is None or new:
+            question.code = self.evidence.new_code()
+        return question.code
+
     @property
     def open_ids(self) -> list[str]:
         """The ids of the open requests."""
@@ -352,7 +369,9 @@ class AnswerDesk:
         high-risk request (an approval with a quorum, a high-risk tool) counts only with the
         evidence `weigh_yes` asks for in ``heard`` (the challenge word said alone, and the
         recogniser's confidence, the audio and the speaker attribution where measured; where
-        one cannot be measured, the challenge answer said twice in a row). With
+        one cannot be measured, the challenge answer said twice in a row). Under
+        ``EvidencePolicy(challenge="code")`` the challenge answer is the request's code
+        (:meth:`challenge_code`), and an utterance that says digits is weighed as a yes. With
         ``EvidencePolicy(spoken=False)`` no spoken yes to a high-risk request counts: the vote
         is cast with :meth:`answer` (an operator console, the answers API); a spoken no does.
         """
@@ -361,6 +380,10 @@ class AnswerDesk:
         if not candidates:
             return False
         verdict = read_yes_no(text)
+        if verdict is None and len(candidates) == 1 and self._by_code(candidates[0]):
+            said = readings_of(heard or Heard("speech", text, participant_id))
+            if any(digits_in(reading) for reading in said):
+                verdict = True  # a code attempt: weighed against the code below
         if verdict is None:
             logger.debug(
                 "conference %r: %r said %r: not a yes/no", self.channel_id, participant_id, text
@@ -378,9 +401,11 @@ class AnswerDesk:
             return False
         (question,) = candidates
         if verdict and question.risk == "high":
+            code = self.challenge_code(question.pending_id) if self._by_code(question) else None
             weighed = weigh_yes(
                 heard or Heard("speech", text, participant_id),
                 self.evidence,
+                code=code,
                 repeated=first == question.pending_id,
                 instead=_VOTE_INSTEAD,
             )
@@ -399,6 +424,11 @@ class AnswerDesk:
             return question.approval.vote(participant_id, "approve" if verdict else "deny")
         answer = "yes" if verdict else "no"
         return self.answer(question.pending_id, participant_id, answer, via="speech")
+
+    def _by_code(self, question: _Question) -> bool:
+        """Whether a spoken yes to ``question`` must say its code."""
+        policy = self.evidence
+        return question.risk == "high" and policy.spoken and policy.challenge == "code"
 
     def participant_left(self, participant: Participant, reason: str) -> None:
         """Reject what can no longer be answered now that ``participant`` left."""

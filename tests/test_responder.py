@@ -51,6 +51,7 @@ async def test_confirm_answered_by_voice() -> None:
         "evidence": {
             "risk": "high",
             "via": "speech",
+            "challenge": "word",
             "turns": 2,
             "confidence": None,  # the provider's transcript carries none
             "audio": None,

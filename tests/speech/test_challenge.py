@@ -14,7 +14,7 @@ from voice_hitl.responder._call_line import Heard
 from voice_hitl.responder._hearing import understand_heard
 from voice_hitl.responder._risk import weigh_yes
 from voice_hitl.speech import AnswerSpec, AudioQuality, NoMatch
-from voice_hitl.speech._challenge import challenge_extras, said_alone
+from voice_hitl.speech._challenge import QUESTION_BACK, SAID_TWICE, challenge_extras, said_alone
 from voice_hitl.speech._text import tokens
 
 CLEAN = AudioQuality(speech_ms=600, speech_probability=0.95, snr_db=30.0, clipped=0.0)
@@ -78,11 +78,9 @@ AN_ANSWER = [
     "confirm it",
     "confirm that",
     "confirm, thank you",
-    "confirm confirm",
     "yeah, go ahead, I confirm",
     "I'll confirm",
     "I do confirm",
-    "I approve, right?",
 ]
 
 
@@ -148,3 +146,22 @@ def test_a_no_built_from_one_short_word_repeated_asks_again(said: str) -> None:
 def test_a_plain_no_is_still_a_no(said: str) -> None:
     understood = understand_heard(Heard("speech", said, transcript=said), CONFIRM)
     assert getattr(understood, "value", None) is False, understood
+
+
+@pytest.mark.parametrize(
+    "said", ["confirm confirm", "confirm, confirm", "Confirm. Confirm.", "I confirm, approved"]
+)
+def test_the_word_said_twice_asks_for_it_once(said: str) -> None:
+    # Whisper writes babble and near-misses as repetition: "firm, firm" as "confirm, confirm"
+    assert said_alone([said]) == (False, SAID_TWICE)
+    assert said_alone(["confirm", said])[0] is False  # whichever reading holds it
+    verdict = weigh_yes(Heard("speech", said, transcript=said, confidence=0.99, quality=CLEAN))
+    assert (verdict.accepted, verdict.retry) == (False, "once")
+
+
+@pytest.mark.parametrize("said", ["I approve, right?", "Confirm?", "confirm? ", "approved?"])
+def test_a_reading_that_ends_with_a_question_mark_is_a_question_back(said: str) -> None:
+    assert said_alone([said]) == (False, QUESTION_BACK)
+    assert said_alone(["confirm", said]) == (False, QUESTION_BACK)
+    verdict = weigh_yes(Heard("speech", "confirm", transcript=said, confidence=0.99, quality=CLEAN))
+    assert (verdict.accepted, verdict.retry) == (False, "challenge")

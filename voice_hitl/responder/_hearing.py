@@ -8,6 +8,10 @@ phrase) and the lower of the two confidences.
 A yes whose words the audio supports *less* than one of their acoustic near-misses ("confirm"
 written for a spoken "conform": `Heard.competition` with a negative gap) is no yes at any
 tier: the person is asked again. (The high tier asks for a wider margin: `weigh_yes`.)
+
+A code challenge (``EvidencePolicy(challenge="code")``) is answered with digits, which a
+confirm question does not read as yes: `code_attempt` makes an utterance that says digits the
+yes candidate, for `weigh_yes` to hold to the code.
 """
 
 from __future__ import annotations
@@ -17,9 +21,11 @@ from dataclasses import replace
 from .._checks import probability
 from ..speech import Answer, AnswerSpec, MetaAnswer, NoMatch, NoMatchReason, Understood
 from ..speech import understand as understand_text
+from ..speech._code import digits_in
 from ._call_line import Heard
+from ._risk import readings_of
 
-__all__ = ["DEFAULT_MIN_CONFIDENCE", "understand_heard"]
+__all__ = ["DEFAULT_MIN_CONFIDENCE", "code_attempt", "understand_heard"]
 
 DEFAULT_MIN_CONFIDENCE = 0.5
 """Below this calibrated confidence an utterance re-prompts instead of answering."""
@@ -62,3 +68,17 @@ def understand_heard(
         return replace(understood, transcript=said, confidence=confidence)
     assert isinstance(understood, MetaAnswer)
     return replace(understood, transcript=said, confidence=confidence)
+
+
+def code_attempt(understood: Understood, heard: Heard) -> Understood:
+    """Under a code challenge, what ``heard`` (understood as ``understood``) offers: an
+    utterance not understood (`NoMatch`) that says digits in any reading is a yes candidate
+    (`weigh_yes` then holds it to the code); a yes, a no and a `MetaAnswer` stay as they are.
+    """
+    if not isinstance(understood, NoMatch) or heard.kind != "speech":
+        return understood
+    if not any(digits_in(reading) for reading in readings_of(heard)):
+        return understood
+    said = heard.transcript if heard.transcript is not None else heard.text
+    confidence = 1.0 if heard.confidence is None else heard.confidence
+    return Answer(True, "yes", confidence, said)

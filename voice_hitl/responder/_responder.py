@@ -11,9 +11,13 @@ An utterance the recogniser doubts (calibrated confidence under ``min_confidence
 A high-risk confirmation (`voice_hitl.responder._risk`) asks for the challenge word ("say
 confirm, or press 1") and takes a spoken yes only with the evidence `weigh_yes` asks for (the
 word said alone, among others); a yes without it is asked again, and the last re-prompt offers the
-keypad alone. With ``EvidencePolicy(spoken=False)`` the high tier asks for the keypad alone
-("To go ahead, press 1") and no spoken yes approves; a spoken no still refuses. The answer
-JSON carries that evidence (``"evidence"``: risk, via, confidence, audio, the layers, turns).
+keypad alone. With ``EvidencePolicy(challenge="code")`` it asks for a one-time code drawn for
+the request instead ("say the code four, seven, two, or press 1"; in a conference, the
+channel's code for the request, which its desk weighs votes against), says it again in every
+re-prompt, and asks for a new code when a second answer must stand in for unmeasured layers.
+With ``EvidencePolicy(spoken=False)`` the high tier asks for the keypad alone ("To go ahead,
+press 1") and no spoken yes approves; a spoken no still refuses. The answer JSON carries that
+evidence (``"evidence"``: risk, via, the challenge, confidence, audio, the layers, turns).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 from .._checks import non_negative_int, probability
@@ -32,7 +36,6 @@ from ..human._human_input_tools import HumanInputToolHandler
 from ..human._pending import PendingInput, PendingInputEvent
 from ..speech import (
     Answer,
-    AnswerKind,
     AnswerSpec,
     AnswerSpecError,
     MetaAnswer,
@@ -44,14 +47,10 @@ from ..speech.dtmf import dtmf_entry_complete, dtmf_to_answer
 from ..tools._hooks import HookContext, HookExecution, HookTrigger
 from ..tools._kit import VoiceKit
 from ._call_line import CallLine, Heard, Inbox, SpeechSynthesizer
-from ._hearing import DEFAULT_MIN_CONFIDENCE, understand_heard
-from ._prompts import (
-    phrase_challenge_retry,
-    phrase_question,
-    phrase_read_back,
-    phrase_reprompt,
-)
-from ._risk import EvidencePolicy, Risk, Verdict, evidence_json, weigh_yes
+from ._dialogue import Dialogue
+from ._hearing import DEFAULT_MIN_CONFIDENCE, code_attempt, understand_heard
+from ._prompts import phrase_read_back
+from ._risk import EvidencePolicy, Verdict, evidence_json, weigh_yes
 
 __all__ = ["AnswerableChannel", "OperatorRequest", "VoiceResponder", "answer_json"]
 
@@ -87,48 +86,6 @@ class OperatorRequest:
     request: PendingInputEvent
     transcript: str
     actor_id: str | None
-
-
-@dataclass(slots=True)
-class _Dialogue:
-    """One request being asked: what, how, on which line; ``asking`` while a prompt is
-    being handed to the line (a settlement then also stops the line's speech)."""
-
-    event: PendingInputEvent
-    spec: AnswerSpec
-    line: CallLine
-    risk: Risk = "low"
-    spoken: bool = True
-    """A spoken yes can approve at the high tier (`EvidencePolicy.spoken`)."""
-    asking: bool = False
-    turns: int = 0
-    second: str | None = None
-    """Who ("" for the line's only caller) gave the last answer, when it was a challenge
-    answer short only of unmeasured layers: their next one, if it is as good, approves
-    (`weigh_yes`'s ``repeated``)."""
-    answered: set[str] = field(default_factory=set)
-    """Who already answered (a quorum's voters): what they say later is not weighed again."""
-
-    @property
-    def challenge(self) -> bool:
-        """A high-risk confirmation: the question asks for the challenge word."""
-        return self.risk == "high" and self.spec.kind is AnswerKind.CONFIRM
-
-    def question(self) -> str:
-        """The question, as first asked."""
-        return phrase_question(
-            self.event.tool_name, self.spec, challenge=self.challenge, spoken=self.spoken
-        )
-
-    def reprompt(self) -> str:
-        """The question again, after an answer that could not be understood."""
-        return phrase_reprompt(
-            self.event.tool_name, self.spec, challenge=self.challenge, spoken=self.spoken
-        )
-
-    def retry(self, kind: str) -> str:
-        """What to say when a high-risk yes was not taken (``Verdict.retry``)."""
-        return phrase_challenge_retry(kind, spoken=self.spoken)
 
 
 class VoiceResponder:
@@ -208,8 +165,14 @@ class VoiceResponder:
         except ValueError as exc:
             logger.warning("request %s cannot be asked aloud: %s", event.pending_id, exc)
             return
-        dialogue = _Dialogue(event, spec, line, risk, spoken=self.evidence.spoken)
+        dialogue = Dialogue(event, spec, line, risk, spoken=self.evidence.spoken)
         try:
+            if dialogue.challenge and dialogue.spoken and self.evidence.challenge == "code":
+                try:
+                    dialogue.code = self._code(event)
+                except ValueError as exc:  # an injected code source returned no code
+                    logger.error("request %s cannot be asked aloud: %s", event.pending_id, exc)
+                    return
             if human.handler.watch(event.pending_id, stop):
                 await self._converse(dialogue, human.handler)
         except asyncio.CancelledError:
@@ -219,7 +182,7 @@ class VoiceResponder:
         finally:
             self._dialogues.discard(task)
 
-    async def _converse(self, dialogue: _Dialogue, handler: HumanInputHandler) -> None:
+    async def _converse(self, dialogue: Dialogue, handler: HumanInputHandler) -> None:
         event, spec, line = dialogue.event, dialogue.spec, dialogue.line
         challenge = dialogue.challenge
         inbox = line.listen(self._addressed(event), spec, self.recognizer)
@@ -237,8 +200,10 @@ class VoiceResponder:
                     verdict = self._weigh(dialogue, understood, heard, repeated)
                     if verdict is not None and verdict.retry == "repeat":
                         dialogue.second = heard.speaker_id or ""
-                        # only unmeasured layers fell short: ask for the word once more
-                        # (not a miss: the answer itself was good)
+                        # only unmeasured layers fell short: ask for the word once more, or
+                        # for a new code (not a miss: the answer itself was good)
+                        if dialogue.code is not None:
+                            dialogue.code = self._code(event, new=True)
                         prompt = dialogue.retry("repeat")
                         continue
                     if verdict is not None and not verdict.accepted:
@@ -257,15 +222,25 @@ class VoiceResponder:
                             )
                             return
                         retry: str = verdict.retry or "again"
-                        if misses == self.reprompts and retry in ("challenge", "alone", "again"):
+                        if misses == self.reprompts and retry in (
+                            "challenge",
+                            "alone",
+                            "once",
+                            "again",
+                        ):
                             retry = "keypad_only"  # the last chance: the keypad, said plainly
                         prompt = dialogue.retry(retry)
                         continue
                     if not await self._accepted(inbox, dialogue, understood):
                         prompt = dialogue.question()
                         continue
+                    asked = dialogue.challenge and dialogue.spoken
                     evidence = evidence_json(
-                        dialogue.risk, heard, verdict=verdict, turns=dialogue.turns
+                        dialogue.risk,
+                        heard,
+                        verdict=verdict,
+                        turns=dialogue.turns,
+                        challenge=self.evidence.challenge if asked else None,
                     )
                     line.deliver(
                         event, understood, heard.speaker_id or event.actor_id, evidence=evidence
@@ -306,13 +281,21 @@ class VoiceResponder:
             inbox.close()
 
     def _weigh(
-        self, dialogue: _Dialogue, answer: Answer, heard: Heard, repeated: bool
+        self, dialogue: Dialogue, answer: Answer, heard: Heard, repeated: bool
     ) -> Verdict | None:
         """The evidence verdict on a spoken yes to a high-risk confirmation; ``None`` when
         none is needed (low risk, a no, the keypad)."""
         if not dialogue.challenge or answer.value is not True or heard.kind != "speech":
             return None
-        return weigh_yes(heard, self.evidence, repeated=repeated)
+        return weigh_yes(heard, self.evidence, code=dialogue.code, repeated=repeated)
+
+    def _code(self, event: PendingInputEvent, *, new: bool = False) -> str:
+        """The request's code: the channel's (a conference's desk weighs the votes it hears
+        against it), else a fresh one; ``new`` draws another."""
+        channel = self._channels[event.channel_id]
+        shared = getattr(channel, "challenge_code", None)
+        code = None if shared is None else shared(event.pending_id, new=new)
+        return code if isinstance(code, str) else self.evidence.new_code()
 
     def _addressed(self, event: PendingInputEvent) -> Collection[str] | None:
         channel = self._channels[event.channel_id]
@@ -320,7 +303,7 @@ class VoiceResponder:
         return None if addressed is None else addressed(event)
 
     async def _hear(
-        self, inbox: Inbox, spec: AnswerSpec, dialogue: _Dialogue
+        self, inbox: Inbox, spec: AnswerSpec, dialogue: Dialogue
     ) -> tuple[Answer | MetaAnswer | NoMatch, Heard]:
         line = dialogue.line
         keys = ""
@@ -334,12 +317,14 @@ class VoiceResponder:
                 continue  # a quorum voter repeating themselves
             if heard.kind == "speech":
                 understood = understand_heard(heard, spec, min_confidence=self.min_confidence)
+                if dialogue.code is not None and spec is dialogue.spec:
+                    understood = code_attempt(understood, heard)
                 return understood, heard
             keys += heard.text
             if dtmf_entry_complete(keys, spec):
                 return dtmf_to_answer(keys, spec), heard
 
-    async def _say(self, dialogue: _Dialogue, text: str) -> None:
+    async def _say(self, dialogue: Dialogue, text: str) -> None:
         line = dialogue.line
         dialogue.asking = True
         dialogue.turns += 1
@@ -352,7 +337,7 @@ class VoiceResponder:
         finally:
             dialogue.asking = False
 
-    async def _accepted(self, inbox: Inbox, dialogue: _Dialogue, answer: Answer) -> bool:
+    async def _accepted(self, inbox: Inbox, dialogue: Dialogue, answer: Answer) -> bool:
         """True unless a read-back applies to ``answer`` and the person does not confirm it."""
         if self.read_back is None or not self.read_back(dialogue.spec, answer):
             return True

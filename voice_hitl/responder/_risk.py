@@ -8,10 +8,14 @@ yes only when every layer that could be measured agrees (`weigh_yes`):
 
 1. **challenge**: the person said the challenge word the question asked for ("confirm" or
    "approve"), not just any affirmative, and said it *alone* (`said_alone`: fillers,
-   politeness and a plain "yes" beside it, nothing else) in every reading the line has; a
-   recogniser rarely invents those words from noise, while "yes", "good", "okay" and
-   "indeed" are its common inventions, and a sentence that uses the word ("I'd like to
-   confirm it tomorrow", "why do I need to confirm") is not an answer to the challenge;
+   politeness and a plain "yes" beside it, nothing else; once, and not as a question) in
+   every reading the line has; a recogniser rarely invents those words from noise, while
+   "yes", "good", "okay" and "indeed" are its common inventions, and a sentence that uses
+   the word ("I'd like to confirm it tomorrow", "why do I need to confirm") is not an answer
+   to the challenge. With ``EvidencePolicy(challenge="code")`` the question asks instead for
+   a one-time code drawn for the request ("say the code four, seven, two"), and the layer
+   passes when every reading says that code and nothing that does not go with it
+   (`code_answered`): a code has no acoustic near-misses to be heard as;
 2. **confidence**: the recogniser's calibrated confidence reaches ``min_confidence``;
 3. **audio**: the speech gate measured the utterance as speech (mean VAD probability over its
    speech windows), with a signal-to-noise ratio and clipping within bounds -- on poor audio
@@ -23,7 +27,8 @@ yes only when every layer that could be measured agrees (`weigh_yes`):
    ("conform", "comfort", "can firm" for "confirm"; `voice_hitl.speech._near_miss`) by at
    least ``min_near_miss_gap`` nats. Below it the person is asked again, then offered the
    keypad: the audio sounds about as much like another word as like the one asked for.
-   A line that cannot score (a provider's transcript) records no such layer.
+   A line that cannot score (a provider's transcript) records no such layer, and neither
+   does a code challenge (the layer does not apply to codes).
 
 A keypad "1" is the alternative evidence for every layer. A "no" needs no evidence: declining
 costs a new question, never money. With ``EvidencePolicy(spoken=False)`` the keypad is the only
@@ -34,20 +39,22 @@ Nothing unmeasured counts as passed. A layer the line cannot measure (a provider
 has no confidence; audio the line never saw has no figures) is recorded as unmeasured, and
 `EvidencePolicy.unmeasured` says what happens instead: ``"challenge_again"`` (the default)
 asks for the challenge word a second time, and only two challenge answers in a row, each
-passing every layer that was measured, approve (``layers["repeat"]``); ``"keypad"`` asks for
-the keypad. A voice line measures the caller audio it forwards to the provider
-(`voice_hitl.voice._turn_audio`), so on the provider path only the confidence stays unmeasured.
+passing every layer that was measured, approve (``layers["repeat"]``; under a code
+challenge the second answer is to a new code); ``"keypad"`` asks for the keypad. A voice line
+measures the caller audio it forwards to the provider (`voice_hitl.voice._turn_audio`), so on
+the provider path only the confidence stays unmeasured.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._checks import probability
-from ..speech._challenge import said_alone
+from ..speech._challenge import SAID_TWICE, said_alone
+from ..speech._code import check_code, code_answered, draw_code
 from ..speech._vocab import CHALLENGE_WORDS
 
 if TYPE_CHECKING:
@@ -55,6 +62,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CHALLENGE_WORDS",
+    "DEFAULT_CHALLENGE",
+    "Challenge",
     "EvidencePolicy",
     "NEAR_MISS_GAP",
     "SPOKEN_OFF",
@@ -62,6 +71,7 @@ __all__ = [
     "Risk",
     "Verdict",
     "evidence_json",
+    "readings_of",
     "risk_of",
     "weigh_yes",
 ]
@@ -100,6 +110,12 @@ def risk_of(
 
 Unmeasured = Literal["challenge_again", "keypad"]
 
+Challenge = Literal["word", "code"]
+"""What a high-risk question asks the person to say: the challenge word, or a one-time code."""
+
+DEFAULT_CHALLENGE: Challenge = "word"
+"""`EvidencePolicy.challenge` unless given."""
+
 
 @dataclass(frozen=True, slots=True)
 class EvidencePolicy:
@@ -133,6 +149,16 @@ class EvidencePolicy:
             ``bench/results_risk.txt``). A conference has no keypad: there a vote is then
             cast from an operator console or `ConferenceChannel.answer` (pass the policy
             to ``ConferenceChannel(evidence=...)``, which weighs the votes it hears).
+        challenge: what the question asks the person to say: ``"word"``, the challenge
+            word ("say confirm"), or ``"code"``, a one-time code drawn for each request
+            ("say the code four, seven, two"; `voice_hitl.speech._code`). The recogniser
+            hears near-misses of the word word for word as the word ("confront it" as
+            "confirm it"); nobody says a code drawn a moment ago by accident. Under
+            ``"code"`` the near-miss layer does not apply, and a second challenge answer
+            (``unmeasured="challenge_again"``) is to a new code.
+        code_digits: how many digits a code has (2 to 6).
+        codes: draws a code (tests and benches); default: `secrets`-drawn digits, no two
+            adjacent alike. What it returns is checked (``code_digits`` digits, 0-9).
     """
 
     min_confidence: float = 0.8
@@ -144,6 +170,9 @@ class EvidencePolicy:
     unmeasured: Unmeasured = "challenge_again"
     min_near_miss_gap: float = NEAR_MISS_GAP
     spoken: bool = True
+    challenge: Challenge = DEFAULT_CHALLENGE
+    code_digits: int = 3
+    codes: Callable[[], str] | None = None
 
     def __post_init__(self) -> None:
         if self.unmeasured not in ("challenge_again", "keypad"):
@@ -156,9 +185,24 @@ class EvidencePolicy:
             raise ValueError("challenge_words must not be empty")
         if not math.isfinite(self.min_near_miss_gap):
             raise ValueError(f"min_near_miss_gap must be finite, got {self.min_near_miss_gap!r}")
+        if self.challenge not in ("word", "code"):
+            raise ValueError(f"challenge must be 'word' or 'code', got {self.challenge!r}")
+        digits = self.code_digits
+        if isinstance(digits, bool) or not isinstance(digits, int) or not 2 <= digits <= 6:
+            raise ValueError(f"code_digits must be an integer from 2 to 6, got {digits!r}")
+
+    def new_code(self) -> str:
+        """A fresh code for one request (from ``codes`` when given, checked).
+
+        Raises:
+            ValueError: ``codes`` returned something other than ``code_digits`` digits.
+        """
+        if self.codes is None:
+            return draw_code(self.code_digits)
+        return check_code(self.codes(), self.code_digits)
 
 
-Retry = Literal["challenge", "alone", "keypad", "speaker", "again", "repeat"]
+Retry = Literal["challenge", "alone", "once", "keypad", "speaker", "again", "repeat"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,8 +212,9 @@ class Verdict:
     Attributes:
         accepted: every measured layer passed.
         layers: per layer, ``"passed"``, ``"failed"`` or ``"unmeasured"``.
-        retry: what to ask for when not accepted: the challenge word, the challenge word
-            on its own (it came with other words), the keypad (poor audio, a layer
+        retry: what to ask for when not accepted: the challenge word (or code), the
+            challenge word on its own (it came with other words), the word once (it was
+            said twice or more), the keypad (poor audio, a layer
             unmeasured under the ``"keypad"`` policy, or spoken approvals off), the speaker
             alone (mixed turn), simply again (low confidence), or the word once more (a
             layer unmeasured).
@@ -186,10 +231,26 @@ SPOKEN_OFF = "spoken approvals are off for this action"
 """The reason of every verdict under ``EvidencePolicy(spoken=False)``, before what to do."""
 
 
+def readings_of(heard: Heard) -> list[str]:
+    """Every reading of an utterance: the text understood and, when known, the words as heard."""
+    return [heard.text] if heard.transcript is None else [heard.text, heard.transcript]
+
+
+def _challenge_layer(
+    readings: list[str], policy: EvidencePolicy, code: str | None
+) -> tuple[bool, str]:
+    if policy.challenge == "word":
+        return said_alone(readings, policy.challenge_words)
+    if code is None:
+        return False, "no code was asked for"
+    return code_answered(readings, code)
+
+
 def weigh_yes(
     heard: Heard,
     policy: EvidencePolicy | None = None,
     *,
+    code: str | None = None,
     repeated: bool = False,
     instead: str = "please press 1",
 ) -> Verdict:
@@ -198,6 +259,8 @@ def weigh_yes(
     Args:
         heard: the utterance.
         policy: the thresholds (default `EvidencePolicy()`).
+        code: the code the question asked for, under ``policy.challenge == "code"`` (without
+            one, the challenge layer fails).
         repeated: the previous turn was a challenge answer that fell short only by unmeasured
             layers (its verdict's ``retry`` was ``"repeat"``): this one is the second.
         instead: how to approve when spoken approvals are off (``policy.spoken`` False),
@@ -206,13 +269,15 @@ def weigh_yes(
     policy = policy or EvidencePolicy()
     layers: dict[str, str] = {}
     problems: list[tuple[Retry, str]] = []
-    readings = [heard.text] if heard.transcript is None else [heard.text, heard.transcript]
-    alone, why_not = said_alone(readings, policy.challenge_words)
+    alone, why_not = _challenge_layer(readings_of(heard), policy, code)
     if alone:
         layers["challenge"] = "passed"
     else:
         layers["challenge"] = "failed"
-        problems.append(("alone" if "alone" in why_not else "challenge", why_not))
+        retry: Retry = (
+            "alone" if "alone" in why_not else "once" if why_not == SAID_TWICE else "challenge"
+        )
+        problems.append((retry, why_not))
     if heard.confidence is None:
         layers["confidence"] = "unmeasured"
     elif heard.confidence >= policy.min_confidence:
@@ -239,7 +304,7 @@ def weigh_yes(
         layers["audio"] = "failed" if poor else "passed"
         if poor:
             problems.insert(0, ("keypad", "poor audio: " + ", ".join(poor)))
-    competition = heard.competition
+    competition = heard.competition if policy.challenge == "word" else None
     if competition is not None:
         if competition.gap >= policy.min_near_miss_gap:
             layers["near_miss"] = "passed"
@@ -272,8 +337,8 @@ def weigh_yes(
             problems.append(("repeat", why + ": a second challenge answer is needed"))
     if not problems:
         return Verdict(True, layers)
-    retry, _ = problems[0]
-    return Verdict(False, layers, retry, "; ".join(reason for _, reason in problems))
+    first, _ = problems[0]
+    return Verdict(False, layers, first, "; ".join(reason for _, reason in problems))
 
 
 def evidence_json(
@@ -282,9 +347,13 @@ def evidence_json(
     *,
     verdict: Verdict | None,
     turns: int,
+    challenge: Challenge | None = None,
 ) -> dict[str, Any]:
-    """How an answer was established, for the answer JSON and the journal."""
+    """How an answer was established, for the answer JSON and the journal (``challenge``:
+    what a high-risk question asked to be said, when it asked for one)."""
     evidence: dict[str, Any] = {"risk": risk, "via": "dtmf" if heard.kind == "dtmf" else "speech"}
+    if challenge is not None:
+        evidence["challenge"] = challenge
     evidence["turns"] = turns
     if heard.kind == "dtmf":
         evidence["layers"] = {"keypad": "passed"}

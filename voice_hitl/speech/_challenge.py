@@ -22,6 +22,16 @@ Any other word (a time, a person, a number, a question word, a conjunction, a se
 means the person said something else that contains the word: never an approval. The dialogue
 asks again, then offers the keypad. Every reading the line has (the text understood and the
 words as heard, which may come from different recogniser passes) is held to the rule.
+
+Two more shapes are never an answer, whatever the words:
+
+* a reading that ends with a question mark is a question back ("I approve, right?");
+* the challenge word said twice or more in one reading ("confirm, confirm"): Whisper writes
+  babble and near-misses as repetition ("firm, firm" heard as "confirm, confirm"), so the
+  person is asked to say the word once.
+
+A code challenge (`voice_hitl.speech._code`, ``EvidencePolicy(challenge="code")``) holds the
+answer to the same companions and the same question rule.
 """
 
 from __future__ import annotations
@@ -31,7 +41,17 @@ from collections.abc import Collection, Iterable, Sequence
 from ._text import tokens
 from ._vocab import CHALLENGE_WORDS
 
-__all__ = ["CHALLENGE_COMPANIONS", "challenge_extras", "said_alone"]
+__all__ = [
+    "CHALLENGE_COMPANIONS",
+    "QUESTION_BACK",
+    "SAID_TWICE",
+    "challenge_extras",
+    "in_phrase",
+    "said_alone",
+]
+
+QUESTION_BACK = "a question back, not an answer"
+SAID_TWICE = "the challenge word was said more than once"
 
 CHALLENGE_COMPANIONS: frozenset[str] = frozenset(
     {"um", "umm", "uh", "uhh", "er", "erm", "hmm", "hm", "ah", "eh", "oh", "mm", "well",
@@ -51,11 +71,16 @@ approval-gated tool offers to approve the tool for the rest of the call: still a
 action, and taken as "always" only where the request offers it)."""
 
 
-def _in_phrase(toks: Sequence[str], i: int, phrase: tuple[str, ...]) -> bool:
-    """Whether ``toks[i]`` is part of an occurrence of ``phrase``."""
+def in_phrase(
+    toks: Sequence[str], i: int, phrase: tuple[str, ...], *, before: int | None = None
+) -> bool:
+    """Whether ``toks[i]`` is part of an occurrence of ``phrase`` (one that ends at or before
+    index ``before``, when given)."""
     n = len(phrase)
+    limit = len(toks) if before is None else before
     return any(
-        tuple(toks[start : start + n]) == phrase for start in range(max(0, i - n + 1), i + 1)
+        tuple(toks[start : start + n]) == phrase and start + n <= limit
+        for start in range(max(0, i - n + 1), i + 1)
     )
 
 
@@ -80,7 +105,7 @@ def challenge_extras(
     for i, tok in enumerate(toks):
         if tok in words or tok in CHALLENGE_COMPANIONS:
             continue
-        if any(_in_phrase(toks, i, phrase) for phrase in _PHRASES):
+        if any(in_phrase(toks, i, phrase) for phrase in _PHRASES):
             continue
         if any(_before(toks, i, phrase, words) for phrase in _BEFORE):
             continue
@@ -94,11 +119,15 @@ def said_alone(
     readings: Iterable[str], words: Collection[str] = CHALLENGE_WORDS
 ) -> tuple[bool, str]:
     """Whether ``readings`` (one utterance's readings) answer the challenge: some reading
-    holds a challenge word and no reading holds a word that does not go with it.
+    holds a challenge word, no reading holds a word that does not go with it, says the word
+    more than once, or ends with a question mark.
 
     Returns:
         ``(answered, why not)``; the reason is "" when answered.
     """
+    readings = list(readings)
+    if any(reading.rstrip().endswith("?") for reading in readings):
+        return False, QUESTION_BACK
     said = [tokens(reading) for reading in readings]
     extras = [tok for toks in said for tok in challenge_extras(toks, words)]
     if extras:
@@ -106,4 +135,6 @@ def said_alone(
         return False, f"the challenge word was not said alone (also heard: {shown})"
     if not any(tok in words for toks in said for tok in toks):
         return False, "the challenge word was not said"
+    if any(sum(tok in words for tok in toks) > 1 for toks in said):
+        return False, SAID_TWICE
     return True, ""
