@@ -22,9 +22,9 @@ person who really means yes.
 
 * ``--gate``: the speech gate alone on every speech utterance of the sets, per condition (white
   noise and babble at 0, 5 and 10 dB, 16 kHz and 8 kHz mu-law; the confirmations' clean,
-  10 dB white, 10 dB babble and telephone): the SNR estimate now and before issue 32 item 2's
-  fix of the noise floor (`bench_snr`), and the share the high tier's audio layer passes with
-  each.
+  10 dB white, 10 dB babble and telephone): the SNR estimate now (in the speech band) and
+  before (over the full band: `bench_snr.before_db`), and the share the high tier's audio
+  layer passes with each.
 
 * ``--near-miss-gap G|off`` (repeatable): the high tier's near-miss margin
   (`EvidencePolicy.min_near_miss_gap`), nats by which a challenge answer must outscore its
@@ -375,9 +375,9 @@ def print_take2(by_take2: dict[str, list[tuple[int, float, bool]]]) -> None:
 
 def gate(folders: list[Path]) -> None:
     """The speech gate alone (no recogniser) on every speech utterance of ``folders``, per
-    condition: the SNR estimate now and before issue 32 item 2's fix (the quietest tenth of
-    the non-speech windows as the noise floor: `bench_snr.before_db`), and the share the
-    high tier's audio layer passes with each (same floor, `EvidencePolicy`)."""
+    condition: the SNR estimate now (in the speech band) and before (the same ratio over the
+    full band: `bench_snr.before_db`), and the share the high tier's audio layer passes with
+    each (same floor, `EvidencePolicy`)."""
     import numpy as np
     from bench_snr import before_db
 

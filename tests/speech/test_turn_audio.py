@@ -68,7 +68,8 @@ async def test_a_provider_transcript_is_measured_on_the_audio_forwarded() -> Non
     await rig.close()
 
 
-@pytest.mark.parametrize(("colour", "snr"), [("white", 0.0), ("brown", 2.0)])
+# brown noise at -10 dB over the full band: about 1 dB in the speech band
+@pytest.mark.parametrize(("colour", "snr"), [("white", 0.0), ("brown", -10.0)])
 async def test_noisy_audio_under_a_provider_transcript_asks_for_the_keypad(
     colour: str, snr: float
 ) -> None:
@@ -78,5 +79,18 @@ async def test_noisy_audio_under_a_provider_transcript_asks_for_the_keypad(
     await rig.said(1)
     await _say_confirm(rig, session, snr, 0, colour)
     assert (await rig.said(2))[1].startswith("I could not hear that clearly. Press 1")
+    assert rig.provider.tool_results == [] and call_id
+    await rig.close()
+
+
+async def test_car_noise_under_the_speech_band_does_not_send_a_provider_transcript_to_the_keypad(
+) -> None:
+    # -5 dB over the full band, nearly all of it under 300 Hz: the speech band is clean
+    rig = Rig()
+    session = await rig.start()
+    call_id = rig.provider.simulate_tool_call(session, "ConfirmAction", {"action": "pay"})
+    await rig.said(1)
+    await _say_confirm(rig, session, -5.0, 0, "car")
+    assert (await rig.said(2))[1] == AGAIN  # audio passed; confidence unmeasured
     assert rig.provider.tool_results == [] and call_id
     await rig.close()

@@ -10,14 +10,17 @@ On 3 s of white, pink and near-silent noise the VAD's highest window probability
 gate asks for ``min_speech_ms`` of windows above ``threshold``.
 
 The same pass measures what issue-17 style confirmation needs to judge the audio: an SNR
-estimate (`_snr.snr_db`: the speech windows' power, less the noise, over the noise's mean
-power, taken from the non-speech windows), the share of clipped samples, and the VAD's mean
+estimate (`_snr.speech_snr_db`: the speech windows' power, less the noise, over the noise's
+mean power, taken from the non-speech windows; the better of that ratio over the full band
+and within the speech band, 300-7000 Hz), the share of clipped samples, and the VAD's mean
 probability over the speech windows (`AudioQuality`).
 
 Measured (issue 32 item 2; ``python bench/bench_snr.py``, clean development utterances mixed
 at a known SNR): white, pink and brown noise at 0-15 dB read within 0.5 dB of the true SNR
-(medians). The earlier floor, the quietest tenth of the non-speech windows, read 3 dB pink
-noise as 5.8 dB and 3 dB brown as 7.0 (`_snr` says why). Four-talker babble reads 0.7-3.4 dB
+(medians; the full-band ratio against the full-band truth, the band ratio against the truth
+in the band, where car noise reads within 0.5 dB too). The earlier floor, the quietest tenth
+of the non-speech windows, read 3 dB pink noise as 5.8 dB and 3 dB brown as 7.0 (`_snr` says
+why). Four-talker babble reads 0.7-3.4 dB
 high at 0-7 dB (the VAD hears speech in it, so its level comes from the quietest windows).
 A telephone line (300-3400 Hz, 8 kHz) removes the noise outside its band, so its audio reads
 about 3 dB (white) and 5 dB (pink) better than the mixture it carried: that is the SNR the
@@ -41,7 +44,7 @@ from .._audio_quality import AudioQuality
 from ._audio import check_pcm16, resample
 from ._denoise import Denoiser
 from ._protocol import Hypothesis, Recognizer
-from ._snr import snr_db
+from ._snr import band_power, speech_snr_db
 
 if TYPE_CHECKING:
     from .._spec import AnswerSpec
@@ -83,12 +86,12 @@ class SpeechGate:
         if n == 0:
             return AudioQuality(0.0, 0.0, 0.0, clipped)
         windows = x[: n * w].reshape(n, w).astype(np.float64)
-        power = np.mean(windows * windows, axis=1) + 1e-12
         speech = probs > self.threshold
         speech_ms = float(speech.sum()) * w / _RATE * 1000.0
         if not speech.any():
             return AudioQuality(0.0, 0.0, 0.0, clipped)
-        return AudioQuality(speech_ms, float(probs[speech].mean()), snr_db(power, speech), clipped)
+        snr = speech_snr_db(windows, speech, _RATE)
+        return AudioQuality(speech_ms, float(probs[speech].mean()), snr, clipped)
 
     def _windows(
         self, pcm16: npt.NDArray[np.int16], sample_rate: int
@@ -111,14 +114,18 @@ class SpeechGate:
         return audio, x, probs, w
 
     def windows(
-        self, pcm16: npt.NDArray[np.int16], sample_rate: int
+        self,
+        pcm16: npt.NDArray[np.int16],
+        sample_rate: int,
+        band: tuple[float, float] | None = None,
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], float]:
         """``(speech probability, mean power, window seconds)`` of each VAD window of
-        ``pcm16`` (blocking): what `measure` summarises, window by window."""
+        ``pcm16`` (blocking), the power over the full band (the default) or within
+        ``band`` Hz (`measure`'s SNR: `_snr.SPEECH_BAND`)."""
         _, x, probs, w = self._windows(pcm16, sample_rate)
         n = len(probs)
         frames = x[: n * w].reshape(n, w).astype(np.float64)
-        return probs, np.mean(frames * frames, axis=1) + 1e-12, w / _RATE
+        return probs, band_power(frames, _RATE, band) + 1e-12, w / _RATE
 
     def speech_span(self, pcm16: npt.NDArray[np.int16], sample_rate: int) -> tuple[int, int] | None:
         """``(start, end)`` sample indices from the first to the last speech window of
