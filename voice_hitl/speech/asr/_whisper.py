@@ -129,6 +129,7 @@ from .._vocab import (
     POLITE_WORDS,
     STOPWORDS,
 )
+from .._yes_heard import doubt_yes
 from . import _no_support
 from ._align import (
     QUIETER_DB,
@@ -749,6 +750,9 @@ class WhisperRecognizer:
             if unprompted is None:
                 unprompted = heard(False)
             challenge = set(tokens(said)) & CHALLENGE_WORDS
+            if doubt_yes(said, unprompted[0]) is not None:
+                # the free reading wrote a near-miss, or one word repeated (`_yes_heard`)
+                return WhisperHearing([], prompted, unprompted, aligned=tuple(aligned))
             # the unprompted pass too may write an invented word beside the challenge word
             check = (
                 self._alone(encoded, unprompted, aligned, audio)[0] if challenge else unprompted[0]
