@@ -171,8 +171,13 @@ def test_a_no_the_audio_barely_prefers_to_its_yes_counterpart_asks_again() -> No
         # sentences about something else, read as a no by both passes
         ("you don't talk into the car", "you don't talk into the car.",
          "words a no does not go with (into, car)"),
-        ("is never a human I can talk to", "Is never a human I can talk to.",
-         "words a no does not go with (human)"),
+        ("is never a human I could tell", "Is never a human I could tell.",
+         "words a no does not go with (human, tell)"),
+        ("I did not believe it, man", "I did not believe it.",
+         "words a no does not go with (believe, man)"),
+        # one stray word is tolerated
+        ("I don't think so, mate", "I don't think so.", None),
+        ("we know, not yet", "You know, not yet.", None),
         # refusals: the words go with a no, or are the question's own
         ("I don't think so", "I don't think so.", None),
         ("I'd rather you didn't", "I'd rather you didn't.", None),
@@ -203,6 +208,7 @@ def test_the_off_topic_words_leave_the_questions_own_words() -> None:
         ("please, no", "Please, no, no.", False),  # not the same words
         ("no, leave it", "Now we've it.", False),
         ("ah, no", "No.", False),
+        ("no, I go into it", "So, I go into it.", False),  # a hesitation in its place
     ],
 )
 def test_a_negation_the_other_pass_heard_as_another_word(

@@ -11,8 +11,8 @@ no refuses what the person wanted, so a no stands only when
 * and it is a plain refusal (`plain_refusal`: it opens with "no", "nope", "nah", "not", ...,
   or is a few refusal words only: "definitely not", "no thanks", "please don't"), or every
   other reading that heard words reads as a no too (the readings agree on its polarity) and
-  its words go with a no (`off_topic_words`: "you don't talk into the car" for "I'm just
-  parking the car", "is never a human I can talk to" are sentences about something else);
+  its words go with a no (`off_topic_words`, at most one stray word: "you don't talk into
+  the car" for "I'm just parking the car" is a sentence about something else);
 * and no other reading heard the same words with another word where its negation is
   (`negation_swapped`: "please, no" against "Please go." for "please do").
 
@@ -165,6 +165,12 @@ _WITH_A_NO = (
 )
 
 
+_OFF_TOPIC = 2
+"""Words that do not go with a no from which a no is a sentence about something else: one is
+tolerated ("I don't think so, mate", "you know, not yet"), two are not ("you don't talk into
+the car", "I did not believe it, man")."""
+
+
 def off_topic_words(transcript: str, spec: AnswerSpec) -> list[str]:
     """The words of ``transcript`` that do not go with a no to ``spec``'s question: not a
     negative, politeness, filler, a stopword, a challenge word, a refusal's companion
@@ -178,12 +184,15 @@ def negation_swapped(said: str, other: str) -> bool:
     """Whether ``other`` is ``said`` with each of its negation words heard as another word
     and every other word the same ("please, no" and "Please go."): one pass wrote a no where
     the other heard the same sentence without any. Both must share a word besides ("nope,
-    nope" against "I know." shares none), and ``other`` holds no negation at all."""
+    nope" against "I know." shares none), ``other`` holds no negation at all, and the word in
+    the negation's place is no hesitation ("no, I go" against "So, I go")."""
     mine, theirs = tokens(said), tokens(other)
     if not mine or len(mine) != len(theirs) or set(theirs) & (NEGATION_WORDS | REFUSAL_OPENERS):
         return False
     differ = [(a, b) for a, b in zip(mine, theirs, strict=True) if a != b]
-    return 0 < len(differ) < len(mine) and all(a in NEGATION_WORDS for a, _ in differ)
+    return 0 < len(differ) < len(mine) and all(
+        a in NEGATION_WORDS and b not in FILLERS for a, b in differ
+    )  # a hesitation ("So, I go ...") in the no's place is no other word heard
 
 
 def reads_as_no(transcript: str, spec: AnswerSpec) -> bool:
@@ -221,6 +230,6 @@ def doubt_no(
     if not all(reads_as_no(r, spec) for r in others):
         return "the readings disagree on the no"
     extra = off_topic_words(said, spec)
-    if extra:
+    if len(extra) >= _OFF_TOPIC:
         return f"words a no does not go with ({', '.join(dict.fromkeys(extra))})"
     return None
