@@ -10,7 +10,8 @@ getting a "yes" wrong can move money.
 
 The challenge words ("confirm", "approve") say yes only when said alone (`challenge_extras`):
 in a larger sentence ("why do I have to confirm this", "check with my wife, then confirm")
-they are a verb about something else, and the reading is asked again, at every tier.
+they are a verb about something else, and the reading is asked again, at every tier, even
+beside another yes word ("yes, you confirm this" heard for "who asked you to confirm this").
 
 A yes that asks a question back ("why do I need to confirm?") or waits on something ("yes,
 after I talk to my wife", "confirm it tomorrow") is asked again at every tier (`_not_yet`).

@@ -74,7 +74,9 @@ challenge words and as many ways to decline must hear the same challenge word, a
 no negation (it runs even when the unprompted spelling holds a negation, as "can't earn"
 does). (A looser check -- the unprompted transcript merely sounding like the prompted
 one -- was measured and dropped: it verified "yeah, thank you very much" against "Thank you
-very much.", 9 of 340 adversarial utterances read as yes against 3.)
+very much.", 9 of 340 adversarial utterances read as yes against 3.) Before that pass, a
+challenge answer whose unprompted reading wrote a near-miss of the word ("Confront.") or one
+word repeated ("Trim, trim.") is asked again (`_yes_heard.doubt_yes`).
 
 A challenge answer must be the challenge word said alone (`said_alone`), and tiny.en often
 writes an invented word beside it ("confirmed, blocked", "I confirm, yeah, last"). So a
