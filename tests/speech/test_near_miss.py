@@ -154,9 +154,15 @@ def test_real_audio_tells_a_near_miss_from_the_word() -> None:
     ):
         pcm, rate = read_wav(path)
         hearing = whisper.hear_sync(pcm, rate, CONFIRM)
-        assert hearing.competition is not None, (path.name, hearing.prompted)
-        assert "confirm" in tokens(hearing.competition.heard)
-        gaps[path.parent.name] = hearing.competition.gap
+        competition = hearing.competition
+        if path.parent.name == "adversarial4":
+            # the free reading wrote "Comfort." (`_yes_heard`): asked again before scoring
+            assert hearing.hypotheses == [], hearing
+            assert "comfort" in tokens(hearing.readings[-1][0])
+            competition = whisper._compete(whisper.encode_sync(pcm, rate), hearing.prompted[0])
+        assert competition is not None, (path.name, hearing.prompted)
+        assert "confirm" in tokens(competition.heard)
+        gaps[path.parent.name] = competition.gap
     policy = EvidencePolicy()
     assert gaps["confirmations"] >= policy.min_near_miss_gap + 1.0, gaps
     assert gaps["adversarial4"] < policy.min_near_miss_gap - 1.0, gaps

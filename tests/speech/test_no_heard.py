@@ -14,6 +14,8 @@ import pytest
 from voice_hitl.speech import AnswerSpec
 from voice_hitl.speech._no_heard import (
     doubt_no,
+    negation_swapped,
+    off_topic_words,
     plain_refusal,
     yes_counterpart,
     yes_word_undone,
@@ -151,13 +153,71 @@ def test_a_no_the_audio_barely_prefers_to_its_yes_counterpart_asks_again() -> No
         hearing = rec.hear_sync(np.zeros(32000, dtype=np.int16), 16000, CONFIRM)
         return [h.text for h in hearing.hypotheses]
 
-    said = "I did not believe it"
+    said = "I did not want it"
     assert hear(2.0, -10.0, -11.0, said) == []  # 1 nat: asked again
-    assert scored[-1] == [said, "I did believe it"]
+    assert scored[-1] == [said, "I did want it"]
     assert hear(2.0, -10.0, -13.0, said) == [said]  # 3 nats: the no stands
     assert hear(None, -10.0, -10.0, said) == [said]  # off
     count = len(scored)
     assert hear(2.0, -10.0, -10.0, "no, leave it") == ["no, leave it"]  # plain: not scored
     # only the end taken out: tiny.en scores a transcript that ends early about as well
-    assert hear(2.0, -10.0, -10.0, "it was lovely, not") == ["it was lovely, not"]
+    assert hear(2.0, -10.0, -10.0, "I want it, not") == ["I want it, not"]
     assert len(scored) == count
+
+
+@pytest.mark.parametrize(
+    ("said", "other", "why"),
+    [
+        # sentences about something else, read as a no by both passes
+        ("you don't talk into the car", "you don't talk into the car.",
+         "words a no does not go with (into, car)"),
+        ("is never a human I could tell", "Is never a human I could tell.",
+         "words a no does not go with (human, tell)"),
+        ("I did not believe it, man", "I did not believe it.",
+         "words a no does not go with (believe, man)"),
+        # one stray word is tolerated
+        ("I don't think so, mate", "I don't think so.", None),
+        ("we know, not yet", "You know, not yet.", None),
+        # refusals: the words go with a no, or are the question's own
+        ("I don't think so", "I don't think so.", None),
+        ("I'd rather you didn't", "I'd rather you didn't.", None),
+        ("do not confirm the payment", "Do not confirm the payment.", None),
+        ("I don't want to send it", "I don't want to send it.", None),
+        ("not at the moment", "Not at the moment.", None),
+    ],
+)  # fmt: skip
+def test_a_no_must_be_made_of_words_that_go_with_a_no(
+    said: str, other: str, why: str | None
+) -> None:
+    assert doubt_no(said, [said, other], CONFIRM) == why
+
+
+def test_the_off_topic_words_leave_the_questions_own_words() -> None:
+    assert off_topic_words("don't send the payment to Bob", CONFIRM) == ["bob"]
+
+
+@pytest.mark.parametrize(
+    ("said", "other", "swapped"),
+    [
+        ("please, no.", "Please go.", True),
+        ("no", "Go.", False),  # no word shared besides
+        ("nope, nope,", "I know.", False),
+        ("nope, not even twisted", "Lord, not even twisted.", False),  # still a negation
+        ("no, thanks", "Now, thanks.", False),  # "now": tiny.en's spelling of a leading no
+        ("no, thanks", "No thanks.", False),
+        ("please, no", "Please, no, no.", False),  # not the same words
+        ("no, leave it", "Now we've it.", False),
+        ("ah, no", "No.", False),
+        ("no, I go into it", "So, I go into it.", False),  # a hesitation in its place
+    ],
+)
+def test_a_negation_the_other_pass_heard_as_another_word(
+    said: str, other: str, swapped: bool
+) -> None:
+    assert negation_swapped(said, other) is swapped
+
+
+def test_a_plain_refusal_the_other_pass_heard_without_its_negation_asks_again() -> None:
+    reason = doubt_no("please, no.", ["please, no.", "Please go."], CONFIRM)
+    assert reason == "another reading heard another word for the no"
+    assert doubt_no("please, no.", ["please, no.", "Please, no!"], CONFIRM) is None

@@ -10,7 +10,8 @@ getting a "yes" wrong can move money.
 
 The challenge words ("confirm", "approve") say yes only when said alone (`challenge_extras`):
 in a larger sentence ("why do I have to confirm this", "check with my wife, then confirm")
-they are a verb about something else, and the reading is asked again, at every tier.
+they are a verb about something else, and the reading is asked again, at every tier, even
+beside another yes word ("yes, you confirm this" heard for "who asked you to confirm this").
 
 A yes that asks a question back ("why do I need to confirm?") or waits on something ("yes,
 after I talk to my wife", "confirm it tomorrow") is asked again at every tier (`_not_yet`).
@@ -114,16 +115,23 @@ def _repeated(toks: Sequence[str]) -> bool:
     return False
 
 
+_YES_ADVERBS = frozenset({"then", "now", "too", "also", "really", "totally", "definitely"})
+"""Words that go with a yes word beside a challenge word ("alright then, I confirm")."""
+
+
 def _challenge_in_a_sentence(toks: Sequence[str]) -> bool:
-    """Whether the only affirmatives are challenge words used inside a larger sentence
-    ("why do I have to confirm this", "I'd rather confirm it tomorrow"): `challenge_extras`
-    finds words that do not go with them. Such a reading is no yes at any tier."""
-    spans = _spans(toks, AFFIRMATIVE_PHRASES)
-    if not spans or any(
-        not set(toks[start:end]) <= CHALLENGE_WORDS for start, end in spans
-    ):
+    """Whether a challenge word is used inside a larger sentence ("why do I have to confirm
+    this", "I'd rather confirm it tomorrow"), beside another yes word or not ("yes, you
+    confirm this" for "who asked you to confirm this"): `challenge_extras` finds words that do
+    not go with it (a plain agreement beside it does: "yes, confirm"; beside one, an adverb
+    of agreement too: "alright then, I confirm"). Such a reading is no yes at any tier."""
+    if not set(toks) & CHALLENGE_WORDS:
         return False
-    return bool(challenge_extras(toks))
+    extras = challenge_extras(toks)
+    spans = _spans(toks, AFFIRMATIVE_PHRASES)
+    if any(not set(toks[start:end]) <= CHALLENGE_WORDS for start, end in spans):
+        extras = [t for t in extras if t not in _YES_ADVERBS]  # another yes word is said
+    return bool(extras)
 
 
 def understand_confirm(toks: list[str], transcript: str, via: Via) -> Answer | NoMatch:

@@ -10,7 +10,11 @@ no refuses what the person wanted, so a no stands only when
   for "that's fine, do it"), unless it opens with "no", "nope" or "nah";
 * and it is a plain refusal (`plain_refusal`: it opens with "no", "nope", "nah", "not", ...,
   or is a few refusal words only: "definitely not", "no thanks", "please don't"), or every
-  other reading that heard words reads as a no too (the readings agree on its polarity).
+  other reading that heard words reads as a no too (the readings agree on its polarity) and
+  its words go with a no (`off_topic_words`, at most one stray word: "you don't talk into
+  the car" for "I'm just parking the car" is a sentence about something else);
+* and no other reading heard the same words with another word where its negation is
+  (`negation_swapped`: "please, no" against "Please go." for "please do").
 
 Otherwise the person is asked again. Issue 32: most no's not said were misheard speech that
 one pass wrote with a negation ("last time, do not." against "Nice time, unit." for "that's
@@ -31,15 +35,20 @@ from ._text import FILLERS, find_phrase, tokens
 from ._understand import affirms, understand
 from ._vocab import (
     AFFIRMATIVE_PHRASES,
+    CHALLENGE_WORDS,
     INTENSIFIERS,
     NEGATION_WORDS,
     NEGATIVE_PHRASES,
     POLITE_WORDS,
+    STOPWORDS,
 )
 
 __all__ = [
+    "NO_COMPANIONS",
     "REFUSAL_OPENERS",
     "doubt_no",
+    "negation_swapped",
+    "off_topic_words",
     "plain_refusal",
     "reads_as_no",
     "yes_counterpart",
@@ -134,6 +143,58 @@ def yes_counterpart(transcript: str) -> str:
     return " ".join(text.split()).strip(" ,")
 
 
+NO_COMPANIONS: frozenset[str] = frozenset(
+    {"rather", "really", "now", "today", "yet", "moment", "time", "right", "sorry", "think",
+     "so", "interested", "mind", "change", "changed", "leave", "hold", "off", "stop", "do",
+     "does", "did", "have", "anything", "thing", "all", "at", "any", "more", "again", "way",
+     "sure", "there", "here", "we", "they", "he", "she", "him", "her", "them", "for", "on",
+     "in", "up", "go", "ahead", "send", "done", "ever", "want", "wanted"}
+)  # fmt: skip
+"""Words a refusal is made of beside the negatives ("I don't think so", "not at the moment",
+"no, hold off", "I changed my mind", "I'd rather you didn't", "not interested")."""
+
+_WITH_A_NO = (
+    {w for phrase in NEGATIVE_PHRASES for w in phrase}
+    | NEGATION_WORDS
+    | INTENSIFIERS
+    | POLITE_WORDS
+    | STOPWORDS
+    | FILLERS
+    | CHALLENGE_WORDS  # "I won't confirm it"
+    | NO_COMPANIONS
+)
+
+
+_OFF_TOPIC = 2
+"""Words that do not go with a no from which a no is a sentence about something else: one is
+tolerated ("I don't think so, mate", "you know, not yet"), two are not ("you don't talk into
+the car", "I did not believe it, man")."""
+
+
+def off_topic_words(transcript: str, spec: AnswerSpec) -> list[str]:
+    """The words of ``transcript`` that do not go with a no to ``spec``'s question: not a
+    negative, politeness, filler, a stopword, a challenge word, a refusal's companion
+    (`NO_COMPANIONS`) or a word of the question itself ("car" in "you don't talk into the
+    car")."""
+    question = set(tokens(spec.question))
+    return [t for t in tokens(transcript) if t not in _WITH_A_NO and t not in question]
+
+
+def negation_swapped(said: str, other: str) -> bool:
+    """Whether ``other`` is ``said`` with each of its negation words heard as another word
+    and every other word the same ("please, no" and "Please go."): one pass wrote a no where
+    the other heard the same sentence without any. Both must share a word besides ("nope,
+    nope" against "I know." shares none), ``other`` holds no negation at all, and the word in
+    the negation's place is no hesitation ("no, I go" against "So, I go")."""
+    mine, theirs = tokens(said), tokens(other)
+    if not mine or len(mine) != len(theirs) or set(theirs) & (NEGATION_WORDS | REFUSAL_OPENERS):
+        return False
+    differ = [(a, b) for a, b in zip(mine, theirs, strict=True) if a != b]
+    return 0 < len(differ) < len(mine) and all(
+        a in NEGATION_WORDS and b not in FILLERS for a, b in differ
+    )  # a hesitation ("So, I go ...") in the no's place is no other word heard
+
+
 def reads_as_no(transcript: str, spec: AnswerSpec) -> bool:
     """Whether `understand` reads ``transcript`` as a no to ``spec``."""
     result = understand(transcript, spec)
@@ -161,9 +222,14 @@ def doubt_no(
         return None
     if yes_word_undone(said) and not set(_opening(said)[:1]) & _NO_WORDS:
         return "a yes word undone by a not"
+    others = [r for r in heard if r.strip() != said.strip()]
+    if any(negation_swapped(said, r) for r in others):
+        return "another reading heard another word for the no"
     if plain_refusal(said):
         return None
-    others = [r for r in heard if r.strip() != said.strip()]
-    if all(reads_as_no(r, spec) for r in others):
-        return None
-    return "the readings disagree on the no"
+    if not all(reads_as_no(r, spec) for r in others):
+        return "the readings disagree on the no"
+    extra = off_topic_words(said, spec)
+    if len(extra) >= _OFF_TOPIC:
+        return f"words a no does not go with ({', '.join(dict.fromkeys(extra))})"
+    return None

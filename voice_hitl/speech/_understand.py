@@ -18,7 +18,14 @@ from ._vocab import META_PHRASES, NEGATION_WORDS, STOPWORDS
 
 __all__ = ["affirms", "understand"]
 
-_BACKCHANNELS = {("uh", "huh"): "uhhuh", ("mm", "hmm"): "mmhmm", ("mhm",): "mmhmm"}
+_BACKCHANNELS = {
+    ("uh", "huh"): "uhhuh",
+    ("mm", "hmm"): "mmhmm",
+    ("mhm",): "mmhmm",
+    ("all", "right"): "alright",
+}
+"""Phrases read as one word ("mm hmm" is one affirmative; "all right" is how Whisper spells
+"alright", one agreement beside a challenge word)."""
 
 
 def _prepare(transcript: str) -> list[str]:

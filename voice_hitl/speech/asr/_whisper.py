@@ -74,7 +74,9 @@ challenge words and as many ways to decline must hear the same challenge word, a
 no negation (it runs even when the unprompted spelling holds a negation, as "can't earn"
 does). (A looser check -- the unprompted transcript merely sounding like the prompted
 one -- was measured and dropped: it verified "yeah, thank you very much" against "Thank you
-very much.", 9 of 340 adversarial utterances read as yes against 3.)
+very much.", 9 of 340 adversarial utterances read as yes against 3.) Before that pass, a
+challenge answer whose unprompted reading wrote a near-miss of the word ("Confront.") or one
+word repeated ("Trim, trim.") is asked again (`_yes_heard.doubt_yes`).
 
 A challenge answer must be the challenge word said alone (`said_alone`), and tiny.en often
 writes an invented word beside it ("confirmed, blocked", "I confirm, yeah, last"). So a
@@ -129,6 +131,7 @@ from .._vocab import (
     POLITE_WORDS,
     STOPWORDS,
 )
+from .._yes_heard import doubt_yes
 from . import _no_support
 from ._align import (
     QUIETER_DB,
@@ -749,6 +752,9 @@ class WhisperRecognizer:
             if unprompted is None:
                 unprompted = heard(False)
             challenge = set(tokens(said)) & CHALLENGE_WORDS
+            if doubt_yes(said, unprompted[0]) is not None:
+                # the free reading wrote a near-miss, or one word repeated (`_yes_heard`)
+                return WhisperHearing([], prompted, unprompted, aligned=tuple(aligned))
             # the unprompted pass too may write an invented word beside the challenge word
             check = (
                 self._alone(encoded, unprompted, aligned, audio)[0] if challenge else unprompted[0]
