@@ -276,7 +276,7 @@ async def adversarial(recognizer: Recognizer, folder: Path, sample: int) -> None
         for counter, took in zip(high, taken, strict=True):
             counter[category] += took
         nos[category] += no
-        if SHOW and yes:
+        if SHOW and (yes or taken[0]):
             tier = "high" if taken[0] else "low"
             print(f"  YES ({tier}) {category}: {entry['file']}  heard {LAST_HEARD[0]!r}")
     n = sum(total.values())

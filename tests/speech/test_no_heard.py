@@ -221,3 +221,17 @@ def test_a_plain_refusal_the_other_pass_heard_without_its_negation_asks_again() 
     reason = doubt_no("please, no.", ["please, no.", "Please go."], CONFIRM)
     assert reason == "another reading heard another word for the no"
     assert doubt_no("please, no.", ["please, no.", "Please, no!"], CONFIRM) is None
+
+
+def test_digits_said_alone_are_kept_for_a_code_challenge_when_both_passes_say_them() -> None:
+    rec = WhisperRecognizer()
+    assert _hear(rec, "4, 7, 2", "For 7-2.") == ["4, 7, 2"]
+    assert _hear(rec, "the code is 2, 8, 6", "The code is 2-8-6.") == ["the code is 2, 8, 6"]
+    assert _hear(rec, "953", "Oh 953.") == ["953"]
+    assert _hear(rec, "472", "4.72") == ["472"]
+    # the passes disagree on the digits: asked again
+    assert _hear(rec, "3, 6, 5", "Three, six, four.") == []
+    # digits beside other words are not a code answer, and a yes beside digits stays held
+    # to the yes rules (not plain: rejected), as before the code challenge
+    assert _hear(rec, "6, 4, and 1, please", "6, 4, and 1, please.") == []
+    assert _hear(rec, "yes, 539", "Yes, 539.") == []

@@ -40,6 +40,7 @@ __all__ = [
     "code_answered",
     "digits_in",
     "draw_code",
+    "says_a_code",
     "speak_code",
 ]
 
@@ -150,6 +151,15 @@ def digits_in(reading: str) -> str:
     """Every digit ``reading`` says, in order ("" when it says none)."""
     toks = tokens(reading)
     return _read(toks, _runs(toks))
+
+
+def says_a_code(reading: str) -> str:
+    """The code ``reading`` is an answer to ("" when it is none): digits said alone, with
+    only what may go with a code, as `code_answered` holds them. A recogniser keeps such a
+    reading of a yes/no question (it is never a yes by itself) so that a code challenge can
+    weigh it."""
+    said = digits_in(reading)
+    return said if said and code_answered([reading], said)[0] else ""
 
 
 def _extras(toks: Sequence[str], runs: Sequence[tuple[int, int]]) -> list[str]:

@@ -21,6 +21,11 @@ Whisper transcribes open vocabulary, so its text is then checked against the que
 3. otherwise the utterance is rejected (no hypothesis): out-of-set speech is never forced onto
    the nearest answer. Free-text questions (and ``spec=None``) return the raw text.
 
+One exception for yes/no questions: digits said alone ("4, 7, 2", "the code is 286";
+`_code.says_a_code`), which a high-risk code challenge (`EvidencePolicy(challenge="code")`)
+weighs against the code it asked for. They are kept as heard when the unprompted pass says the
+same digits, and rejected otherwise; understood, they are never a yes or a no.
+
 Hotwords help most answers but sometimes pull the decoder onto them ("repeat" heard as "your
 peak" with hotwords, "Repeat." without). So when the prompted pass maps to nothing, the audio is
 decoded once more without hotwords and that transcript is mapped the same way (never to a yes:
@@ -117,6 +122,7 @@ import numpy.typing as npt
 
 from .._answer import Answer, MetaAnswer, NoMatchReason
 from .._challenge import challenge_extras
+from .._code import code_answered, digits_in, says_a_code
 from .._near_miss import Competition, competitors
 from .._no_heard import doubt_no, plain_refusal, yes_counterpart
 from .._numbers import DIGIT_WORDS, NUMBER_WORDS
@@ -322,6 +328,17 @@ def calibrated_confidence(logprob: float, *, as_heard: bool, verified: bool) -> 
 VALUE_KINDS = frozenset({AnswerKind.NUMBER, AnswerKind.DIGITS})
 
 
+def _same_code(reading: str, code: str) -> bool:
+    """Whether the unprompted ``reading`` says the digits of ``code`` too: as words or
+    numerals ("For 7-2."), after a leading filler "oh" ("Oh 953."), or as digits written
+    with other marks ("4.72")."""
+    return (
+        digits_in(reading) == code
+        or code_answered([reading], code)[0]
+        or "".join(re.findall(r"[0-9]", reading)) == code
+    )
+
+
 def value_of(text: str, spec: AnswerSpec) -> object:
     """The value `understand` reads from ``text`` (``None`` when it reads none)."""
     result = understand(text, spec)
@@ -503,6 +520,8 @@ class WhisperRecognizer:
         as_heard = isinstance(direct, (Answer, MetaAnswer))
         if isinstance(direct, MetaAnswer):
             mapped = raw
+        elif confirm and not isinstance(direct, Answer) and says_a_code(raw):
+            return raw, True  # digits said alone: a code challenge weighs them (`_code`)
         elif spec.kind in (AnswerKind.NUMBER, AnswerKind.DIGITS):
             mapped = self._map_words(raw, spec)  # every word must be a number word
             if mapped is not None and isinstance(direct, Answer):
@@ -730,6 +749,15 @@ class WhisperRecognizer:
             return WhisperHearing([], prompted, unprompted, aligned=tuple(aligned))
         verified = False
         reading = value_of(mapped, spec) if spec is not None else None
+        code = says_a_code(mapped) if spec is not None and spec.kind is AnswerKind.CONFIRM else ""
+        if self._verify and code:
+            # a code (never a yes by itself) stands only when the unprompted pass says the
+            # same digits, as a value question's two readings must agree
+            if unprompted is None:
+                unprompted = heard(False)
+            if not _same_code(unprompted[0], code):
+                return WhisperHearing([], prompted, unprompted, aligned=tuple(aligned))
+            verified = True
         if self._verify and spec is not None and reading is False:
             if unprompted is None:
                 unprompted = heard(False)
