@@ -136,18 +136,15 @@ async def test_the_code_said_inside_a_sentence_asks_for_it_alone() -> None:
     await rig.close()
 
 
-async def test_the_word_said_twice_is_asked_for_once() -> None:
+async def test_the_word_said_twice_approves() -> None:
     rig = Rig(evidence=policy("word"))
     session, call_id = await _ask(rig)
     await rig.said(1)
     rig.provider.simulate_transcription(
         session, "Confirm, confirm.", role="user", confidence=0.97, quality=CLEAN
     )
-    assert (await rig.said(2))[1] == "To go ahead, please say the word confirm once, or press 1."
-    rig.provider.simulate_transcription(
-        session, "confirm", role="user", confidence=0.97, quality=CLEAN
-    )
-    assert (await _answer(rig, call_id))["answer"] is True
+    answer = await _answer(rig, call_id)
+    assert answer["answer"] is True and answer["evidence"]["layers"]["challenge"] == "passed"
     await rig.close()
 
 

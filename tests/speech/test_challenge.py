@@ -14,7 +14,7 @@ from voice_hitl.responder._call_line import Heard
 from voice_hitl.responder._hearing import understand_heard
 from voice_hitl.responder._risk import weigh_yes
 from voice_hitl.speech import AnswerSpec, AudioQuality, NoMatch
-from voice_hitl.speech._challenge import QUESTION_BACK, SAID_TWICE, challenge_extras, said_alone
+from voice_hitl.speech._challenge import QUESTION_BACK, challenge_extras, said_alone
 from voice_hitl.speech._text import tokens
 
 CLEAN = AudioQuality(speech_ms=600, speech_probability=0.95, snr_db=30.0, clipped=0.0)
@@ -149,14 +149,14 @@ def test_a_plain_no_is_still_a_no(said: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "said", ["confirm confirm", "confirm, confirm", "Confirm. Confirm.", "I confirm, approved"]
+    "said", ["confirm confirm", "confirm, confirm", "Confirm. Confirm.", "I confirm, I confirm"]
 )
-def test_the_word_said_twice_asks_for_it_once(said: str) -> None:
-    # Whisper writes babble and near-misses as repetition: "firm, firm" as "confirm, confirm"
-    assert said_alone([said]) == (False, SAID_TWICE)
-    assert said_alone(["confirm", said])[0] is False  # whichever reading holds it
+def test_the_word_said_twice_is_still_an_answer(said: str) -> None:
+    # Whisper writes one "confirm" on a muffled line as "confirm, confirm"; a near-miss written
+    # that way ("firm, firm") is stopped by the free reading's check (`doubt_yes`), not here
+    assert said_alone([said]) == (True, "")
     verdict = weigh_yes(Heard("speech", said, transcript=said, confidence=0.99, quality=CLEAN))
-    assert (verdict.accepted, verdict.retry) == (False, "once")
+    assert verdict.accepted, verdict
 
 
 @pytest.mark.parametrize("said", ["I approve, right?", "Confirm?", "confirm? ", "approved?"])

@@ -78,7 +78,6 @@ def phrase_reprompt(
 _CHALLENGE_RETRIES = {
     "challenge": "To go ahead, please say the word confirm, or press 1.",
     "alone": "To go ahead, please say just the word confirm, on its own, or press 1.",
-    "once": "To go ahead, please say the word confirm once, or press 1.",
     "keypad": "I could not hear that clearly. Press 1 to confirm, or 2 to cancel.",
     "speaker": "I could not tell who said that. Please say confirm on your own.",
     "again": "Sorry, I was not sure I heard you. To go ahead, say confirm, or press 1.",
@@ -88,7 +87,6 @@ _CHALLENGE_RETRIES = {
 _CODE_RETRIES = {
     "challenge": "To go ahead, please say the code {code}, or press 1.",
     "alone": "To go ahead, please say just the code {code}, on its own, or press 1.",
-    "once": "To go ahead, please say the code {code}, or press 1.",
     "keypad": _CHALLENGE_RETRIES["keypad"],
     "speaker": "I could not tell who said that. Please say the code {code} on your own.",
     "again": "Sorry, I was not sure I heard you. To go ahead, say the code {code}, or press 1.",

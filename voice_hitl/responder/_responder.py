@@ -225,7 +225,6 @@ class VoiceResponder:
                         if misses == self.reprompts and retry in (
                             "challenge",
                             "alone",
-                            "once",
                             "again",
                         ):
                             retry = "keypad_only"  # the last chance: the keypad, said plainly

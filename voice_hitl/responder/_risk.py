@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._checks import probability
-from ..speech._challenge import SAID_TWICE, said_alone
+from ..speech._challenge import said_alone
 from ..speech._code import check_code, code_answered, draw_code
 from ..speech._vocab import CHALLENGE_WORDS
 
@@ -209,7 +209,7 @@ class EvidencePolicy:
         return check_code(self.codes(), self.code_digits)
 
 
-Retry = Literal["challenge", "alone", "once", "keypad", "speaker", "again", "repeat"]
+Retry = Literal["challenge", "alone", "keypad", "speaker", "again", "repeat"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,9 +281,7 @@ def weigh_yes(
         layers["challenge"] = "passed"
     else:
         layers["challenge"] = "failed"
-        retry: Retry = (
-            "alone" if "alone" in why_not else "once" if why_not == SAID_TWICE else "challenge"
-        )
+        retry: Retry = "alone" if "alone" in why_not else "challenge"
         problems.append((retry, why_not))
     if heard.confidence is None:
         layers["confidence"] = "unmeasured"
