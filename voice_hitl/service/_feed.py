@@ -6,18 +6,22 @@ before any data is sent.
 
 Each call runs in its own task (an answer waits up to the desk's acknowledgement window for the
 call to take it), at most :data:`MAX_IN_FLIGHT` per client; replies carry the call's ``id`` and
-may come in another order than the calls.
+may come in another order than the calls. The reply to an answer or a rejection that was taken
+comes after this client's ``request.settled`` for it (waiting at most :data:`ANNOUNCE_WAIT`
+seconds for the board's event), so a console never sees its answer taken before it sees the
+request settled.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import OrderedDict
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ..board import BoardUnavailableError
+from ..board import BoardEscalated, BoardOpened, BoardUnavailableError
 from ..board._tasks import stop_tasks
 from ._auth import Operator
 from ._desk import DeskError, OperatorDesk
@@ -33,13 +37,22 @@ from ._rpc import (
     snapshot_notification,
 )
 
-__all__ = ["MAX_IN_FLIGHT", "serve_feed"]
+__all__ = ["ANNOUNCE_WAIT", "MAX_IN_FLIGHT", "serve_feed"]
 
 MAX_IN_FLIGHT = 16
 """Calls one feed client may have waiting for their replies."""
 
+ANNOUNCE_WAIT = 2.0
+"""Seconds a taken answer's reply waits for the board's settle event to be forwarded first."""
 
-async def _dispatch(desk: OperatorDesk, operator: Operator, call: RpcCall, via: str) -> str:
+_RECENT = 1024
+"""Settled request ids a feed remembers having forwarded (a reply may come after its event)."""
+
+
+async def _dispatch(
+    desk: OperatorDesk, operator: Operator, call: RpcCall, via: str
+) -> tuple[str, str | None]:
+    """The reply to ``call``, and the id of the request it settled (None when it settled none)."""
     params = call.params
     try:
         if call.method == "list":
@@ -50,7 +63,7 @@ async def _dispatch(desk: OperatorDesk, operator: Operator, call: RpcCall, via: 
                 tool=params.get("tool"),
                 for_=params.get("for"),
             )
-            return result_reply(call.id, {"requests": [r.to_wire() for r in found]})
+            return result_reply(call.id, {"requests": [r.to_wire() for r in found]}), None
         key = params.get("idempotency_key")
         if call.method == "answer":
             settled = await desk.answer(
@@ -60,11 +73,11 @@ async def _dispatch(desk: OperatorDesk, operator: Operator, call: RpcCall, via: 
             settled = await desk.reject(
                 operator, params["id"], params["reason"], via=via, idempotency_key=key
             )
-        return result_reply(call.id, {"request": settled.to_wire()})
+        return result_reply(call.id, {"request": settled.to_wire()}), settled.id
     except DeskError as error:
-        return error_reply(call.id, error.status, error.message, error.to_wire())
+        return error_reply(call.id, error.status, error.message, error.to_wire()), None
     except BoardUnavailableError as exc:
-        return error_reply(call.id, 503, str(exc))
+        return error_reply(call.id, 503, str(exc)), None
 
 
 async def serve_feed(websocket: WebSocket, desk: OperatorDesk, hub: FeedHub) -> None:
@@ -91,6 +104,17 @@ async def serve_feed(websocket: WebSocket, desk: OperatorDesk, hub: FeedHub) -> 
     async def snapshot() -> None:
         await send(snapshot_notification(await desk.list(operator)))
 
+    announced: OrderedDict[str, None] = OrderedDict()  # settled ids forwarded, newest last
+    awaited: dict[str, asyncio.Event] = {}  # replies waiting for their settle to go first
+
+    def settled(request_id: str) -> None:
+        announced[request_id] = None
+        while len(announced) > _RECENT:
+            announced.popitem(last=False)
+        waiter = awaited.pop(request_id, None)
+        if waiter is not None:
+            waiter.set()
+
     async def forward() -> None:
         while True:
             item = await queue.get()
@@ -99,13 +123,22 @@ async def serve_feed(websocket: WebSocket, desk: OperatorDesk, hub: FeedHub) -> 
                 return
             if item == RESYNC:
                 await snapshot()
-            elif not isinstance(item, str) and operator.may_see(item.request):
-                await send(event_notification(item))
+            elif not isinstance(item, str):
+                if operator.may_see(item.request):
+                    await send(event_notification(item))
+                if not isinstance(item, (BoardOpened, BoardEscalated)):
+                    settled(item.request.id)
 
     calls: set[asyncio.Task[None]] = set()
 
     async def reply_to(call: RpcCall) -> None:
-        reply = await _dispatch(desk, operator, call, via)
+        reply, request_id = await _dispatch(desk, operator, call, via)
+        if request_id is not None and request_id not in announced:
+            waiter = awaited.setdefault(request_id, asyncio.Event())
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(ANNOUNCE_WAIT):
+                    await waiter.wait()  # the board's event goes out first
+            awaited.pop(request_id, None)
         with contextlib.suppress(WebSocketDisconnect, RuntimeError):
             await send(reply)  # unless the client went away meanwhile
 
