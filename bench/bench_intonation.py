@@ -1,4 +1,4 @@
-"""The rising-end check (`asr._intonation`, measured, not adopted) on development audio
+"""The rising-end check (`intonation_probe`, measured, not adopted) on development audio
 (issue 32: a code read back as a question, its "?" dropped by Whisper).
 
 Sets, each file measured over the speech gate's speech region (`SpeechGate.speech_span`:
@@ -34,9 +34,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from voice_hitl.speech._fixtures import load_manifest, read_audio  # noqa: E402
-from voice_hitl.speech.asr._intonation import RISE_ST, end_rise  # noqa: E402
+from intonation_probe import RISE_ST, end_rise  # noqa: E402
 from voice_hitl.speech.asr._quality import SpeechGate  # noqa: E402
 
 FIXTURES = ROOT / "audio_fixtures"

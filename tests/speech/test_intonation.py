@@ -1,4 +1,4 @@
-"""The rising-end check (`asr._intonation`; issue 32, measured, not adopted): synthetic voiced
+"""The rising-end check (`bench/intonation_probe.py`; issue 32, measured, not adopted): synthetic voiced
 tones with a known pitch contour, then one committed question and one statement."""
 
 from __future__ import annotations
@@ -8,7 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from voice_hitl.speech.asr._intonation import RISE_ST, end_rise, f0_track
+import sys
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+from intonation_probe import RISE_ST, end_rise, f0_track  # noqa: E402
 
 pytestmark = pytest.mark.timeout(30)
 

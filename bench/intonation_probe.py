@@ -1,6 +1,6 @@
 """Does an utterance end with a rising pitch? (issue 32: a code read back as a question).
 
-**Measured, not adopted.** Nothing in the library calls this module: on the development audio
+**Measured, not adopted**, so it lives with the benchmarks, not in the library: on the development audio
 no threshold flags most questions while flagging at most 2 % of true confirmations
 (``bench/bench_intonation.py``; the figures are in ``bench/results_intonation.txt``).
 
