@@ -36,8 +36,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from voice_hitl.speech._fixtures import load_manifest, read_audio  # noqa: E402
 from intonation_probe import RISE_ST, end_rise  # noqa: E402
+
+from voice_hitl.speech._fixtures import load_manifest, read_audio  # noqa: E402
 from voice_hitl.speech.asr._quality import SpeechGate  # noqa: E402
 
 FIXTURES = ROOT / "audio_fixtures"

@@ -3,16 +3,15 @@ tones with a known pitch contour, then one committed question and one statement.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-import sys
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
-from intonation_probe import RISE_ST, end_rise, f0_track  # noqa: E402
+from intonation_probe import RISE_ST, end_rise, f0_track
 
 pytestmark = pytest.mark.timeout(30)
 
