@@ -1,7 +1,8 @@
 """Does an utterance end with a rising pitch? (issue 32: a code read back as a question).
 
-**Measured, not adopted**, so it lives with the benchmarks, not in the library: on the development audio
-no threshold flags most questions while flagging at most 2 % of true confirmations
+**Measured, not adopted**, so it lives with the benchmarks, not in the library: on the
+development audio no threshold flags most questions while flagging at most 2 % of true
+confirmations
 (``bench/bench_intonation.py``; the figures are in ``bench/results_intonation.txt``).
 
 A reading that ends with "?" is a question back, never an answer (`_challenge.QUESTION_BACK`).

@@ -1,5 +1,6 @@
-"""The rising-end check (`bench/intonation_probe.py`; issue 32, measured, not adopted): synthetic voiced
-tones with a known pitch contour, then one committed question and one statement."""
+"""The rising-end check (`bench/intonation_probe.py`; issue 32, measured, not adopted):
+synthetic voiced tones with a known pitch contour, then one committed question and one
+statement."""
 
 from __future__ import annotations
 
