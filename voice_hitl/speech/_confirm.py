@@ -18,7 +18,9 @@ after I talk to my wife", "confirm it tomorrow") is asked again at every tier (`
 
 A no built from one short word repeated ("nah, nah, nah", "please, no, no, no") is asked again
 rather than taken: a recogniser writes babble that way, and a wrong no refuses what the person
-wanted.
+wanted. So is a yes built only from short units each said twice or more ("it's fine, fine";
+"alright, alright, fine, fine, fine"), at every tier: the same habit invents yeses (`_repeat`;
+one word said over, "yes, yes, yes", and a challenge word said twice are still a yes).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from collections.abc import Sequence
 from ._answer import Answer, NoMatch, NoMatchReason, Via
 from ._challenge import challenge_extras
 from ._not_yet import asks_back, defers
+from ._repeat import repeated_no, repeated_yes
 from ._text import CORRECTION_MARKERS, find_phrase, split_corrections, tokens
 from ._vocab import (
     AFFIRMATIVE_PHRASES,
@@ -95,26 +98,6 @@ def _clean(toks: Sequence[str], spans: list[tuple[int, int]]) -> bool:
     return all(i in covered or t in POLITE_WORDS for i, t in enumerate(toks))
 
 
-def _repeated(toks: Sequence[str]) -> bool:
-    """Whether ``toks`` are one short unit said three times or more in a row, with nothing
-    but politeness beside it and perhaps the unit begun once more ("nah, nah, nah",
-    "please, no, no, no", "don't, don't, don't, do"): how Whisper writes babble, and how
-    "please do" came out in noise. A unit is one word of up to four letters or two words
-    ("do not"). Such a no is asked again, not taken."""
-    said = [t for t in toks if t not in POLITE_WORDS or t in NEGATION_WORDS]
-    for size in (1, 2):
-        unit = said[:size]
-        if len(unit) < size or sum(len(t) for t in unit) > 4 * size:
-            continue
-        times = 0
-        while said[times * size : (times + 1) * size] == unit:
-            times += 1
-        leftover = said[times * size :]
-        if times >= 3 and leftover == unit[: len(leftover)]:
-            return True
-    return False
-
-
 _YES_ADVERBS = frozenset({"then", "now", "too", "also", "really", "totally", "definitely"})
 """Words that go with a yes word beside a challenge word ("alright then, I confirm")."""
 
@@ -154,11 +137,13 @@ def understand_confirm(toks: list[str], transcript: str, via: Via) -> Answer | N
             return NoMatch(NoMatchReason.UNCERTAIN, transcript, "a yes that waits on something")
         if _has_any(tokens(transcript), DEFERRALS):
             return NoMatch(NoMatchReason.UNCERTAIN, transcript, "the caller has not answered yet")
+        if repeated_yes(toks):
+            return NoMatch(NoMatchReason.UNCERTAIN, transcript, "a short yes repeated")
         spans = _spans(toks, AFFIRMATIVE_PHRASES)
         confidence = 0.95 if _clean(toks, spans) else 0.8
         return Answer(True, "yes", confidence, transcript, via)
     if polarity == "no":
-        if _repeated(toks):
+        if repeated_no(toks):
             return NoMatch(NoMatchReason.UNCERTAIN, transcript, "one short word repeated")
         spans = _spans(toks, NEGATIVE_PHRASES)
         aff = _spans(toks, AFFIRMATIVE_PHRASES)

@@ -11,7 +11,8 @@ word, and two of its shapes are evidence that the person did not say it:
   how the free pass spells a true "confirm" too);
 * **it is one short word said again and again** ("Trim, trim.", "Thumb thumb"): the
   person repeated a short sound, which the prompted passes wrote "confirm, confirm" (a
-  reading built from a repeated token; see also `_confirm`'s repeated no).
+  reading built from a repeated token; see also `_repeat`: the repeated no, and the repeated
+  yes at every tier).
 
 Either asks again, at every tier: a re-ask costs a turn, a wrong yes can move money.
 Measured in bench/results_risk.txt (2026-12-06, branch lowtier).
@@ -20,6 +21,7 @@ Measured in bench/results_risk.txt (2026-12-06, branch lowtier).
 from __future__ import annotations
 
 from ._near_miss import NEAR_MISSES
+from ._repeat import runs
 from ._text import FILLERS, tokens
 from ._vocab import AFFIRMATIVE_PHRASES, CHALLENGE_WORDS, POLITE_WORDS
 
@@ -37,7 +39,8 @@ def one_word_repeated(reading: str) -> bool:
     """Whether ``reading`` is one word, not a yes word, said twice or more and nothing else
     but fillers and politeness ("Trim, trim.", "Thumb thumb")."""
     said = [t for t in tokens(reading) if t not in FILLERS and t not in POLITE_WORDS]
-    return len(said) >= 2 and len(set(said)) == 1 and said[0] not in _YES_WORDS
+    found = runs(said, 1)
+    return len(found) == 1 and found[0][1] >= 2 and said[0] not in _YES_WORDS
 
 
 def doubt_yes(said: str, free: str) -> str | None:

@@ -51,11 +51,13 @@ changed none of the other 170 digit answers of the tuning, development and dev_v
 
 Safety for yes/no questions: a result that reads as yes must come from Whisper's own words
 (step 1, never from step 2's mapping), must contain no negation word and no words that do not
-go with a yes (`plain_yes`: babble's words written around a "yeah"), and its average token
-log-probability must reach ``min_yes_logprob``. With ``verify=True`` (the default) the audio
-is then decoded a second time without hotwords, and the yes stands only if that unprompted
-pass also reads as yes with no negation word; otherwise the utterance is rejected. A no is
-checked the other way: when either pass holds an affirmative that is not itself negated
+go with a yes (`plain_yes`: babble's words written around a "yeah"), must not be built from
+short units repeated (`_repeat`: "it's fine, fine", in either reading, as `understand` reads
+it), and its average token log-probability must reach ``min_yes_logprob``. With
+``verify=True`` (the default) the audio is then decoded a second time without hotwords, and
+the yes stands only if that unprompted pass also reads as yes with no negation word;
+otherwise the utterance is rejected. A no is checked the other way: when either pass holds
+an affirmative that is not itself negated
 (`affirms`: "yea, not right" for "yeah, that's right", or the unprompted pass reading a yes),
 the person is asked again rather than refused. On the development sets (``heldout3``, whose
 failures were read, ``heldout``, tuning) these two rules for a no took affirmatives read as no
