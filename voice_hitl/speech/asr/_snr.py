@@ -74,7 +74,7 @@ def band_power(
     ``P * (hi - lo) / (rate / 2)``). Rows must be at least 2 samples long.
     """
     if band is None:
-        return np.mean(frames * frames, axis=1)
+        return np.asarray(np.mean(frames * frames, axis=1), dtype=np.float64)
     n = frames.shape[1]
     hann = np.hanning(n + 2)[1:-1]
     spectrum = np.fft.rfft(frames * hann, axis=1)
