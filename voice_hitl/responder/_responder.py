@@ -222,11 +222,7 @@ class VoiceResponder:
                             )
                             return
                         retry: str = verdict.retry or "again"
-                        if misses == self.reprompts and retry in (
-                            "challenge",
-                            "alone",
-                            "again",
-                        ):
+                        if misses == self.reprompts and retry in ("challenge", "alone", "again"):
                             retry = "keypad_only"  # the last chance: the keypad, said plainly
                         prompt = dialogue.retry(retry)
                         continue

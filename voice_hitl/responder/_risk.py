@@ -8,7 +8,7 @@ yes only when every layer that could be measured agrees (`weigh_yes`):
 
 1. **challenge**: the person said the challenge word the question asked for ("confirm" or
    "approve"), not just any affirmative, and said it *alone* (`said_alone`: fillers,
-   politeness and a plain "yes" beside it, nothing else; once, and not as a question) in
+   politeness and a plain "yes" beside it, nothing else, and not as a question) in
    every reading the line has; a recogniser rarely invents those words from noise, while
    "yes", "good", "okay" and "indeed" are its common inventions, and a sentence that uses
    the word ("I'd like to confirm it tomorrow", "why do I need to confirm") is not an answer
@@ -220,9 +220,8 @@ class Verdict:
         accepted: every measured layer passed.
         layers: per layer, ``"passed"``, ``"failed"`` or ``"unmeasured"``.
         retry: what to ask for when not accepted: the challenge word (or code), the
-            challenge word on its own (it came with other words), the word once (it was
-            said twice or more), the keypad (poor audio, a layer
-            unmeasured under the ``"keypad"`` policy, or spoken approvals off), the speaker
+            challenge word on its own (it came with other words), the keypad (poor audio, a
+            layer unmeasured under the ``"keypad"`` policy, or spoken approvals off), the speaker
             alone (mixed turn), simply again (low confidence), or the word once more (a
             layer unmeasured).
         reason: why not, for logs and the journal ("" when accepted).
@@ -281,8 +280,7 @@ def weigh_yes(
         layers["challenge"] = "passed"
     else:
         layers["challenge"] = "failed"
-        retry: Retry = "alone" if "alone" in why_not else "challenge"
-        problems.append((retry, why_not))
+        problems.append(("alone" if "alone" in why_not else "challenge", why_not))
     if heard.confidence is None:
         layers["confidence"] = "unmeasured"
     elif heard.confidence >= policy.min_confidence:
