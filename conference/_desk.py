@@ -22,8 +22,8 @@ from typing import Any
 from voice_hitl import ChannelClosedError, HumanInputToolHandler, PendingInput
 from voice_hitl._checks import non_negative_int, optional_seconds
 from voice_hitl.responder._call_line import Heard
-from voice_hitl.responder._risk import EvidencePolicy, Risk, readings_of, risk_of, weigh_yes
-from voice_hitl.speech._code import digits_in
+from voice_hitl.responder._hearing import says_digits
+from voice_hitl.responder._risk import EvidencePolicy, Risk, risk_of, weigh_yes
 
 from ._approval import ApprovalRequest, ApprovalResult
 from ._backend import Participant
@@ -380,10 +380,10 @@ class AnswerDesk:
         if not candidates:
             return False
         verdict = read_yes_no(text)
-        if verdict is None and len(candidates) == 1 and self._by_code(candidates[0]):
-            said = readings_of(heard or Heard("speech", text, participant_id))
-            if any(digits_in(reading) for reading in said):
-                verdict = True  # a code attempt: weighed against the code below
+        heard = heard or Heard("speech", text, participant_id)
+        one = len(candidates) == 1
+        if verdict is None and one and self._by_code(candidates[0]) and says_digits(heard):
+            verdict = True  # a code attempt: weighed against the code below
         if verdict is None:
             logger.debug(
                 "conference %r: %r said %r: not a yes/no", self.channel_id, participant_id, text
@@ -403,7 +403,7 @@ class AnswerDesk:
         if verdict and question.risk == "high":
             code = self.challenge_code(question.pending_id) if self._by_code(question) else None
             weighed = weigh_yes(
-                heard or Heard("speech", text, participant_id),
+                heard,
                 self.evidence,
                 code=code,
                 repeated=first == question.pending_id,

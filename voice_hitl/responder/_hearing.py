@@ -25,7 +25,7 @@ from ..speech._code import digits_in
 from ._call_line import Heard
 from ._risk import readings_of
 
-__all__ = ["DEFAULT_MIN_CONFIDENCE", "code_attempt", "understand_heard"]
+__all__ = ["DEFAULT_MIN_CONFIDENCE", "code_attempt", "says_digits", "understand_heard"]
 
 DEFAULT_MIN_CONFIDENCE = 0.5
 """Below this calibrated confidence an utterance re-prompts instead of answering."""
@@ -77,8 +77,14 @@ def code_attempt(understood: Understood, heard: Heard) -> Understood:
     """
     if not isinstance(understood, NoMatch) or heard.kind != "speech":
         return understood
-    if not any(digits_in(reading) for reading in readings_of(heard)):
+    if not says_digits(heard):
         return understood
     said = heard.transcript if heard.transcript is not None else heard.text
     confidence = 1.0 if heard.confidence is None else heard.confidence
     return Answer(True, "yes", confidence, said)
+
+
+def says_digits(heard: Heard) -> bool:
+    """Whether any reading of ``heard`` says digits: under a code challenge, an attempt at
+    the code (the call's dialogue and the conference desk both weigh it as a yes)."""
+    return any(digits_in(reading) for reading in readings_of(heard))
