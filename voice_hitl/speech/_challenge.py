@@ -46,6 +46,7 @@ __all__ = [
     "CHALLENGE_COMPANIONS",
     "QUESTION_BACK",
     "challenge_extras",
+    "companion",
     "in_phrase",
     "said_alone",
 ]
@@ -95,6 +96,15 @@ def _before(
     return False
 
 
+def companion(toks: Sequence[str], i: int) -> bool:
+    """Whether ``toks[i]`` may stand anywhere beside a challenge answer (the word or a code):
+    a filler, politeness or a plain yes (`CHALLENGE_COMPANIONS`), or part of "thank you" or
+    "go ahead"."""
+    return toks[i] in CHALLENGE_COMPANIONS or any(
+        in_phrase(toks, i, phrase) for phrase in _PHRASES
+    )
+
+
 def challenge_extras(
     toks: Sequence[str], words: Collection[str] = CHALLENGE_WORDS
 ) -> list[str]:
@@ -102,9 +112,7 @@ def challenge_extras(
     ``[]`` when the reading is the challenge word said alone (or holds no word at all)."""
     extras: list[str] = []
     for i, tok in enumerate(toks):
-        if tok in words or tok in CHALLENGE_COMPANIONS:
-            continue
-        if any(in_phrase(toks, i, phrase) for phrase in _PHRASES):
+        if tok in words or companion(toks, i):
             continue
         if any(_before(toks, i, phrase, words) for phrase in _BEFORE):
             continue

@@ -29,7 +29,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable, Sequence
 
-from ._challenge import CHALLENGE_COMPANIONS, QUESTION_BACK, in_phrase
+from ._challenge import QUESTION_BACK, companion, in_phrase
 from ._text import tokens
 
 __all__ = [
@@ -67,8 +67,6 @@ _NAMES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight"
 
 _LEAD_INS = (("the", "code", "is"), ("code", "is"), ("the", "code"), ("code",), ("it", "is"))
 """Phrases allowed before the code ("the code is 472", "it's 472")."""
-_PHRASES = (("thank", "you"), ("go", "ahead"))
-"""Phrases allowed anywhere beside the code."""
 
 
 def draw_code(digits: int = 3) -> str:
@@ -168,9 +166,7 @@ def _extras(toks: Sequence[str], runs: Sequence[tuple[int, int]]) -> list[str]:
     first = runs[0][0] if runs else len(toks)
     extras: list[str] = []
     for i, tok in enumerate(toks):
-        if i in inside or tok in CHALLENGE_COMPANIONS:
-            continue
-        if any(in_phrase(toks, i, phrase) for phrase in _PHRASES):
+        if i in inside or companion(toks, i):
             continue
         if i < first and any(in_phrase(toks, i, phrase, before=first) for phrase in _LEAD_INS):
             continue
