@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from scripted_whisper import scripted_hearing
 
 from voice_hitl.speech import AnswerSpec
 from voice_hitl.speech._no_heard import (
@@ -96,16 +97,8 @@ def test_a_yes_in_any_reading_asks_again() -> None:
 
 
 def _hear(rec: WhisperRecognizer, prompted: str, unprompted: str) -> list[str]:
-    """`hear_sync` on 2 s of silence with both passes scripted (no encoder, so the audio
-    rule has nothing to judge by); the texts `understand` would be given."""
-
-    def decode(encoded: Any, spec: Any, *, hotwords: bool, words: str | None = None) -> Any:
-        return (prompted if hotwords else unprompted), -0.1
-
-    rec.encode_sync = lambda pcm16, rate: None  # type: ignore[method-assign,assignment]
-    rec.decode_sync = decode  # type: ignore[method-assign]
-    hearing = rec.hear_sync(np.zeros(32000, dtype=np.int16), 16000, CONFIRM)
-    return [h.text for h in hearing.hypotheses]
+    """Both passes scripted (no encoder, so the audio rule has nothing to judge by)."""
+    return scripted_hearing(rec, CONFIRM, prompted, unprompted)
 
 
 def test_whisper_asks_again_about_a_no_one_pass_made_up() -> None:

@@ -3,10 +3,8 @@ such a yes or no is asked again (`_repeat`, applied by `understand` at every tie
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
 import pytest
+from scripted_whisper import scripted_hearing
 
 from voice_hitl.responder._call_line import Heard
 from voice_hitl.responder._hearing import understand_heard
@@ -112,16 +110,8 @@ def test_a_yes_with_more_than_repeats_is_a_yes(said: str) -> None:
 
 
 def _whisper_hears(prompted: str, unprompted: str) -> list[str]:
-    """`hear_sync` on 2 s of silence with both passes scripted; the texts kept."""
-    rec = WhisperRecognizer()
-
-    def decode(encoded: Any, spec: Any, *, hotwords: bool, words: str | None = None) -> Any:
-        return (prompted if hotwords else unprompted), -0.1
-
-    rec.encode_sync = lambda pcm16, rate: None  # type: ignore[method-assign,assignment]
-    rec.decode_sync = decode  # type: ignore[method-assign]
-    hearing = rec.hear_sync(np.zeros(32000, dtype=np.int16), 16000, CONFIRM)
-    return [h.text for h in hearing.hypotheses]
+    """Both passes scripted; the texts kept."""
+    return scripted_hearing(WhisperRecognizer(), CONFIRM, prompted, unprompted)
 
 
 @pytest.mark.parametrize(

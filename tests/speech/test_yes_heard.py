@@ -7,10 +7,8 @@ passes scripted, so each case says which pass wrote what.
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
 import pytest
+from scripted_whisper import scripted_hearing
 
 from voice_hitl.speech import Answer, AnswerSpec, understand
 from voice_hitl.speech._yes_heard import NEAR_MISS_WORDS, doubt_yes, one_word_repeated
@@ -87,19 +85,8 @@ def test_one_word_repeated(reading: str, repeated: bool) -> None:
 
 
 def _hear(prompted: str, unprompted: str, third: str) -> list[str]:
-    """`hear_sync` on 2 s of silence with every pass scripted (no encoder: no near-miss
-    scoring, no audio rule); the texts `understand` would be given."""
-    rec = WhisperRecognizer()
-
-    def decode(encoded: Any, spec: Any, *, hotwords: bool, words: str | None = None) -> Any:
-        if words is not None:
-            return third, -0.1
-        return (prompted if hotwords else unprompted), -0.1
-
-    rec.encode_sync = lambda pcm16, rate: None  # type: ignore[method-assign,assignment]
-    rec.decode_sync = decode  # type: ignore[method-assign]
-    hearing = rec.hear_sync(np.zeros(32000, dtype=np.int16), 16000, CONFIRM)
-    return [h.text for h in hearing.hypotheses]
+    """Every pass scripted (no encoder: no near-miss scoring, no audio rule)."""
+    return scripted_hearing(WhisperRecognizer(), CONFIRM, prompted, unprompted, third)
 
 
 @pytest.mark.parametrize(
