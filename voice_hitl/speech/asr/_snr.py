@@ -170,7 +170,7 @@ def speech_snr_db(frames: Floats, speech: Mask, rate: int) -> float:
     Raises:
         ValueError: no windows.
     """
-    full = np.mean(frames * frames, axis=1) + 1e-12
+    full = band_power(frames, rate, None) + 1e-12
     inside = band_power(frames, rate) + 1e-12
     return max(snr_db(full, speech), band_snr_db(full, inside, speech))
 
