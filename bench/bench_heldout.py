@@ -16,8 +16,10 @@ times; measured once, then its failures were read) and ``heldout4`` (a fourth, w
 heldout3's failures were read: the honest measure of what was designed on heldout3),
 ``heldout6`` (issue 32: yeses, no's and neither in voices and conditions no other set uses,
 made by ``scripts/make_adversarial5.py`` after the issue-32 rules; "a no that was not said"
-on audio nothing was tuned on) and ``heldout7`` (the same kinds again, in the voices and
-conditions of ``scripts/make_adversarial6.py``, none used before; once generated and committed).
+on audio nothing was tuned on), ``heldout7`` (the same kinds again, in the voices and
+conditions of ``scripts/make_adversarial6.py``, none used before; once generated and committed)
+and ``heldout8`` (again, in those of ``scripts/make_adversarial7.py``; once generated and
+committed).
 
 Prints, for the tuning set (``audio_fixtures``, what the recognisers are tuned on) and the
 held-out set (``audio_fixtures/heldout``, phrasings and voices never used for tuning) side by
@@ -78,6 +80,7 @@ SETS = {
     "adversarial4": ROOT / "audio_fixtures" / "adversarial4",
     "heldout6": ROOT / "audio_fixtures" / "heldout6",
     "heldout7": ROOT / "audio_fixtures" / "heldout7",
+    "heldout8": ROOT / "audio_fixtures" / "heldout8",
 }
 
 

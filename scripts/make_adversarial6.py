@@ -82,20 +82,14 @@ Seeds come from the file names: a rerun gives identical files.
 
 from __future__ import annotations
 
-import argparse
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fixturegen as fg
 from fixturegen import (
     AMOUNT,
-    CHALLENGE,
     CODE,
     COLOUR,
     CONFIRM,
@@ -110,9 +104,7 @@ from fixturegen import (
 from fixturegen import say as s
 
 LEAD_S, TRAIL_S = 0.35, 0.55
-FLOOR = 10 ** (-60 / 20)
 TAKE2_SPEED = 1.05
-NEW_SETS = ("adversarial6", "heldout7", "heldout7_confirmations")
 CODES = ("472", "953", "286", "647", "529", "364", "795", "843")
 """The codes the requests ask for (middle digit 2 or more, last not 0: each has a plain
 "four seventy-two" reading)."""
@@ -217,8 +209,7 @@ WORD_SENTENCES: list[tuple[str, str, str]] = [
     ("tomorrow_confirm", "wait", "confirm it tomorrow morning"),
 ]
 
-# Code dialogues: the form of the code said (take 1). The word dialogues' phrases.
-CODE_FORMS = ("plain", "commas", "uh", "please", "yes", "code_is", "tens")
+# The word dialogues' phrases (the code dialogues say the code in `fixturegen.CODE_FORMS`).
 WORD_PHRASES = {
     "confirm": "confirm",
     "confirm_please": "confirm, please",
@@ -352,25 +343,9 @@ def make_crowd() -> fg.Crowd:
     return fg.Crowd(fg.babblers(talkers, BABBLE_LINES))
 
 
-def channel(x: fg.FloatArray, name: str, rng: np.random.Generator) -> tuple[fg.FloatArray, int]:
-    """``x`` (16 kHz, any noise already in) through the room or line of condition ``name``,
-    scaled down where it would clip (`fixturegen.peak_limited`)."""
-    floored = x + rng.normal(0.0, FLOOR, len(x))
-    if name == "speakerphone":
-        y, rate = fg.speakerphone(floored), fg.RATE
-    elif name == "gsm_fr_street10":
-        y, rate = fg.phone_line(floored, "gsm_fr"), fg.TEL_RATE
-    elif name == "bt_cvsd_loss05":
-        y, rate = fg.bluetooth(floored, rng, 0.05), fg.TEL_RATE
-    elif name == "muffled":
-        y, rate = fg.muffled(floored), fg.RATE
-    else:
-        y, rate = floored, fg.RATE
-    return fg.peak_limited(y), rate
-
-
-def renderer(crowd: fg.Crowd, seed_prefix: str) -> fg.Render:
-    """`CONDITIONS`, seeded from the file name after ``seed_prefix``."""
+def make_rig(crowd: fg.Crowd) -> fg.Rig:
+    """`CONDITIONS`: their noise (``crowd`` in ``crowd00``), rooms and lines, and the makers
+    of the files of noise alone."""
     noises: dict[str, tuple[fg.NoiseMaker, float]] = {
         "speakerphone": (fg.fan, 20.0),
         "street05": (fg.traffic, 5.0),
@@ -381,207 +356,60 @@ def renderer(crowd: fg.Crowd, seed_prefix: str) -> fg.Render:
         "bt_cvsd_loss05": (fg.pink, 25.0),
         "muffled": (fg.pink, 20.0),
     }
-    return fg.mixed(noises, channel, seed_prefix, LEAD_S, TRAIL_S)
-
-
-def tagged(**fields: str) -> Callable[[fg.Slot], dict[str, Any]]:
-    """The manifest fields of every slot: ``fields`` but the empty ones, in order."""
-    kept = {key: item for key, item in fields.items() if item}
-    return lambda _slot: dict(kept)
-
-
-def with_code(entry: dict[str, Any], code: str) -> dict[str, Any]:
-    """``entry`` with ``"code": code`` after its ``condition`` (unchanged if ``code`` is
-    empty)."""
-    if not code:
-        return entry
-    out: dict[str, Any] = {}
-    for key, item in entry.items():
-        out[key] = item
-        if key == "condition":
-            out["code"] = code
-    return out
-
-
-def finish(
-    folder: Path,
-    prefix: str,
-    crowd: fg.Crowd,
-    entries: list[dict[str, Any]],
-    noise: tuple[list[tuple[str, float, str, str]], dict[str, Any]],
-    voices: list[str],
-    description: str,
-) -> int:
-    """Add the files of noise alone (``noise``: rows and the question they answer) and write
-    the manifest; returns the number of files."""
+    lines: dict[str, fg.Line] = {
+        "speakerphone": lambda x, _: (fg.speakerphone(x), fg.RATE),
+        "gsm_fr_street10": lambda x, _: (fg.phone_line(x, "gsm_fr"), fg.TEL_RATE),
+        "bt_cvsd_loss05": lambda x, rng: (fg.bluetooth(x, rng, 0.05), fg.TEL_RATE),
+        "muffled": lambda x, _: (fg.muffled(x), fg.RATE),
+    }
     makers: dict[str, fg.NoiseMaker] = {
         "traffic": fg.traffic,
         "fan": fg.fan,
         "typing": fg.typing,
         "crowd": lambda n, rng: crowd(n, rng, 5),
     }
-    rows, spec = noise
-    alone = fg.noise_alone(folder, [r[:3] for r in rows], makers, channel, prefix, spec)
-    entries += [with_code(e, row[3]) for e, row in zip(alone, rows, strict=True)]
-    nonspeech = sorted({f"nonspeech_{through}" for _, _, through, _ in rows})
-    fields = {"voices": voices, "conditions": [*CONDITIONS, *nonspeech]}
-    fg.write_manifest(folder, description, entries, **fields)
-    return len(entries)
+    return fg.Rig(CONDITIONS, noises, lines, makers, LEAD_S, TRAIL_S)
 
 
-def adversarial6(out: Path, voices: dict[str, fg.Voice], crowd: fg.Crowd) -> int:
-    """Sentence j (code sentences first) said by voices j and j + 3 (of eight, in turn); its
-    k-th voice's speech (t = 2j + k) in conditions c and c + 1, c = 2t + j // 8 (of eight,
-    in turn: each voice meets every condition)."""
-    folder = out / "adversarial6"
-    names = list(voices)
-    render = renderer(crowd, "adversarial6:")
-    rows = [(f"code_{u}", c, code, text) for u, c, code, text in CODE_SENTENCES]
-    rows += [(f"word_{u}", c, "", text) for u, c, text in WORD_SENTENCES]
-    entries: list[dict[str, Any]] = []
-    for j, (uid, category, code, text) in enumerate(rows):
-        for k, voice in enumerate((names[j % 8], names[(j + 3) % 8])):
-            t = 2 * j + k
-            c = 2 * t + j // 8
-            conditions = [CONDITIONS[(c + i) % len(CONDITIONS)] for i in range(2)]
-            said = [(uid, category, CHALLENGE, text, REJECT)]
-            one = {voice: voices[voice]}
-            entries += fg.generate(folder, said, one, conditions, render, fields=tagged(code=code))
-    description = (
-        "Sixth adversarial set (issue 32): nothing here is a yes, to the word challenge ('say "
-        "confirm') or, where a fixture has 'code', to the code challenge ('say the code ...'); "
-        "voices and conditions no other set uses; committed before any recogniser heard it; "
-        "regenerate with scripts/make_adversarial6.py"
-    )
-    noise = (NOISE_ONLY, CHALLENGE)
-    return finish(folder, "adversarial6:", crowd, entries, noise, names, description)
+ADVERSARIAL = (
+    "Sixth adversarial set (issue 32): nothing here is a yes, to the word challenge ('say "
+    "confirm') or, where a fixture has 'code', to the code challenge ('say the code ...'); "
+    "voices and conditions no other set uses; committed before any recogniser heard it; "
+    "regenerate with scripts/make_adversarial6.py"
+)
+CONFIRMATIONS = (
+    "Seventh held-out set of true high-risk confirmations (issue 32): half answer the "
+    "code challenge (their 'code' is the code asked for) with the code in natural forms, "
+    "half the word challenge with 'confirm' alone or with politeness and fillers, in the "
+    "voices and conditions of adversarial6; take2 says whether the second take repeats "
+    "the phrase or is the code or word alone after the re-prompt; never tuned on; "
+    "regenerate with scripts/make_adversarial6.py"
+)
+HELDOUT = (
+    "Seventh held-out set of spoken answers (issue 32: yes, no, neither), in the voices "
+    "and conditions of adversarial6; never tuned on; regenerate with "
+    "scripts/make_adversarial6.py"
+)
 
 
-def code_phrase(form: str, code: str) -> str:
-    """The code said in ``form`` (`CODE_FORMS`)."""
-    plain = s(code)
-    return {
-        "plain": plain,
-        "commas": s(code, ", "),
-        "uh": "uh, " + plain,
-        "please": plain + ", please",
-        "yes": "yes, " + plain,
-        "code_is": "the code is " + plain,
-        "tens": fg.say_tens(code),
-    }[form]
-
-
-def dialogues() -> list[tuple[str, str, str, str, int, int]]:
-    """``(id, take-1 text, take-2 alone text, code or "", voice index, condition index)``:
-    dialogue i of each challenge said by voice 3i (+ 1 for the word), in condition
-    i + i // 8 (+ 4 for the word), of eight."""
-    out: list[tuple[str, str, str, str, int, int]] = []
-    for i in range(DIALOGUES):
-        code, form = CODES[i % len(CODES)], CODE_FORMS[i % len(CODE_FORMS)]
-        said = code_phrase(form, code)
-        out.append((f"code_{form}_{code}", said, s(code), code, 3 * i % 8, (i + i // 8) % 8))
-    words = list(WORD_PHRASES.items())
-    for i in range(DIALOGUES):
-        pid, said = words[i % len(words)]
-        out.append((f"word_{pid}", said, "confirm", "", (3 * i + 1) % 8, (i + i // 8 + 4) % 8))
-    return out
-
-
-def heldout7_confirmations(out: Path, voices: dict[str, fg.Voice], crowd: fg.Crowd) -> int:
-    """`dialogues`, two takes each; take 2 repeats the phrase or says the code or word alone,
-    half the dialogues each (by i // 2 + i // 8)."""
-    folder = out / "heldout7_confirmations"
-    names = list(voices)
-    render = renderer(crowd, "heldout7c:")
-    entries: list[dict[str, Any]] = []
-    for n, (pid, text, alone, code, v, c) in enumerate(dialogues()):
-        i = n % DIALOGUES
-        kind = "alone" if (i // 2 + i // 8) % 2 else "repeat"
-        voice = names[v]
-        for take, speed, said in (
-            (1, 1.0, text),
-            (2, TAKE2_SPEED, alone if kind == "alone" else text),
-        ):
-            entries += fg.generate(
-                folder,
-                [(pid, "challenge", CHALLENGE, said, yes())],
-                {voice: voices[voice]},
-                [CONDITIONS[c]],
-                render,
-                takes=((take, speed),),
-                fields=tagged(code=code, take2=kind),
-            )
-    description = (
-        "Seventh held-out set of true high-risk confirmations (issue 32): half answer the "
-        "code challenge (their 'code' is the code asked for) with the code in natural forms, "
-        "half the word challenge with 'confirm' alone or with politeness and fillers, in the "
-        "voices and conditions of adversarial6; take2 says whether the second take repeats "
-        "the phrase or is the code or word alone after the re-prompt; never tuned on; "
-        "regenerate with scripts/make_adversarial6.py"
-    )
-    fields = {"voices": names, "conditions": list(CONDITIONS), "take2": ["repeat", "alone"]}
-    fg.write_manifest(folder, description, entries, **fields)
-    return len(entries)
-
-
-def heldout7(out: Path, voices: dict[str, fg.Voice], crowd: fg.Crowd) -> int:
-    """Answer a said by voice v in condition a + v (of eight, in turn)."""
-    folder = out / "heldout7"
-    names = list(voices)
-    render = renderer(crowd, "heldout7:")
-    entries: list[dict[str, Any]] = []
-    for a, answer in enumerate(ANSWERS):
-        for v, voice in enumerate(names):
-            condition = CONDITIONS[(a + v) % len(CONDITIONS)]
-            entries += fg.generate(folder, [answer], {voice: voices[voice]}, [condition], render)
-    description = (
-        "Seventh held-out set of spoken answers (issue 32: yes, no, neither), in the voices "
-        "and conditions of adversarial6; never tuned on; regenerate with "
-        "scripts/make_adversarial6.py"
-    )
-    noise = (HELDOUT_NOISE_ONLY, CONFIRM)
-    return finish(folder, "heldout7:", crowd, entries, noise, names, description)
-
-
-def check() -> None:
-    """Refuse a sentence, answer or babble line an existing set says, a voice or condition
-    name one uses, a code that is not one, and a wrong or stale code that is the code."""
-    here = Path(__file__).resolve()
-    root = here.parents[1] / "audio_fixtures"
-    before = fg.said_before(here, root, NEW_SETS)
-    texts = [t for *_, t in CODE_SENTENCES] + [t for *_, t in WORD_SENTENCES]
-    texts += [a[3] for a in ANSWERS] + list(BABBLE_LINES)
-    again = [t for t in texts if t.lower() in before]
-    if again:
-        raise SystemExit(f"already said by another set: {again}")
-    fg.check_unused(root, NEW_SETS, make_voices(), CONDITIONS)
-    if not all(fg.is_code(c) for c in CODES):
-        raise SystemExit(f"not a code: {CODES}")
-    words = {w: str(d) for d, w in enumerate(fg.DIGIT_WORDS)}
-    for uid, category, code, text in CODE_SENTENCES:
-        digits = "".join(words.get(w.strip(",?.:"), "") for w in text.split())
-        if category in ("wrong_code", "stale_code") and digits == code:
-            raise SystemExit(f"{uid}: says the code it should get wrong")
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=fg.fixtures_root(), help="default: %(default)s")
-    args = parser.parse_args()
-    check()
-    started = time.perf_counter()
-    voices = make_voices()
-    crowd = make_crowd()
-    counts = {
-        "adversarial6": adversarial6(args.out, voices, crowd),
-        "heldout7_confirmations": heldout7_confirmations(args.out, voices, crowd),
-        "heldout7": heldout7(args.out, voices, crowd),
-    }
-    for name, n in counts.items():
-        print(f"{args.out / name}: {n} files")
-    print(f"generated in {time.perf_counter() - started:.0f} s")
-    return 0
-
+PLAN = fg.Plan(
+    script=Path(__file__),
+    sets=("adversarial6", "heldout7_confirmations", "heldout7"),
+    sentences=(CODE_SENTENCES, WORD_SENTENCES),
+    answers=ANSWERS,
+    babble=BABBLE_LINES,
+    codes=CODES,
+    phrases=WORD_PHRASES,
+    counts=(DIALOGUES, DIALOGUES),
+    take2_speed=TAKE2_SPEED,
+    confirmation_seed="heldout7c:",
+    noise=(NOISE_ONLY, HELDOUT_NOISE_ONLY),
+    descriptions=(ADVERSARIAL, CONFIRMATIONS, HELDOUT),
+)
+"""``adversarial6`` (`fixturegen.not_yes_set`: sentence j said by voices j and j + 3, each in
+two conditions), ``heldout7_confirmations`` (`fixturegen.dialogues`: take 2 repeats the
+phrase or says the code or word alone, half each) and ``heldout7`` (`fixturegen.answer_set`:
+answer a said by voice v in condition a + v)."""
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(fg.run(__doc__, PLAN, make_voices, lambda: make_rig(make_crowd())))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import soxr
 
-from ._audio import RATE, TEL_RATE, FloatArray
+from ._audio import RATE, TEL_RATE, FloatArray, energy_kept
 from ._impair import _lowpass, _unit, drop_packets, sox_effects
 from ._noise import band, brown, pink
 
@@ -72,8 +72,7 @@ def speakerphone(x: FloatArray) -> FloatArray:
     ``reverb 40 20 30``) and the far end's echo 120 ms later, 10 dB down; energy kept."""
     wet = sox_effects(band(x, RATE, 200.0, 4000.0), RATE, "reverb", "40", "20", "30")
     wet = sox_effects(wet, RATE, "echo", "1.0", "1.0", "120", "0.316")
-    y: FloatArray = wet * np.sqrt(np.mean(x**2) / max(float(np.mean(wet**2)), 1e-20))
-    return y
+    return energy_kept(wet, x)
 
 
 def cvsd(x: FloatArray, rate: int = TEL_RATE) -> FloatArray:
@@ -105,6 +104,4 @@ def bluetooth(x: FloatArray, rng: np.random.Generator, loss: float) -> FloatArra
 def muffled(x: FloatArray, cutoff: float = 1200.0) -> FloatArray:
     """16 kHz audio with everything above ``cutoff`` Hz removed (a hand over the microphone,
     a phone in a pocket); energy kept."""
-    y = _lowpass(x, cutoff)
-    out: FloatArray = y * np.sqrt(np.mean(x**2) / max(float(np.mean(y**2)), 1e-20))
-    return out
+    return energy_kept(_lowpass(x, cutoff), x)

@@ -19,6 +19,7 @@ __all__ = [
     "RATE",
     "TEL_RATE",
     "FloatArray",
+    "energy_kept",
     "padded",
     "pcm16",
     "peak_limited",
@@ -101,6 +102,13 @@ def peak_limited(x: FloatArray, peak: float = 0.98) -> FloatArray:
     control before the converter: no sample clips); unchanged otherwise."""
     top = float(np.max(np.abs(x))) if len(x) else 0.0
     return x * (peak / top) if top > peak else x
+
+
+def energy_kept(y: FloatArray, like: FloatArray) -> FloatArray:
+    """``y`` scaled to the mean power of ``like`` (a room or filter that should not change
+    the level)."""
+    out: FloatArray = y * np.sqrt(np.mean(like**2) / max(float(np.mean(y**2)), 1e-20))
+    return out
 
 
 def padded(x: FloatArray, seconds: float) -> FloatArray:

@@ -1,5 +1,6 @@
 """What the committed sets already say and use, so a new never-heard set can refuse to repeat
-it: the texts (`said_before`) and the voice and condition names (`used_names`).
+it: the texts (`said_before`), the voice and condition names (`used_names`, `check_unused`),
+and all of it with the other scripts' voice names and synthesiser settings (`check_fresh`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["check_unused", "said_before", "used_names"]
+__all__ = ["check_fresh", "check_unused", "said_before", "used_names"]
+
+_SETTING = re.compile(r"[a-z0-9-]+\+[a-z0-9_]+")
+"""An espeak-ng or eSpeak language and variant pair (``en-us+m3``)."""
 
 
 def _manifests(root: Path, skip: Iterable[str]) -> list[dict[str, Any]]:
@@ -22,14 +26,25 @@ def _manifests(root: Path, skip: Iterable[str]) -> list[dict[str, Any]]:
     ]
 
 
+def _quoted(script: Path) -> set[str]:
+    """Every double-quoted string of ``script`` on one line, lower case."""
+    return {q.lower() for q in re.findall(r'"([^"\n]+)"', script.read_text())}
+
+
+def _quoted_by_others(script: Path) -> set[str]:
+    """`_quoted` of every other ``make_*.py`` beside ``script``."""
+    texts: set[str] = set()
+    for other in script.parent.glob("make_*.py"):
+        if other.resolve() != script.resolve():
+            texts |= _quoted(other)
+    return texts
+
+
 def said_before(script: Path, root: Path, skip: Iterable[str]) -> set[str]:
     """Every text a set under ``root`` says (but the sets named in ``skip``: the script's
     own), and every quoted string of the other ``make_*.py`` beside ``script`` (their
     babble lines), lower case."""
-    texts: set[str] = set()
-    for other in script.parent.glob("make_*.py"):
-        if other.resolve() != script.resolve():
-            texts |= {q.lower() for q in re.findall(r'"([^"\n]+)"', other.read_text())}
+    texts = _quoted_by_others(script)
     for manifest in _manifests(root, skip):
         for entry in manifest.get("fixtures", []):
             texts.add(str(entry.get("text", "")).lower())
@@ -59,3 +74,34 @@ def check_unused(
     again = sorted(set(voices) & used_voices) + sorted(set(conditions) & used_conditions)
     if again:
         raise SystemExit(f"already used by another set: {again}")
+
+
+def check_fresh(
+    script: Path,
+    sets: Iterable[str],
+    texts: Iterable[str],
+    voices: Iterable[str],
+    conditions: Iterable[str],
+) -> None:
+    """Refuse what the never-heard sets ``sets`` that ``script`` writes would share with the
+    others: a text a committed set says or another ``make_*.py`` quotes (`said_before`), a
+    voice or condition name a committed set uses (`check_unused`), and a voice name or an
+    espeak language and variant pair (``"en-us+m3"``, quoted in ``script``) another
+    ``make_*.py`` quotes. The committed sets are those in ``audio_fixtures/`` beside the
+    ``scripts/`` folder of ``script``.
+
+    Raises:
+        SystemExit: naming what was said or used before.
+    """
+    sets = tuple(sets)
+    root = script.resolve().parents[1] / "audio_fixtures"
+    before = said_before(script, root, sets)
+    again = [t for t in texts if t.lower() in before]
+    if again:
+        raise SystemExit(f"already said by another set: {again}")
+    voices = tuple(voices)
+    check_unused(root, sets, voices, conditions)
+    settings = {q for q in _quoted(script) if _SETTING.fullmatch(q)}
+    quoted = sorted((settings | {v.lower() for v in voices}) & _quoted_by_others(script))
+    if quoted:
+        raise SystemExit(f"a voice another script uses: {quoted}")

@@ -4,7 +4,7 @@ Noise (unit RMS unless said): `white`, `pink`, `brown`; babble mixed from spoken
 (`all_talkers`, `two_talkers`, `Crowd`); bursts (`clicks`, `coughs`) and `near_silence`.
 Channels: `band` (a band-pass with raised-cosine skirts), `mulaw` (the G.711 mu-law round
 trip), `mulaw_line` (8 kHz, mu-law), `telephone` (300-3400 Hz, 8 kHz, mu-law) and `codec`
-(a round trip through a sox codec: A-law, GSM 06.10 raw or in WAV, AMR-NB).
+(a round trip through a sox codec: A-law, GSM 06.10 raw or in WAV, AMR-NB, IMA ADPCM).
 """
 
 from __future__ import annotations
@@ -100,13 +100,16 @@ CODECS: dict[str, tuple[str, ...]] = {
     "gsm_fr": ("-t", "wav", "-e", "gsm-full-rate"),
     "amr475": ("-t", "amr-nb", "-C", "0"),
     "amr122": ("-t", "amr-nb", "-C", "7"),
+    "ima_adpcm": ("-t", "wav", "-e", "ima-adpcm"),
 }
 """sox output options of each codec `codec` knows (GSM 06.10 as a raw ``.gsm`` stream and
-inside WAV, AMR-NB at 4.75 and 12.2 kbit/s)."""
+inside WAV, AMR-NB at 4.75 and 12.2 kbit/s, IMA ADPCM in WAV: 4 bits a sample, 32 kbit/s at
+8 kHz, the rate of a DECT cordless phone's G.726)."""
 
 
 def codec(x: FloatArray, name: str, rate: int = TEL_RATE) -> FloatArray:
-    """``x`` (at ``rate``) encoded with sox's ``name`` codec (`CODECS`) and decoded back.
+    """``x`` (at ``rate``) encoded with sox's ``name`` codec (`CODECS`) and decoded back
+    (AMR-NB may come back a frame short, IMA ADPCM a block long: whole frames and blocks).
 
     Raises:
         ValueError: an unknown codec.

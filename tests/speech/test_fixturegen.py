@@ -8,7 +8,6 @@ the test needs no TTS binary.
 from __future__ import annotations
 
 import shutil
-import sys
 from functools import partial
 from pathlib import Path
 
@@ -18,8 +17,7 @@ import pytest
 pytest.importorskip("soxr")
 pytest.importorskip("soundfile")
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-import fixturegen as fg
+from fixturegen_rig import fg, share_under
 
 from voice_hitl.speech._fixtures import load_manifest
 
@@ -82,23 +80,18 @@ def test_exports_are_the_submodules_names() -> None:
         assert hasattr(fg, name), name
 
 
-def _share_under(x: fg.FloatArray, hz: float) -> float:
-    power = np.abs(np.fft.rfft(x)) ** 2
-    return float(power[np.fft.rfftfreq(len(x), 1 / fg.RATE) < hz].sum() / power.sum())
-
-
 def test_the_new_noises_have_unit_power_where_they_should() -> None:
     rng = np.random.default_rng(1)
     n = 2 * fg.RATE
     for make, under, share in ((fg.car, 300.0, 0.8), (fg.wind, 450.0, 0.95)):
         x = make(n, rng)
         assert np.sqrt(np.mean(x**2)) == pytest.approx(1.0)
-        assert _share_under(x, under) > share, make.__name__
+        assert share_under(x, under) > share, make.__name__
     hum = fg.buzz(n, rng)
     spectrum = np.abs(np.fft.rfft(hum))
     assert np.fft.rfftfreq(n, 1 / fg.RATE)[np.argmax(spectrum)] == pytest.approx(60.0)
     notes = fg.music(n, rng)
-    assert _share_under(notes, 150.0) < 0.01 < _share_under(notes, 2000.0)
+    assert share_under(notes, 150.0) < 0.01 < share_under(notes, 2000.0)
 
 
 def test_packets_are_lost_in_whole_frames_at_the_rate_asked_for() -> None:

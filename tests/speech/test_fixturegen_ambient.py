@@ -6,8 +6,6 @@ muffled lines, its one-time codes and its freshness checks (``scripts/fixturegen
 from __future__ import annotations
 
 import json
-import shutil
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,21 +14,7 @@ import pytest
 pytest.importorskip("soxr")
 pytest.importorskip("soundfile")
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-import fixturegen as fg
-
-needs_sox = pytest.mark.skipif(shutil.which("sox") is None, reason="needs Debian's sox")
-
-
-def _share_under(x: fg.FloatArray, hz: float, rate: int = fg.RATE) -> float:
-    power = np.abs(np.fft.rfft(x)) ** 2
-    return float(power[np.fft.rfftfreq(len(x), 1 / rate) < hz].sum() / power.sum())
-
-
-def _tone(hz: float, rate: int, seconds: float = 1.0) -> fg.FloatArray:
-    t = np.arange(int(rate * seconds)) / rate
-    x: fg.FloatArray = 0.3 * np.sin(2 * np.pi * hz * t) * (1 + 0.5 * np.sin(2 * np.pi * 3 * t))
-    return x
+from fixturegen_rig import fg, needs_sox, share_under, tone
 
 
 def test_street_fan_and_typing_are_unit_power_seeded_and_shaped() -> None:
@@ -39,8 +23,8 @@ def test_street_fan_and_typing_are_unit_power_seeded_and_shaped() -> None:
         x = make(n, np.random.default_rng(3))
         assert len(x) == n and np.sqrt(np.mean(x**2)) == pytest.approx(1.0), make.__name__
         assert np.array_equal(x, make(n, np.random.default_rng(3))), make.__name__
-    assert _share_under(fg.traffic(n, np.random.default_rng(4)), 1000.0) > 0.6
-    assert _share_under(fg.fan(n, np.random.default_rng(4)), 2500.0) > 0.95
+    assert share_under(fg.traffic(n, np.random.default_rng(4)), 1000.0) > 0.6
+    assert share_under(fg.fan(n, np.random.default_rng(4)), 2500.0) > 0.95
     keys = fg.typing(n, np.random.default_rng(4))
     assert np.mean(np.abs(keys) < 1e-3) > 0.8  # clicks, silent between
     assert np.abs(keys).max() > 8.0  # and sharp
@@ -50,7 +34,7 @@ def test_a_muffled_microphone_keeps_the_energy_and_loses_the_top() -> None:
     x = fg.white(fg.RATE, np.random.default_rng(5))
     y = fg.muffled(x, 1200.0)
     assert np.mean(y**2) == pytest.approx(np.mean(x**2))
-    assert _share_under(y, 1450.0) > 0.999
+    assert share_under(y, 1450.0) > 0.999
 
 
 @needs_sox
@@ -59,16 +43,16 @@ def test_a_speakerphone_narrows_the_band_and_keeps_the_energy() -> None:
     y = fg.speakerphone(x)
     assert len(y) == len(x)
     assert np.mean(y**2) == pytest.approx(np.mean(x**2))
-    assert _share_under(y, 100.0) < 0.01 and _share_under(y, 4150.0) > 0.97
+    assert share_under(y, 100.0) < 0.01 and share_under(y, 4150.0) > 0.97
 
 
 def test_cvsd_follows_a_tone_and_bluetooth_loses_short_packets() -> None:
-    x = _tone(400.0, fg.TEL_RATE)
+    x = tone(400.0, fg.TEL_RATE)
     y = fg.cvsd(x)
     assert len(y) == len(x)
     assert np.corrcoef(x[200:-200], y[200:-200])[0, 1] > 0.9
     assert np.array_equal(y, fg.cvsd(x))
-    wide = _tone(400.0, fg.RATE, 4.0)
+    wide = tone(400.0, fg.RATE, 4.0)
     line = fg.bluetooth(wide, np.random.default_rng(7), 0.2)
     assert len(line) == len(wide) // 2  # 8 kHz
     frames = line[: len(line) // 60 * 60].reshape(-1, 60)  # 7.5 ms at 8 kHz
@@ -77,8 +61,8 @@ def test_cvsd_follows_a_tone_and_bluetooth_loses_short_packets() -> None:
 
 
 @needs_sox
-def test_gsm_full_rate_in_wav_keeps_a_tone() -> None:
-    x = _tone(440.0, fg.TEL_RATE)
+def test_gsm_full_rate_in_wav_keeps_atone() -> None:
+    x = tone(440.0, fg.TEL_RATE)
     y = fg.codec(x, "gsm_fr")
     assert len(y) == len(x)
     assert np.corrcoef(x, y)[0, 1] > 0.8
