@@ -64,6 +64,18 @@ def test_a_plain_refusal_stands_whatever_the_other_reading() -> None:
     assert doubt_no("definitely not", ["definitely not", ""], CONFIRM) is None
 
 
+def test_an_opening_not_before_a_sentence_is_no_plain_refusal() -> None:
+    # "the dog wants to go out" written "but not ones to go out" by one pass: its opening
+    # "not" does not make it a refusal, and the other reading heard no negation
+    said = "but not ones to go out."
+    reason = doubt_no(said, [said, "that God wants to go out."], CONFIRM)
+    assert reason == "the readings disagree on the no"
+    # with one word a no does not go with, an opening "not" still refuses, and "no" always
+    assert doubt_no("not today, I'm busy", ["not today, I'm busy", "Today."], CONFIRM) is None
+    said = "no, not ones to go out"
+    assert doubt_no(said, [said, "Go out."], CONFIRM) is None
+
+
 def test_a_longer_no_stands_when_both_readings_read_as_no() -> None:
     said = "I don't want that"
     assert doubt_no(said, [said, "I don't want that."], CONFIRM) is None

@@ -228,11 +228,23 @@ def test_a_yes_among_other_words_asks_again(rec: WhisperRecognizer) -> None:
     assert _scripted_confirm(rec, "I confirm.", "I confirm.", "") == ["I confirm."]
 
 
-def test_the_challenge_word_is_checked_by_a_third_pass(rec: WhisperRecognizer) -> None:
-    # unprompted, tiny.en spells "confirm" as "can't earn": the challenge pass decides
-    assert _scripted_confirm(rec, "confirm", "Can't earn.", "confirm") == ["confirm"]
-    assert _scripted_confirm(rec, "confirm", "Can't earn.", "I do not confirm") == []
-    assert _scripted_confirm(rec, "confirm", "Can't earn.", "cancel") == []
+def test_a_challenge_word_the_free_pass_spelt_as_sounds_asks_again(
+    rec: WhisperRecognizer,
+) -> None:
+    # unprompted, tiny.en spells "confirm" as "can't earn", and a near-miss ("a proof") as
+    # itself: by default neither is taken, whatever a pass prompted with the word hears
+    assert _scripted_confirm(rec, "confirm", "Can't earn.", "confirm") == []
+    assert _scripted_confirm(rec, "approve,", "A proof.", "approve") == []
+    # a free reading that says the word, or a yes, lets it stand
+    assert _scripted_confirm(rec, "yes, confirm", "Yes, come in.", "") == ["yes, confirm"]
+    assert _scripted_confirm(rec, "confirm", "Confirm.", "") == ["confirm"]
+
+
+def test_rescue_spelled_lets_a_third_pass_decide() -> None:
+    rescuing = WhisperRecognizer(rescue_spelled=True)
+    assert _scripted_confirm(rescuing, "confirm", "Can't earn.", "confirm") == ["confirm"]
+    assert _scripted_confirm(rescuing, "confirm", "Can't earn.", "I do not confirm") == []
+    assert _scripted_confirm(rescuing, "confirm", "Can't earn.", "cancel") == []
 
 
 def test_a_no_the_unprompted_pass_heard_as_yes_asks_again(rec: WhisperRecognizer) -> None:

@@ -95,8 +95,8 @@ def _hear(prompted: str, unprompted: str, third: str) -> list[str]:
         ("confirm,", "Confront.", "confirm", False),
         ("confirm, confirm,", "Trump Trump.", "confirm, confirm", False),
         ("confirm,", "Trim, trim.", "confirm, confirm", False),
-        # the third pass still verifies a "confirm" the free pass spelt as sounds
-        ("confirm.", "Come firm.", "confirm", True),
+        # a "confirm" the free pass spelt as sounds is asked again (no third-pass rescue)
+        ("confirm.", "Come firm.", "confirm", False),
         ("confirm", "Confirm.", "", True),
     ],
 )

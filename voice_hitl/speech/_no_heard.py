@@ -9,7 +9,8 @@ no refuses what the person wanted, so a no stands only when
 * it does not mix a yes word undone by a "not" with another negation ("not fine, do not"
   for "that's fine, do it"), unless it opens with "no", "nope" or "nah";
 * and it is a plain refusal (`plain_refusal`: it opens with "no", "nope", "nah", "not", ...,
-  or is a few refusal words only: "definitely not", "no thanks", "please don't"), or every
+  or is a few refusal words only: "definitely not", "no thanks", "please don't"; one that
+  opens with "not" or "now" holds at most one word a no does not go with), or every
   other reading that heard words reads as a no too (the readings agree on its polarity) and
   its words go with a no (`off_topic_words`, at most one stray word: "you don't talk into
   the car" for "I'm just parking the car" is a sentence about something else);
@@ -220,16 +221,19 @@ def doubt_no(
         return "a yes in a reading of the no"
     if not agree:
         return None
-    if yes_word_undone(said) and not set(_opening(said)[:1]) & _NO_WORDS:
+    says_no = bool(set(_opening(said)[:1]) & _NO_WORDS)
+    if yes_word_undone(said) and not says_no:
         return "a yes word undone by a not"
     others = [r for r in heard if r.strip() != said.strip()]
     if any(negation_swapped(said, r) for r in others):
         return "another reading heard another word for the no"
-    if plain_refusal(said):
+    extra = off_topic_words(said, spec)
+    if plain_refusal(said) and (says_no or len(extra) < _OFF_TOPIC):
+        # an opening "not" is a refusal only with words that go with one ("not today,
+        # I'm busy"); "but not ones to go out" is a sentence the other readings must agree on
         return None
     if not all(reads_as_no(r, spec) for r in others):
         return "the readings disagree on the no"
-    extra = off_topic_words(said, spec)
     if len(extra) >= _OFF_TOPIC:
         return f"words a no does not go with ({', '.join(dict.fromkeys(extra))})"
     return None

@@ -75,15 +75,21 @@ undone by a "not" ("not fine, do not") asks again (`_no_heard.doubt_no`). With
 ``no_margin`` (opt-in) such a no must also outscore, by forced decoding, the same reading
 with its negations taken out (`_no_heard.yes_counterpart`).
 
-One exception, for the high-risk challenge words ("confirm", "approve"), which tiny.en spells
-as sounds when unprompted ("can't earn", "I can turn"): a third pass prompted with only the
-challenge words and as many ways to decline must hear the same challenge word, as a yes, with
-no negation (it runs even when the unprompted spelling holds a negation, as "can't earn"
-does). (A looser check -- the unprompted transcript merely sounding like the prompted
-one -- was measured and dropped: it verified "yeah, thank you very much" against "Thank you
-very much.", 9 of 340 adversarial utterances read as yes against 3.) Before that pass, a
-challenge answer whose unprompted reading wrote a near-miss of the word ("Confront.") or one
-word repeated ("Trim, trim.") is asked again (`_yes_heard.doubt_yes`).
+The high-risk challenge words ("confirm", "approve") are held to the same rule: unprompted,
+tiny.en spells a true "confirm" as sounds ("can't earn", "I can turn"), and such a take is
+asked again. With ``rescue_spelled=True`` a third pass prompted with only the challenge words
+and as many ways to decline may take it instead, when it hears the same challenge word, as a
+yes, with no negation (it runs even when the unprompted spelling holds a negation, as "can't
+earn" does). It is off by default (issue 32): every low-tier false yes left on the
+development adversarial sets (12 of 1,016, 3 of them high-tier approvals) was such a rescue
+of a near-miss ("can firm it", "a proof", "confront", whose unprompted readings "And from
+it.", "A proof." neither say the word nor a yes), while it completed 8-11 points more true
+confirmations within two turns (bench/results_risk.txt). (A looser check -- the unprompted
+transcript merely sounding like the prompted one -- was measured and dropped: it verified
+"yeah, thank you very much" against "Thank you very much.", 9 of 340 adversarial utterances
+read as yes against 3.) First of all, a challenge answer whose unprompted reading wrote a
+near-miss of the word ("Confront.") or one word repeated ("Trim, trim.") is asked again
+(`_yes_heard.doubt_yes`).
 
 A challenge answer must be the challenge word said alone (`said_alone`), and tiny.en often
 writes an invented word beside it ("confirmed, blocked", "I confirm, yeah, last"). So a
@@ -408,6 +414,10 @@ class WhisperRecognizer:
         alone_quieter_db: dB by which those other words must also be quieter than the
             challenge word (a background talker, not the person's own words).
         near_misses: score a challenge answer against its near-misses (`Competition`).
+        rescue_spelled: when the unprompted pass reads a challenge answer as neither a yes
+            nor the challenge word ("Come firm."), let a third pass prompted with only the
+            challenge words take it (off by default: every false yes left on the
+            development sets was taken that way; see the module docstring).
 
     Raises:
         ValueError: a parameter is out of range (the message names it).
@@ -431,6 +441,7 @@ class WhisperRecognizer:
         alone_margin: float | None = None,
         alone_quieter_db: float = QUIETER_DB,
         near_misses: bool = True,
+        rescue_spelled: bool = False,
     ) -> None:
         if not 0.0 <= max_distance < 1.0:
             raise ValueError(f"max_distance must be in [0, 1), got {max_distance!r}")
@@ -456,6 +467,7 @@ class WhisperRecognizer:
         self._alone_margin = alone_margin
         self._alone_quieter_db = alone_quieter_db
         self._near_misses = near_misses
+        self._rescue_spelled = rescue_spelled
 
     def _shared(self) -> _Shared:
         return _load_shared(self._path, self._compute_type, self._threads)
@@ -790,7 +802,7 @@ class WhisperRecognizer:
                 self._alone(encoded, unprompted, aligned, audio)[0] if challenge else unprompted[0]
             )
             agrees = reads_as_yes(check, spec)
-            if not agrees and challenge:
+            if not agrees and challenge and self._rescue_spelled:
                 # Unprompted, tiny.en spells a rare word as sounds ("can't earn" for
                 # "confirm"); a third reading, prompted with the challenge words and as many
                 # ways to decline, must hear the same challenge word and no negation.
