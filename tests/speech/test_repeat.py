@@ -86,7 +86,7 @@ def test_a_no_built_from_repeats(said: str, repeated: bool) -> None:
     [
         "alright, alright, fine, fine, fine",
         "it's fine, fine",
-        "okay, I'm good, ok, I'm good",
+        "okay, that's good, ok, that's good",
         "All right, all right, fine, fine.",
     ],
 )
@@ -102,7 +102,7 @@ def test_a_repeated_yes_is_asked_again_at_every_tier(said: str) -> None:
 
 @pytest.mark.parametrize(
     "said",
-    ["Yes, yes.", "alright, alright", "yeah, yeah, sure", "confirm, confirm", "okay, I'm good"],
+    ["Yes, yes.", "alright, alright", "yeah, yeah, sure", "confirm, confirm", "okay, that's good"],
 )
 def test_a_yes_with_more_than_repeats_is_a_yes(said: str) -> None:
     understood = understand(said, CONFIRM)

@@ -71,6 +71,8 @@ def test_confirm_no(text: str) -> None:
         ("maybe", NoMatchReason.UNCERTAIN),
         ("I'm not sure", NoMatchReason.UNCERTAIN),
         ("no problem", NoMatchReason.UNCERTAIN),
+        ("I'm good, thanks", NoMatchReason.UNCERTAIN),  # may decline: asked again
+        ("okay, okay, we're fine", NoMatchReason.UNCERTAIN),
         ("what's the weather like", NoMatchReason.NOT_UNDERSTOOD),
         ("", NoMatchReason.EMPTY),
         ("um, uh", NoMatchReason.EMPTY),

@@ -11,7 +11,12 @@ import pytest
 from scripted_whisper import scripted_hearing
 
 from voice_hitl.speech import Answer, AnswerSpec, understand
-from voice_hitl.speech._yes_heard import NEAR_MISS_WORDS, doubt_yes, one_word_repeated
+from voice_hitl.speech._yes_heard import (
+    NEAR_MISS_WORDS,
+    backs_the_word,
+    doubt_yes,
+    one_word_repeated,
+)
 from voice_hitl.speech.asr import WhisperRecognizer
 
 pytestmark = pytest.mark.timeout(30)
@@ -104,3 +109,24 @@ def test_whisper_asks_again_when_the_free_reading_speaks_against_the_word(
     prompted: str, unprompted: str, third: str, taken: bool
 ) -> None:
     assert bool(_hear(prompted, unprompted, third)) is taken
+
+
+@pytest.mark.parametrize(
+    ("said", "free", "backed"),
+    [
+        ("confirm", "Confirm.", True),
+        ("yes, confirm", "Yes, come in.", True),  # the other yes word is heard by both
+        ("alright, confirm", "All right, thank you.", True),
+        ("ok, confirm", "Okay firm.", True),  # "ok" and "okay" are one word
+        ("confirm,", "Okay, I'm fine.", False),  # a yes in words of its own: no evidence
+        ("confirm, please", "Can some please?", False),
+        ("yes please", "Okay.", True),  # no challenge word: not this check's business
+    ],
+)
+def test_the_free_reading_must_back_the_challenge_word(said: str, free: str, backed: bool) -> None:
+    assert backs_the_word(said, free) is backed
+
+
+def test_whisper_asks_again_when_the_free_reading_says_yes_in_other_words() -> None:
+    assert _hear("confirm,", "Okay, I'm fine.", "confirm") == []
+    assert _hear("yes, confirm", "Yes, come in.", "") == ["yes, confirm"]

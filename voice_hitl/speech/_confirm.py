@@ -120,7 +120,7 @@ def _challenge_in_a_sentence(toks: Sequence[str]) -> bool:
 def understand_confirm(toks: list[str], transcript: str, via: Via) -> Answer | NoMatch:
     """Read a yes/no answer from filler-free tokens (see the module docstring)."""
     if _has_any(toks, AMBIGUOUS_IDIOMS):
-        return NoMatch(NoMatchReason.UNCERTAIN, transcript, "idiom mixes yes and no words")
+        return NoMatch(NoMatchReason.UNCERTAIN, transcript, "an idiom that may mean yes or no")
     if _has_any(toks, UNCERTAIN_PHRASES):
         return NoMatch(NoMatchReason.UNCERTAIN, transcript, "the caller hedged")
     polarity = _polarity(toks)

@@ -28,13 +28,18 @@ from collections.abc import Sequence
 
 from ._vocab import CHALLENGE_WORDS, NEGATION_WORDS, POLITE_WORDS, STOPWORDS
 
-__all__ = ["Run", "repeated_no", "repeated_yes", "runs"]
+__all__ = ["Run", "one_spelling", "repeated_no", "repeated_yes", "runs"]
 
 Run = tuple[tuple[str, ...], int]
 """A unit of words and how many times in a row it was said."""
 
 _SAME = {"ok": "okay"}
 """Spellings of one word ("all right" is read as "alright" before this: `_understand`)."""
+
+
+def one_spelling(toks: Sequence[str]) -> list[str]:
+    """``toks`` with each word in one spelling of it ("ok" and "okay" are one word)."""
+    return [_SAME.get(t, t) for t in toks]
 
 _LONGEST = 3
 """Most words in a yes's repeated unit ("okay I'm good": okay, good once stopwords go)."""
@@ -91,7 +96,7 @@ def repeated_yes(toks: Sequence[str]) -> bool:
     fine"; "okay, I'm good, ok, I'm good"; "it's fine, fine"). Not a yes word alone said over
     and over ("yes, yes, yes"): Whisper writes one true yes that way in babble, as it writes
     one "confirm" as "confirm, confirm"; nor a unit holding a challenge word."""
-    same = [_SAME.get(t, t) for t in toks]
+    same = one_spelling(toks)
     said = [t for t in same if t not in STOPWORDS]
     if len(set(same)) <= 1 or set(said) & CHALLENGE_WORDS:
         return False

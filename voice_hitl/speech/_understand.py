@@ -16,7 +16,7 @@ from ._spec import AnswerKind, AnswerSpec
 from ._text import CORRECTION_MARKERS, find_phrase, split_corrections, strip_fillers, tokens
 from ._vocab import META_PHRASES, NEGATION_WORDS, STOPWORDS
 
-__all__ = ["affirms", "understand"]
+__all__ = ["affirms", "prepared_words", "understand"]
 
 _BACKCHANNELS = {
     ("uh", "huh"): "uhhuh",
@@ -28,7 +28,7 @@ _BACKCHANNELS = {
 "alright", one agreement beside a challenge word)."""
 
 
-def _prepare(transcript: str) -> list[str]:
+def prepared_words(transcript: str) -> list[str]:
     toks = tokens(transcript)
     for phrase, word in _BACKCHANNELS.items():
         i = find_phrase(toks, phrase)
@@ -41,7 +41,7 @@ def _prepare(transcript: str) -> list[str]:
 def affirms(transcript: str) -> bool:
     """Whether ``transcript`` holds a yes, alone or beside a no ("yea, not right"), with its
     words prepared as `understand` prepares them ("mm hmm" is one affirmative)."""
-    return holds_yes(_prepare(transcript))
+    return holds_yes(prepared_words(transcript))
 
 
 def _meta(toks: list[str], spec: AnswerSpec) -> tuple[MetaIntent, list[str]] | None:
@@ -118,7 +118,7 @@ def understand(transcript: str, spec: AnswerSpec, *, via: Via = "speech") -> Und
         question again or reach a person, and `NoMatch` (with a reason) when the answer is
         missing, ambiguous, contradictory or out of range. It never guesses.
     """
-    toks = _prepare(transcript)
+    toks = prepared_words(transcript)
     if not toks:
         return NoMatch(NoMatchReason.EMPTY, transcript, "nothing but fillers was heard")
     markers = CONFIRM_MARKERS if spec.kind is AnswerKind.CONFIRM else CORRECTION_MARKERS

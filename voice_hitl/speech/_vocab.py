@@ -89,8 +89,17 @@ AMBIGUOUS_IDIOMS = _phrases(
     "not bad",
     "yeah no",
     "yes and no",
+    "i am good",
+    "i am fine",
+    "i am okay",
+    "i am ok",
+    "i am alright",
+    "we are good",
+    "we are fine",
+    "we are okay",
 )
-"""Idioms that mix yes and no words; understanding asks again instead of guessing."""
+"""Idioms that mix yes and no words, or whose yes word may decline ("I'm good", "we're fine":
+no, thanks); understanding asks again instead of guessing."""
 
 META_PHRASES: dict[MetaIntent, tuple[tuple[str, ...], ...]] = {
     MetaIntent.CANCEL: _phrases(

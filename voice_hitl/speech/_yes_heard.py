@@ -16,16 +16,23 @@ word, and two of its shapes are evidence that the person did not say it:
 
 Either asks again, at every tier: a re-ask costs a turn, a wrong yes can move money.
 Measured in bench/results_risk.txt (2026-12-06, branch lowtier).
+
+And the free reading must *back* the word (`backs_the_word`): hold it too, or hold the other
+yes word the answer has beside it ("Yes, come in." for "yes, confirm"). A free reading that
+says yes only in words of its own ("Okay, I'm fine." for a prompted "confirm": a never-heard
+"conferred" on a clipping line, approved at the high tier) is no evidence that the word was
+said (bench/results_risk.txt, 2026-12-06, branch backs).
 """
 
 from __future__ import annotations
 
 from ._near_miss import NEAR_MISSES
-from ._repeat import runs
-from ._text import FILLERS, tokens
+from ._repeat import one_spelling, runs
+from ._text import FILLERS, find_phrase, tokens
+from ._understand import prepared_words
 from ._vocab import AFFIRMATIVE_PHRASES, CHALLENGE_WORDS, POLITE_WORDS
 
-__all__ = ["NEAR_MISS_WORDS", "doubt_yes", "one_word_repeated"]
+__all__ = ["NEAR_MISS_WORDS", "backs_the_word", "doubt_yes", "one_word_repeated"]
 
 NEAR_MISS_WORDS: frozenset[str] = frozenset(
     near for nears in NEAR_MISSES.values() for near in nears if " " not in near
@@ -56,3 +63,24 @@ def doubt_yes(said: str, free: str) -> str | None:
     if one_word_repeated(free):
         return "the free reading is one word repeated"
     return None
+
+
+def _yes_phrases(reading: str) -> set[tuple[str, ...]]:
+    """The yes phrases (`AFFIRMATIVE_PHRASES`) ``reading`` holds, challenge words aside."""
+    toks = one_spelling(prepared_words(reading))
+    return {
+        phrase
+        for phrase in AFFIRMATIVE_PHRASES
+        if not set(phrase) & CHALLENGE_WORDS and find_phrase(toks, phrase) >= 0
+    }
+
+
+def backs_the_word(said: str, free: str) -> bool:
+    """Whether the free reading ``free`` backs the challenge word of the yes ``said``: it
+    holds a challenge word too, or one of the other yes phrases ``said`` holds ("Yes, come
+    in." for "yes, confirm"). True when ``said`` holds no challenge word."""
+    if not set(tokens(said)) & CHALLENGE_WORDS:
+        return True
+    if set(tokens(free)) & CHALLENGE_WORDS:
+        return True
+    return bool(_yes_phrases(said) & _yes_phrases(free))

@@ -145,7 +145,7 @@ from .._vocab import (
     POLITE_WORDS,
     STOPWORDS,
 )
-from .._yes_heard import doubt_yes
+from .._yes_heard import backs_the_word, doubt_yes
 from . import _no_support
 from ._align import (
     QUIETER_DB,
@@ -801,7 +801,7 @@ class WhisperRecognizer:
             check = (
                 self._alone(encoded, unprompted, aligned, audio)[0] if challenge else unprompted[0]
             )
-            agrees = reads_as_yes(check, spec)
+            agrees = reads_as_yes(check, spec) and backs_the_word(said, check)
             if not agrees and challenge and self._rescue_spelled:
                 # Unprompted, tiny.en spells a rare word as sounds ("can't earn" for
                 # "confirm"); a third reading, prompted with the challenge words and as many
