@@ -17,9 +17,10 @@ heldout3's failures were read: the honest measure of what was designed on heldou
 ``heldout6`` (issue 32: yeses, no's and neither in voices and conditions no other set uses,
 made by ``scripts/make_adversarial5.py`` after the issue-32 rules; "a no that was not said"
 on audio nothing was tuned on), ``heldout7`` (the same kinds again, in the voices and
-conditions of ``scripts/make_adversarial6.py``, none used before; once generated and committed)
-and ``heldout8`` (again, in those of ``scripts/make_adversarial7.py``; once generated and
-committed).
+conditions of ``scripts/make_adversarial6.py``, none used before; once generated and committed),
+``heldout8`` (again, in those of ``scripts/make_adversarial7.py``; once generated and
+committed) and ``heldout9`` (again, in those of ``scripts/make_adversarial8.py``; once
+generated and committed).
 
 Prints, for the tuning set (``audio_fixtures``, what the recognisers are tuned on) and the
 held-out set (``audio_fixtures/heldout``, phrasings and voices never used for tuning) side by
@@ -81,6 +82,7 @@ SETS = {
     "heldout6": ROOT / "audio_fixtures" / "heldout6",
     "heldout7": ROOT / "audio_fixtures" / "heldout7",
     "heldout8": ROOT / "audio_fixtures" / "heldout8",
+    "heldout9": ROOT / "audio_fixtures" / "heldout9",
 }
 
 

@@ -11,7 +11,9 @@ Layout: ``_audio`` (files, seeds, levels), ``_voices``, ``_noise`` (noise, babbl
 codecs), ``_impair`` (car, hum, wind and music noise; reverb, clipping, packet loss, Opus),
 ``_ambient`` (street, fan and typing noise; speakerphone, Bluetooth CVSD, a muffled
 microphone: ``adversarial6`` on), ``_venues`` (cafe clinks and babble; a headset, a
-stairwell, a mobile call with lost frames, a cordless phone: ``adversarial7`` on), ``_codes``
+stairwell, a mobile call with lost frames, a cordless phone: ``adversarial7`` on), ``_homes``
+(running water, a kitchen, a car with the window down, a TV, noise in a hall; a VoIP jitter
+buffer, a laptop microphone, a phone across a room: ``adversarial8`` on), ``_codes``
 (one-time codes said and mis-said), ``_fresh`` (what the committed sets already say and use,
 for a never-heard set to refuse), ``_neverheard`` (the three sets of a never-heard generator,
 ``make_adversarial6.py`` on),
@@ -67,6 +69,16 @@ from ._codes import (
 )
 from ._fresh import check_fresh, check_unused, said_before, used_names
 from ._heldout import ANSWER_CONDITIONS, TAKE_CONDITIONS, babblers, heldout_pair
+from ._homes import (
+    farfield,
+    jitter,
+    kitchen,
+    laptop_mic,
+    open_car,
+    reverberated,
+    television,
+    water,
+)
 from ._impair import buzz, car, drop_packets, music, opus, overdrive, sox_effects, wind
 from ._neverheard import (
     Dialogue,
@@ -210,6 +222,7 @@ __all__ = [
     "energy_kept",
     "espeak",
     "fan",
+    "farfield",
     "festival",
     "fixtures_root",
     "flite",
@@ -217,6 +230,9 @@ __all__ = [
     "headset",
     "heldout_pair",
     "is_code",
+    "jitter",
+    "kitchen",
+    "laptop_mic",
     "meta",
     "mixed",
     "mobile",
@@ -228,6 +244,7 @@ __all__ = [
     "no",
     "noise_alone",
     "not_yes_set",
+    "open_car",
     "opus",
     "overdrive",
     "padded",
@@ -248,6 +265,7 @@ __all__ = [
     "render_tuning",
     "replaced",
     "resampled",
+    "reverberated",
     "run",
     "said_before",
     "say",
@@ -259,6 +277,7 @@ __all__ = [
     "stairwell",
     "swapped",
     "telephone",
+    "television",
     "through_sox",
     "to_dbfs",
     "traffic",
@@ -267,6 +286,7 @@ __all__ = [
     "typing",
     "used_names",
     "value",
+    "water",
     "white",
     "wind",
     "with_digit",
