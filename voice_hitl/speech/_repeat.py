@@ -41,6 +41,7 @@ def one_spelling(toks: Sequence[str]) -> list[str]:
     """``toks`` with each word in one spelling of it ("ok" and "okay" are one word)."""
     return [_SAME.get(t, t) for t in toks]
 
+
 _LONGEST = 3
 """Most words in a yes's repeated unit ("okay I'm good": okay, good once stopwords go)."""
 

@@ -29,6 +29,8 @@ _BACKCHANNELS = {
 
 
 def prepared_words(transcript: str) -> list[str]:
+    """The words of ``transcript`` as `understand` reads them: tokens without fillers, with
+    "mm hmm", "uh huh" and "all right" each one word."""
     toks = tokens(transcript)
     for phrase, word in _BACKCHANNELS.items():
         i = find_phrase(toks, phrase)

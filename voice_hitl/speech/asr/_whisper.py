@@ -75,7 +75,9 @@ undone by a "not" ("not fine, do not") asks again (`_no_heard.doubt_no`). With
 ``no_margin`` (opt-in) such a no must also outscore, by forced decoding, the same reading
 with its negations taken out (`_no_heard.yes_counterpart`).
 
-The high-risk challenge words ("confirm", "approve") are held to the same rule: unprompted,
+The high-risk challenge words ("confirm", "approve") get no exception from that unprompted
+check, and one more condition: the unprompted reading must back the word
+(`_yes_heard.backs_the_word`: hold it too, or the other yes word said beside it). Unprompted,
 tiny.en spells a true "confirm" as sounds ("can't earn", "I can turn"), and such a take is
 asked again. With ``rescue_spelled=True`` a third pass prompted with only the challenge words
 and as many ways to decline may take it instead, when it hears the same challenge word, as a
