@@ -19,8 +19,9 @@ made by ``scripts/make_adversarial5.py`` after the issue-32 rules; "a no that wa
 on audio nothing was tuned on), ``heldout7`` (the same kinds again, in the voices and
 conditions of ``scripts/make_adversarial6.py``, none used before; once generated and committed),
 ``heldout8`` (again, in those of ``scripts/make_adversarial7.py``; once generated and
-committed) and ``heldout9`` (again, in those of ``scripts/make_adversarial8.py``; once
-generated and committed).
+committed), ``heldout9`` (again, in those of ``scripts/make_adversarial8.py``) and
+``heldout10`` (again, in those of ``scripts/make_adversarial9.py``, with more refusals and
+more non-refusals a noisy recogniser might hear as "no"; once generated and committed).
 
 Prints, for the tuning set (``audio_fixtures``, what the recognisers are tuned on) and the
 held-out set (``audio_fixtures/heldout``, phrasings and voices never used for tuning) side by
@@ -83,6 +84,7 @@ SETS = {
     "heldout7": ROOT / "audio_fixtures" / "heldout7",
     "heldout8": ROOT / "audio_fixtures" / "heldout8",
     "heldout9": ROOT / "audio_fixtures" / "heldout9",
+    "heldout10": ROOT / "audio_fixtures" / "heldout10",
 }
 
 

@@ -13,7 +13,9 @@ codecs), ``_impair`` (car, hum, wind and music noise; reverb, clipping, packet l
 microphone: ``adversarial6`` on), ``_venues`` (cafe clinks and babble; a headset, a
 stairwell, a mobile call with lost frames, a cordless phone: ``adversarial7`` on), ``_homes``
 (running water, a kitchen, a car with the window down, a TV, noise in a hall; a VoIP jitter
-buffer, a laptop microphone, a phone across a room: ``adversarial8`` on), ``_codes``
+buffer, a laptop microphone, a phone across a room: ``adversarial8`` on), ``_daily`` (a
+bus, rain on a window, a vacuum cleaner, a baby crying; a pumping automatic gain control, an
+earbud microphone, a church: ``adversarial9`` on), ``_codes``
 (one-time codes said and mis-said), ``_fresh`` (what the committed sets already say and use,
 for a never-heard set to refuse), ``_neverheard`` (the three sets of a never-heard generator,
 ``make_adversarial6.py`` on),
@@ -67,6 +69,7 @@ from ._codes import (
     with_digit,
     without,
 )
+from ._daily import CHURCH, agc, baby, bus, church, earbud, rain, vacuum
 from ._fresh import check_fresh, check_unused, said_before, used_names
 from ._heldout import ANSWER_CONDITIONS, TAKE_CONDITIONS, babblers, heldout_pair
 from ._homes import (
@@ -163,6 +166,7 @@ __all__ = [
     "AMOUNT",
     "ANSWER_CONDITIONS",
     "CHALLENGE",
+    "CHURCH",
     "CODE",
     "CODECS",
     "CODE_FORMS",
@@ -195,13 +199,16 @@ __all__ = [
     "Utterance",
     "Voice",
     "adversarial_set",
+    "agc",
     "all_talkers",
     "answer_set",
     "at_snr",
     "babblers",
+    "baby",
     "band",
     "bluetooth",
     "brown",
+    "bus",
     "buzz",
     "cafe",
     "car",
@@ -209,6 +216,7 @@ __all__ = [
     "check_codes",
     "check_fresh",
     "check_unused",
+    "church",
     "clicks",
     "clinks",
     "code_phrase",
@@ -219,6 +227,7 @@ __all__ = [
     "cvsd",
     "dialogues",
     "drop_packets",
+    "earbud",
     "energy_kept",
     "espeak",
     "fan",
@@ -255,6 +264,7 @@ __all__ = [
     "pick",
     "pink",
     "piper",
+    "rain",
     "raw",
     "read_wav",
     "recipe",
@@ -285,6 +295,7 @@ __all__ = [
     "two_talkers",
     "typing",
     "used_names",
+    "vacuum",
     "value",
     "water",
     "white",
