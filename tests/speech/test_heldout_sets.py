@@ -257,3 +257,30 @@ async def test_whisper_heldout2_sample_meets_floors() -> None:
     detail = json.dumps([(r.file, r.transcript, r.got) for r in results if not r.correct])
     assert summary["accuracy"] >= _HELDOUT2_MEASURED - 0.20, detail
     assert summary["false_yes"] == 0, detail
+
+
+NEVER_HEARD = [
+    ROOT / name
+    for n in range(7, 10)
+    for name in (f"adversarial{n}", f"heldout{n + 1}_confirmations", f"heldout{n + 1}")
+]
+"""The never-heard sets of issue 32 item 4 (``scripts/make_adversarial7.py`` .. ``9``)."""
+
+
+@pytest.mark.parametrize("folder", NEVER_HEARD, ids=lambda folder: folder.name)
+def test_never_heard_manifests_match_their_files(folder: Path) -> None:
+    audio_dir, entries = load_manifest(folder)
+    check_fixtures(audio_dir, entries)
+    files = {p.name for p in folder.iterdir() if p.name != "manifest.json"}
+    assert files == {e["file"] for e in entries}  # no file unlisted, none missing
+    kinds = {e["expected"]["type"] for e in entries}
+    if folder.name.startswith("adversarial"):
+        assert kinds == {"no_match"}  # nothing in it is a yes
+    elif folder.name.endswith("_confirmations"):
+        assert {e["take"] for e in entries} == {1, 2}
+        assert all(e["expected"]["value"] is True for e in entries)
+    else:
+        assert kinds == {"answer", "meta", "no_match"}
+        return
+    codes = [e["code"] for e in entries if "code" in e]  # the code challenge's requests
+    assert codes and all(c.isdigit() and len(c) == 3 for c in codes)
