@@ -14,15 +14,13 @@ import pytest
 pytest.importorskip("soxr")
 pytest.importorskip("soundfile")
 
-from fixturegen_rig import fg, needs_sox, share_under, tone
+from fixturegen_rig import assert_unit_power_and_seeded, fg, needs_sox, share_under, tone
 
 
 def test_street_fan_and_typing_are_unit_power_seeded_and_shaped() -> None:
     n = 2 * fg.RATE
     for make in (fg.traffic, fg.fan, fg.typing):
-        x = make(n, np.random.default_rng(3))
-        assert len(x) == n and np.sqrt(np.mean(x**2)) == pytest.approx(1.0), make.__name__
-        assert np.array_equal(x, make(n, np.random.default_rng(3))), make.__name__
+        assert_unit_power_and_seeded(make, n)
     assert share_under(fg.traffic(n, np.random.default_rng(4)), 1000.0) > 0.6
     assert share_under(fg.fan(n, np.random.default_rng(4)), 2500.0) > 0.95
     keys = fg.typing(n, np.random.default_rng(4))

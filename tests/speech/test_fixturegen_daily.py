@@ -6,20 +6,19 @@ sets): pure signal checks, no synthesiser, no recogniser.
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 pytest.importorskip("soxr")
 pytest.importorskip("soundfile")
 
-from fixturegen_rig import fg, needs_sox, share_under, tone
+from fixturegen_rig import assert_unit_power_and_seeded, fg, needs_sox, share_under, tone
 
 
 def test_a_bus_rain_a_vacuum_and_a_baby_are_unit_power_seeded_and_shaped() -> None:
     n = 3 * fg.RATE
     for make in (fg.bus, fg.rain, fg.vacuum, fg.baby):
-        x = make(n, np.random.default_rng(3))
-        assert len(x) == n and np.sqrt(np.mean(x**2)) == pytest.approx(1.0)
-        assert np.array_equal(x, make(n, np.random.default_rng(3)))
+        assert_unit_power_and_seeded(make, n)
     assert share_under(fg.bus(n, np.random.default_rng(4)), 400.0) > 0.6  # an engine
     assert share_under(fg.rain(n, np.random.default_rng(4)), 150.0) < 0.02  # no rumble
     assert share_under(fg.baby(n, np.random.default_rng(4)), 300.0) < 0.02  # a high voice
@@ -32,7 +31,10 @@ def test_an_agc_lifts_the_quiet_parts_and_pumps() -> None:
     rate = fg.RATE
     loud, quiet = 3 * tone(300.0, rate, 1.0), 0.003 * tone(300.0, rate, 1.5)
     y = fg.agc(np.concatenate([loud, quiet]))
-    level = lambda z: 20 * np.log10(np.sqrt(np.mean(z**2)))  # noqa: E731
+
+    def level(z: npt.NDArray[np.float64]) -> float:
+        return float(20 * np.log10(np.sqrt(np.mean(z**2))))
+
     assert level(y[: rate // 2]) < level(loud) - 6  # loud speech brought down
     late, early = y[int(2.2 * rate) :], y[rate + rate // 10 : rate + rate // 5]
     assert level(late) > level(early) + 6  # the gain climbs slowly in the pause

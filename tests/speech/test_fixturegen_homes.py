@@ -11,15 +11,13 @@ import pytest
 pytest.importorskip("soxr")
 pytest.importorskip("soundfile")
 
-from fixturegen_rig import fg, needs_sox, share_under, tone
+from fixturegen_rig import assert_unit_power_and_seeded, fg, needs_sox, share_under, tone
 
 
 def test_water_a_kitchen_and_an_open_car_are_unit_power_seeded_and_shaped() -> None:
     n = 3 * fg.RATE
     for make in (fg.water, fg.kitchen, fg.open_car):
-        x = make(n, np.random.default_rng(3))
-        assert len(x) == n and np.sqrt(np.mean(x**2)) == pytest.approx(1.0)
-        assert np.array_equal(x, make(n, np.random.default_rng(3)))
+        assert_unit_power_and_seeded(make, n)
     assert share_under(fg.water(n, np.random.default_rng(4)), 300.0) < 0.05  # a hiss
     assert share_under(fg.open_car(n, np.random.default_rng(4)), 400.0) > 0.7  # a rumble
 

@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("soxr")
 pytest.importorskip("soundfile")
 
-from fixturegen_rig import fg, needs_sox, share_under, tone
+from fixturegen_rig import assert_unit_power_and_seeded, fg, needs_sox, share_under, tone
 
 
 def _sox_formats() -> str:
@@ -32,9 +32,7 @@ def test_clinks_and_a_cafe_are_unit_power_seeded_and_shaped() -> None:
     n = 3 * fg.RATE
     crowd = fg.Crowd([tone(150.0 + 40 * k, fg.RATE, 1.5) for k in range(6)])
     for make in (fg.clinks, fg.cafe(crowd)):
-        x = make(n, np.random.default_rng(3))
-        assert len(x) == n and np.sqrt(np.mean(x**2)) == pytest.approx(1.0)
-        assert np.array_equal(x, make(n, np.random.default_rng(3)))
+        assert_unit_power_and_seeded(make, n)
     clinks = fg.clinks(n, np.random.default_rng(4))
     assert share_under(clinks, 1000.0) < 0.01  # ringing, no thump
     assert np.mean(np.abs(clinks) < 1e-2) > 0.5  # silent between
