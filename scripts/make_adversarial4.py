@@ -181,16 +181,12 @@ NONSPEECH_CONDITIONS = sorted({f"nonspeech_{through}" for _, _, through in NOISE
 
 
 def make_voices() -> dict[str, fg.Voice]:
-    def lr(mean: int, std: int) -> str:
-        targets = f"(target_f0_mean {mean}) (target_f0_std {std})"
-        return f"(set! int_lr_params '({targets} (model_f0_mean 170) (model_f0_std 34)))"
-
     return {
         "festival_kal_low": fg.festival(
-            "kal_diphone", f"(Parameter.set 'Duration_Stretch 1.15) {lr(88, 12)}"
+            "kal_diphone", fg.diphone_prosody(1.15, 88, 12)
         ),
         "festival_ked_high": fg.festival(
-            "ked_diphone", f"(Parameter.set 'Duration_Stretch 0.9) {lr(150, 25)}"
+            "ked_diphone", fg.diphone_prosody(0.9, 150, 25)
         ),
         "festival_slt_hts_low": fg.through_sox(
             fg.festival("cmu_us_slt_arctic_hts"), "pitch", "-300", "tempo", "1.1"

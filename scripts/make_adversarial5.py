@@ -282,10 +282,7 @@ HELDOUT_NOISE_ONLY: list[tuple[str, float, str]] = [
 
 
 def make_voices() -> dict[str, fg.Voice]:
-    lively = (
-        "(Parameter.set 'Duration_Stretch 0.82) (set! int_lr_params '((target_f0_mean 135) "
-        "(target_f0_std 35) (model_f0_mean 170) (model_f0_std 34)))"
-    )
+    lively = fg.diphone_prosody(0.82, 135, 35)
     voices = {
         "espeak_us_annie": fg.espeak("en-us+Annie", 150, pitch=55),
         "espeak_rp_andy": fg.espeak("en-gb-x-rp+Andy", 165),

@@ -314,10 +314,7 @@ HELDOUT_NOISE_ONLY: list[tuple[str, float, str, str]] = [
 
 
 def make_voices() -> dict[str, fg.Voice]:
-    slow = (
-        "(Parameter.set 'Duration_Stretch 1.3) (set! int_lr_params '((target_f0_mean 100) "
-        "(target_f0_std 20) (model_f0_mean 170) (model_f0_std 34)))"
-    )
+    slow = fg.diphone_prosody(1.3, 100, 20)
     return {
         "espeak_us_gene": fg.espeak("en-us+Gene", 140, pitch=45),
         "espeak_rp_belinda": fg.espeak("en-gb-x-rp+belinda", 170),

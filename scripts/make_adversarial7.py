@@ -314,10 +314,7 @@ HELDOUT_NOISE_ONLY: list[fg.NoiseRow] = [
 
 
 def make_voices() -> dict[str, fg.Voice]:
-    flat = (
-        "(Parameter.set 'Duration_Stretch 1.05) (set! int_lr_params '((target_f0_mean 118) "
-        "(target_f0_std 6) (model_f0_mean 170) (model_f0_std 34)))"
-    )
+    flat = fg.diphone_prosody(1.05, 118, 6)
     slt = fg.festival("cmu_us_slt_arctic_hts")
     return {
         "espeak_nyc_lee": fg.espeak("en-us-nyc+Lee", 160, pitch=50),

@@ -300,10 +300,7 @@ HELDOUT_NOISE_ONLY: list[fg.NoiseRow] = [
 
 
 def make_voices() -> dict[str, fg.Voice]:
-    deep = (
-        "(Parameter.set 'Duration_Stretch 1.12) (set! int_lr_params '((target_f0_mean 95) "
-        "(target_f0_std 18) (model_f0_mean 170) (model_f0_std 34)))"
-    )
+    deep = fg.diphone_prosody(1.12, 95, 18)
     return {
         "espeak_lancs_marco": fg.espeak("en-gb-x-gbclan+Marco", 145, pitch=45),
         "espeak_us_zac": fg.espeak("en-us+zac", 170),

@@ -281,10 +281,7 @@ HELDOUT_NOISE_ONLY: list[fg.NoiseRow] = [
 
 
 def make_voices() -> dict[str, fg.Voice]:
-    brisk = (
-        "(Parameter.set 'Duration_Stretch 0.88) (set! int_lr_params '((target_f0_mean 125) "
-        "(target_f0_std 30) (model_f0_mean 170) (model_f0_std 34)))"
-    )
+    brisk = fg.diphone_prosody(0.88, 125, 30)
     return {
         "espeak_gb_max": fg.espeak("en-gb+max", 150, pitch=40),
         "espeak_nyc_caleb": fg.espeak("en-us-nyc+caleb", 165),

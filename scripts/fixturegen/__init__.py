@@ -151,6 +151,7 @@ from ._venues import cafe, clinks, cordless, headset, mobile, stairwell
 from ._voices import (
     Prepare,
     Voice,
+    diphone_prosody,
     espeak,
     festival,
     flite,
@@ -232,6 +233,7 @@ __all__ = [
     "espeak",
     "fan",
     "farfield",
+    "diphone_prosody",
     "festival",
     "fixtures_root",
     "flite",

@@ -31,6 +31,7 @@ __all__ = [
     "Prepare",
     "Voice",
     "espeak",
+    "diphone_prosody",
     "festival",
     "flite",
     "paused",
@@ -92,6 +93,16 @@ def espeak(variant: str, speed: int, pitch: int | None = None, program: str = "e
             return _run_to_wav([program, "-v", variant, *options, "-w", str(out), text], out)
 
     return speak
+
+
+def diphone_prosody(stretch: float, f0_mean: int, f0_std: int) -> str:
+    """`festival` prosody for a diphone voice: durations times ``stretch``, the pitch model's
+    target mean and spread in Hz (its own model: 170 Hz, spread 34)."""
+    targets = f"(target_f0_mean {f0_mean}) (target_f0_std {f0_std})"
+    return (
+        f"(Parameter.set 'Duration_Stretch {stretch}) "
+        f"(set! int_lr_params '({targets} (model_f0_mean 170) (model_f0_std 34)))"
+    )
 
 
 def festival(voice: str, prosody: str = "") -> Voice:
