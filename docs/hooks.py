@@ -117,8 +117,8 @@ def http_page(document: dict[str, Any]) -> str:
         f"The operator service's API ({_cell(info.get('title', ''))}, version "
         f"{_cell(info.get('version', ''))}), written at build time from the OpenAPI document",
         "the service serves at `/v1/openapi.json` "
-        "([download this build's copy](openapi.json)). Every route",
-        "but the console and the answer links needs `Authorization: Bearer <token>`; see",
+        "([download this build's copy](openapi.json)). Every route needs",
+        "`Authorization: Bearer <token>` unless it says otherwise; see",
         "[The operator service](../guides/operator-service.md).",
         "",
     ]
@@ -130,6 +130,8 @@ def http_page(document: dict[str, Any]) -> str:
             lines += [f"## `{method.upper()} {path}`", ""]
             if operation.get("summary"):
                 lines += [_cell(operation["summary"]), ""]
+            if operation.get("security", document.get("security")) == []:
+                lines += ["No token needed.", ""]
             if operation.get("description"):
                 lines += [operation["description"].strip(), ""]
             parameters = operation.get("parameters", [])
