@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +24,7 @@ from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # this checkout's code, whatever the environment installed
@@ -30,6 +33,9 @@ if str(ROOT) not in sys.path:  # this checkout's code, whatever the environment 
 HELP_COLUMNS = "100"
 SCHEMA = ROOT / "voice_hitl" / "recording" / "manifest.schema.json"
 METHODS = ("get", "post", "put", "patch", "delete")
+# A Sphinx role that reached a page: docs/griffe_rest.py should have rewritten it.
+LEFT_ROLE = re.compile(r":(?:class|meth|func|attr|mod|exc|data|obj|const):(?:`|<code>)")
+log = logging.getLogger("mkdocs.hooks.voice_hitl")  # a warning fails the strict build
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
@@ -46,6 +52,16 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     for uri, content in generated.items():
         files.append(File.generated(config, uri, content=content))
     return files
+
+
+def on_page_content(html: str, page: Page, **kwargs: Any) -> str:
+    """Refuse (as a warning, fatal under --strict) a page where reST roles show as text."""
+    left = LEFT_ROLE.findall(html)
+    if left:
+        log.warning(
+            "%s shows %d reST roles as text (e.g. %r)", page.file.src_uri, len(left), left[0]
+        )
+    return html
 
 
 # -- the command line ------------------------------------------------------------------------
