@@ -118,10 +118,42 @@ def _ref_name(schema: dict[str, Any]) -> str:
 
 
 def _schema_text(schema: dict[str, Any]) -> str:
+    """A schema in words: a link for a named schema, the type for a plain one, the fields of
+    an object, the items of an array; JSON for anything else."""
     name = _ref_name(schema)
     if name:
         return f"[`{name}`](#schema-{name.lower()})"
+    kind = schema.get("type")
+    if kind == "array" and isinstance(schema.get("items"), dict):
+        return f"array of {_schema_text(schema['items'])}"
+    if kind == "object" and schema.get("properties"):
+        required = set(schema.get("required", []))
+        fields = [
+            f"`{field}`{'' if field in required else '?'}: {_schema_text(inner)}"
+            for field, inner in schema["properties"].items()
+        ]
+        return "object with " + ", ".join(fields)
+    if kind == "object" and isinstance(schema.get("additionalProperties"), dict):
+        return f"object of {_schema_text(schema['additionalProperties'])}"
+    plain = {"description", "format", "nullable", "minLength", "maxLength", "minimum", "pattern"}
+    if isinstance(kind, str) and set(schema) - {"type"} <= plain:
+        return f"`{kind}`"
     return f"`{_cell(json.dumps(schema))}`"
+
+
+def _body_lines(schema: dict[str, Any]) -> list[str]:
+    """A request body: a table of its fields, or the schema as JSON when it is not an object."""
+    if schema.get("type") != "object" or not schema.get("properties"):
+        return ["```json", json.dumps(schema, indent=2), "```"]
+    required = set(schema.get("required", []))
+    lines = ["| field | schema | required | description |", "|---|---|---|---|"]
+    for field, inner in schema["properties"].items():
+        shown = {k: v for k, v in inner.items() if k != "description"}
+        lines.append(
+            f"| `{field}` | {_schema_text(shown) if shown else 'any'} | "
+            f"{'yes' if field in required else 'no'} | {_cell(inner.get('description', ''))} |"
+        )
+    return lines
 
 
 def http_page(document: dict[str, Any]) -> str:
@@ -166,14 +198,7 @@ def http_page(document: dict[str, Any]) -> str:
                 lines.append("")
             body = operation.get("requestBody", {}).get("content", {}).get("application/json")
             if body:
-                lines += [
-                    "Body (JSON):",
-                    "",
-                    "```json",
-                    json.dumps(body["schema"], indent=2),
-                    "```",
-                    "",
-                ]
+                lines += ["Body (JSON):", "", *_body_lines(body["schema"]), ""]
             lines += ["| status | meaning | body |", "|---|---|---|"]
             for status, response in operation.get("responses", {}).items():
                 content = response.get("content", {})
