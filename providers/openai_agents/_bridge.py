@@ -319,7 +319,7 @@ class AgentsRealtimeBridge:
         if self._closed:
             return
         self._closed = True
-        self.approvals.forget_room(self.room_id)
+        self.gate.forget_approvals(self.room_id)  # its own grants and the kit's
         handler = self.human_input_handler.handler
         handler.set_notifier(self.channel_id, None)
         await handler.close(channel_id=self.channel_id)
