@@ -472,16 +472,17 @@ class ToolGate:
         """The policy this call must pass and where its "always" grants live; None when it
         needs none. Per-tool policies first (the gate's, then the kit's), then rules."""
         own = self._approvals
-        kit = self._kit
-        sources = [s for s in (own, None if kit is None else kit.approvals) if s and not s.empty]
+        sources = (own,) if self._kit is None else (own, self._kit.approvals)
+        for source in sources:  # the hot path of every call: plain lookups, no copies
+            if source is not None:
+                policy = source._by_tool.get(name)
+                if policy is not None and policy.applies(name, arguments):
+                    return source, policy
         for source in sources:
-            policy = source.named(name, arguments)
-            if policy is not None:
-                return source, policy
-        for source in sources:
-            policy = source.ruled(name, arguments)
-            if policy is not None:
-                return source, policy
+            if source is not None:
+                for rule in source._rules:
+                    if rule.applies(name, arguments):
+                        return source, rule
         return None
 
     async def _hold(
