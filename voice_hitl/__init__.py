@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._exceptions import (
+    ApprovalSetupError,
     AudioFormatError,
     ChannelClosedError,
     HumanInputRejectedError,
@@ -259,6 +260,7 @@ __all__ = [
     "PendingInputStatus",
     "ProviderError",
     "ToolArgumentsError",
+    "ApprovalSetupError",
     "ToolCall",
     "ToolCallContext",
     "ToolCallReport",
