@@ -114,8 +114,7 @@ class CallServer:
             await asyncio.sleep(0)  # a turn cancelled as the round starts cuts every call
         except asyncio.CancelledError as cancelled:
             reason = str(cancelled.args[0]) if cancelled.args else TURN_CANCELLED
-            for call in calls:
-                await self._withdraw_unstarted(call, room_id, actor_id, reason)
+            await self.withdraw(calls, room_id, actor_id, reason)
             raise
         started: set[int] = set()  # by position: a model may repeat or omit call ids
         tasks = [
@@ -158,6 +157,17 @@ class CallServer:
             task.cancel(reason)
         if tasks:
             await asyncio.wait(tasks)
+
+    async def withdraw(
+        self, calls: Iterable[AIToolCall], room_id: str, actor_id: str | None, reason: str
+    ) -> None:
+        """Report calls the turn cut before they started (``cancelled`` with ``reason``); an
+        external one reaches ``on_tool_cancelled``.
+
+        Cancellation: the calls not yet reported are left unreported.
+        """
+        for call in calls:
+            await self._withdraw_unstarted(call, room_id, actor_id, reason)
 
     async def _withdraw_unstarted(
         self, call: AIToolCall, room_id: str, actor_id: str | None, reason: str
