@@ -74,13 +74,16 @@ class AIChannel(GatedChannel):
         tool_handler: Serves host tools (bounded by ``tool_timeout_seconds``); an
             :class:`ExternalToolHandler` instead decides on the calls a runtime runs itself.
         human_input_handler: Serves the human-input tools, first, under its own timeout.
-        tools: Host tools offered to the model.
+        tools: Tools offered to the model: host tools, and human-input tools the handler
+            serves (each offered once).
         tool_timeout_seconds: The bound on each host tool call.
         max_rounds: The most provider requests one turn makes.
 
     Raises:
-        ValueError: A host tool reuses a name the human-input handler serves, a bound is not
-            a finite number above zero, or ``max_rounds`` is below 1.
+        ValueError: A tool in ``tools`` names a human-input tool with another definition than
+            the handler's ``tool_definitions`` (one it lacks is offered once and served by
+            the handler), a bound is not a finite number above zero, or ``max_rounds`` is
+            below 1.
     """
 
     channel_type = ChannelType.AI

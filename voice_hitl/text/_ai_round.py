@@ -10,11 +10,17 @@ The calls of a round run concurrently, each in a task the round owns: a human-in
 for its person while the others complete. Cancelling the round (the turn was cancelled, the
 channel closed) cancels the calls and waits for their teardown; a call cut before it started is
 still reported (``cancelled``), and an external one still reaches ``on_tool_cancelled``.
+
+While the external handler decides, a ``HumanInputHandler`` it asks through (with no
+notifier of its own for the request's channel) is notified through the kit's
+``ON_USER_INPUT_REQUIRED`` hooks, and its requests carry the turn's author as ``actor_id``:
+the runtime needs no ``kit.attach_human_input(...)`` step.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
@@ -22,6 +28,7 @@ from typing import Any
 
 from .._exceptions import ChannelClosedError, ToolArgumentsError
 from .._types import ChannelType
+from ..human._human_input import ambient_input
 from ..tools._gate import Door, ToolCall, ToolCallReport, ToolGate, ToolOutcome, ToolResult
 from ..tools._hooks import HookTrigger
 from ..tools._schema import parse_arguments
@@ -225,7 +232,7 @@ class CallServer:
     ) -> None:
         handler = self.external
         assert handler is not None
-        with external_report(self._reporter(call, arguments, room_id, actor_id)):
+        with external_report(self._reporter(call, arguments, room_id, actor_id), self.gate):
             try:
                 await call_accepting(
                     handler.on_tool_cancelled,
@@ -253,7 +260,13 @@ class CallServer:
         context = ToolCallContext(room_id, call.id, self.gate.channel_id, ChannelType.AI, actor_id)
         failure: BaseException | None = None
         decision: object = None
-        with tool_context(context), external_report(reporter):
+        kit = self.gate.kit
+        ambient = (
+            contextlib.nullcontext()
+            if kit is None
+            else ambient_input(kit.notify_input_required, actor_id)
+        )
+        with tool_context(context), external_report(reporter, self.gate), ambient:
             try:
                 decision = await call_accepting(
                     handler.process_tool_call,
