@@ -340,3 +340,39 @@ async def test_a_hook_denial_rejects_a_runtimes_request() -> None:
         provider, _ = await run_turn(kit, runtime, tool_call("AskUserQuestion", {"question": "?"}))
     content = tool_messages(provider)["AskUserQuestion"].content
     assert content.startswith("Rejected:") and "nobody on shift" in content
+
+
+# -- bad input -------------------------------------------------------------------------------
+
+
+class SaysNoAsText(ExternalToolHandler):
+    async def process_tool_call(
+        self, tool_name: str, tool_input: dict[str, Any], **kwargs: Any
+    ) -> ToolDecision:
+        return ToolDecision(approved="no")  # type: ignore[arg-type]
+
+
+async def test_a_decision_that_is_not_a_bool_never_approves() -> None:
+    with pytest.raises(TypeError, match="approved must be True or False, got 'no'"):
+        ToolDecision(approved="no")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="reason must be str"):
+        ToolDecision(approved=False, reason=None)  # type: ignore[arg-type]
+    kit = VoiceKit()
+    reports = Reports(kit)
+    async with kit:
+        provider, _ = await run_turn(kit, SaysNoAsText(), tool_call("Bash", {}))
+        (report,) = await reports.until(1)
+    message = tool_messages(provider)["Bash"]
+    assert message.approved is None and message.is_error  # failed: the runtime does not run it
+    assert report.outcome == "failed" and "approved must be True or False" in report.error_detail
+
+
+def test_the_channel_checks_what_it_is_given() -> None:
+    with pytest.raises(TypeError, match="provider must be an AIProvider"):
+        AIChannel("a", provider=None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="system_prompt must be str"):
+        AIChannel("a", provider=MockAIProvider(), system_prompt=None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="tool_handler must be"):
+        AIChannel("a", provider=MockAIProvider(), tool_handler="tools")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="human_input_handler must be a HumanInputToolHandler"):
+        AIChannel("a", provider=MockAIProvider(), human_input_handler=HumanInputHandler())  # type: ignore[arg-type]

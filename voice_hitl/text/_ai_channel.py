@@ -84,6 +84,8 @@ class AIChannel(GatedChannel):
             the handler's ``tool_definitions`` (one it lacks is offered once and served by
             the handler), a bound is not a finite number above zero, or ``max_rounds`` is
             below 1.
+        TypeError: ``provider``, ``system_prompt``, ``tool_handler`` or
+            ``human_input_handler`` is not of a kind the channel takes.
     """
 
     channel_type = ChannelType.AI
@@ -101,6 +103,29 @@ class AIChannel(GatedChannel):
         tool_timeout_seconds: float = 30.0,
         max_rounds: int = 16,
     ) -> None:
+        if not isinstance(provider, AIProvider):
+            raise TypeError(
+                f"provider must be an AIProvider (an object with async generate(context)), "
+                f"got {type(provider).__name__}"
+            )
+        if not isinstance(system_prompt, str):
+            raise TypeError(f"system_prompt must be str, got {type(system_prompt).__name__}")
+        if not (
+            tool_handler is None
+            or callable(tool_handler)
+            or isinstance(tool_handler, ExternalToolHandler)
+        ):
+            raise TypeError(
+                "tool_handler must be an async (name, arguments) -> str function or an "
+                f"ExternalToolHandler, got {type(tool_handler).__name__}"
+            )
+        if human_input_handler is not None and not isinstance(
+            human_input_handler, HumanInputToolHandler
+        ):
+            raise TypeError(
+                "human_input_handler must be a HumanInputToolHandler, got "
+                f"{type(human_input_handler).__name__}"
+            )
         if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
             raise ValueError(f"max_rounds must be a whole number of at least 1, got {max_rounds!r}")
         external = tool_handler if isinstance(tool_handler, ExternalToolHandler) else None

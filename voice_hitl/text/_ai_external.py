@@ -53,6 +53,15 @@ class ToolDecision:
     reason: str = ""
     detail: str = ""
 
+    def __post_init__(self) -> None:
+        # A truthy non-bool ("no", 0.0 is falsy but "false" is not) must not approve a call.
+        if not isinstance(self.approved, bool):
+            raise TypeError(f"ToolDecision approved must be True or False, got {self.approved!r}")
+        for name in ("reason", "detail"):
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                raise TypeError(f"ToolDecision {name} must be str, got {type(value).__name__}")
+
 
 Reporter = Callable[[ToolOutcome, str, str], Awaitable[None]]
 """Reports one call to ``ON_TOOL_CALL``, the first time only: ``(outcome, text the model
