@@ -23,6 +23,7 @@ from voice_hitl import (
     HumanInputToolHandler,
     PendingInputEvent,
     PolicyExternalToolHandler,
+    ProviderError,
     ToolCallReport,
     ToolDecision,
     ToolUseEvent,
@@ -376,3 +377,16 @@ def test_the_channel_checks_what_it_is_given() -> None:
         AIChannel("a", provider=MockAIProvider(), tool_handler="tools")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="human_input_handler must be a HumanInputToolHandler"):
         AIChannel("a", provider=MockAIProvider(), human_input_handler=HumanInputHandler())  # type: ignore[arg-type]
+
+
+class NotAsync:
+    def generate(self, context: Any) -> AIResponse:  # forgot async
+        return AIResponse(text="hi")
+
+
+async def test_a_provider_whose_generate_is_not_async_is_named() -> None:
+    ai = AIChannel("a", provider=NotAsync())  # type: ignore[arg-type]
+    with pytest.raises(ProviderError, match="can't be used in 'await' expression") as failed:
+        await ai.respond("hi")
+    assert failed.value.code == "provider_failed"
+    await ai.close()

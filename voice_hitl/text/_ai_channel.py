@@ -239,7 +239,11 @@ class AIChannel(GatedChannel):
             The answer, and the turn's cancellation when it came after the answer did (the
             caller cuts the answer's calls, then raises it).
         """
-        request: asyncio.Future[object] = asyncio.ensure_future(self.provider.generate(context))
+
+        async def ask() -> object:  # a generate() that raises at once, or returns no awaitable
+            return await self.provider.generate(context)  # fails inside the task, like others
+
+        request: asyncio.Future[object] = asyncio.ensure_future(ask())
         self._requests.add(request)
         cut: asyncio.CancelledError | None = None
         try:
