@@ -247,35 +247,40 @@ class AIChannel(GatedChannel):
         self._requests.add(request)
         cut: asyncio.CancelledError | None = None
         try:
-            await asyncio.wait((request,))
-        except asyncio.CancelledError as cancelled:
-            request.cancel(str(cancelled.args[0]) if cancelled.args else TURN_CANCELLED)
-            await _settle(request)
-            if request.cancelled() or request.exception() is not None:
-                raise
-            cut = cancelled
+            try:
+                # Shielded: the turn's cancellation is handed on below, once; close() cancels
+                # the request itself (it is in _requests).
+                answer = await asyncio.shield(request)
+            except asyncio.CancelledError as cancelled:
+                if not request.done() or request.cancelled():
+                    turn = asyncio.current_task()
+                    if turn is None or not turn.cancelling():  # close(), or the provider
+                        await _settle(request)
+                        self._check_open()
+                        raise ProviderError(
+                            f"provider {self.provider!r} cancelled its own request",
+                            code="provider_failed",
+                        ) from cancelled
+                request.cancel(str(cancelled.args[0]) if cancelled.args else TURN_CANCELLED)
+                await _settle(request)  # the request settles (its connection closes) first
+                if request.cancelled() or request.exception() is not None:
+                    raise
+                answer, cut = request.result(), cancelled  # it came just before: cut its calls
+        except ChannelClosedError as closed:
+            raise ChannelClosedError(
+                f"{closed} (closed while its model request was in flight; the request was "
+                "cancelled)"
+            ) from None
+        except (ProviderError, asyncio.CancelledError):
+            raise
+        except Exception as failure:
+            raise ProviderError(
+                f"provider {self.provider!r} failed: {type(failure).__name__}: {failure}",
+                code="provider_failed",
+            ) from failure
         finally:
             self._requests.discard(request)
-        if request.cancelled():
-            try:
-                self._check_open()
-            except ChannelClosedError as closed:
-                raise ChannelClosedError(
-                    f"{closed} (closed while its model request was in flight; the request "
-                    "was cancelled)"
-                ) from None
-            raise ProviderError(
-                f"provider {self.provider!r} cancelled its own request", code="provider_failed"
-            )
-        failure = request.exception()
-        if failure is None:
-            return request.result(), cut
-        if isinstance(failure, ProviderError):
-            raise failure
-        raise ProviderError(
-            f"provider {self.provider!r} failed: {type(failure).__name__}: {failure}",
-            code="provider_failed",
-        ) from failure
+        return answer, cut
 
     async def _cut_round(
         self,
