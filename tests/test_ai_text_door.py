@@ -191,7 +191,8 @@ async def test_without_a_kit_or_a_channel_the_policy_handler_refuses() -> None:
     assert not outside.approved and "outside an AIChannel's tool loop" in outside.detail
 
 
-async def test_a_tool_that_needs_approval_is_not_approved_unasked() -> None:
+@pytest.mark.parametrize("policy_handler", [True, False], ids=["policy-handler", "plain-handler"])
+async def test_a_tool_that_needs_approval_is_not_approved_unasked(policy_handler: bool) -> None:
     kit = VoiceKit()
     kit.require_approval("Deploy")
     asked: list[PendingInputEvent] = []
@@ -202,7 +203,8 @@ async def test_a_tool_that_needs_approval_is_not_approved_unasked() -> None:
         asked.append(event)
         human.handler.resolve(event.pending_id, '{"answer": true}')
 
-    runtime = Recording()
+    # The default ExternalToolHandler approves every call: the door still asks first.
+    runtime = Recording() if policy_handler else ExternalToolHandler()
     deploy = tool_call("Deploy", {"env": "prod"})
     provider = MockAIProvider([AIResponse(tool_calls=[deploy]), AIResponse(text="done")])
     bare = AIChannel("bare", provider=provider, tool_handler=runtime)  # nobody to ask

@@ -1,10 +1,11 @@
 """``PolicyExternalToolHandler``: a runtime's calls decided by the channel's own rules.
 
 A runtime that runs its tools itself asks the channel about each call
-(:class:`~voice_hitl.ExternalToolHandler`). This handler answers with the rules every other
-door applies: the ``BEFORE_TOOL_USE`` hooks (through the kit's one hook engine), then the
-kit's or the gate's approval rules (a person's yes through the gate, as for the channel's own
-tools). It **fails closed**: a hook that raises, overruns its budget or returns something that
+(:class:`~voice_hitl.ExternalToolHandler`). This handler answers with the ``BEFORE_TOOL_USE``
+hooks every other door applies (through the kit's one hook engine); a call it approves then
+goes through the approval rules, as every external handler's approved call does
+(:func:`approval_step`: a person's yes through the gate, as for the channel's own tools).
+It **fails closed**: a hook that raises, overruns its budget or returns something that
 is not a ``HookResult`` refuses the call (whatever the hook's own ``fail_closed``), and so does
 a hook that rewrites the arguments (the runtime runs the model's own), a channel with no kit
 to take the hooks from, or a call from outside a channel's tool loop. What failed goes to
@@ -26,7 +27,7 @@ from ..tools._gate import Door, ToolCall, ToolGate, ToolUseEvent
 from ..tools._hooks import HookResult, HookTrigger
 from ._ai_external import ExternalToolHandler, ToolDecision, current_gate
 
-__all__ = ["PolicyExternalToolHandler"]
+__all__ = ["PolicyExternalToolHandler", "approval_step"]
 
 
 class _Rewritten(Exception):
@@ -129,12 +130,18 @@ class PolicyExternalToolHandler(ExternalToolHandler):
             return _refusal(
                 tool_name, decision.reason or f"Tool {tool_name!r} was blocked by a hook"
             )
-        call = ToolCall(tool_name, dict(tool_input), call_id, room, actor_id, Door.AI)
-        return await _approve(gate, call, dict(tool_input))
+        return ToolDecision(approved=True)  # the channel then applies the approval rules
 
 
-async def _approve(gate: ToolGate, call: ToolCall, arguments: dict[str, Any]) -> ToolDecision:
-    """The approval step of the gate, for a call the runtime runs itself."""
+async def approval_step(
+    gate: ToolGate, call: ToolCall, arguments: Mapping[str, Any]
+) -> ToolDecision:
+    """The gate's approval step for a call a runtime runs itself (any external handler's
+    approved call goes through it): approved only after a person's yes to exactly these
+    arguments when a policy asks for one.
+
+    Cancellation: the approval request is withdrawn.
+    """
     approvals = gate.approvals
     if approvals is None and gate.kit is not None:
         approvals = gate.kit.approvals
@@ -144,7 +151,7 @@ async def _approve(gate: ToolGate, call: ToolCall, arguments: dict[str, Any]) ->
     if policy is None:
         return ToolDecision(approved=True)
     try:
-        approved = await approvals.hold(gate, call, policy, arguments, [])
+        approved = await approvals.hold(gate, call, policy, dict(arguments), [])
     except ToolRefusedError as exc:
         return _refusal(call.name, str(exc), str(exc))
     if canonical_arguments(approved) != canonical_arguments(arguments):

@@ -11,6 +11,10 @@ for its person while the others complete. Cancelling the round (the turn was can
 channel closed) cancels the calls and waits for their teardown; a call cut before it started is
 still reported (``cancelled``), and an external one still reaches ``on_tool_cancelled``.
 
+A call the external handler approves is then held by the gate's approval rules (a tool that
+needs a person's yes: the runtime gets the approval only after it, for exactly those
+arguments; a no or nobody to ask is a refusal, reaching ``on_tool_refused``).
+
 While the external handler decides, a ``HumanInputHandler`` it asks through (with no
 notifier of its own for the request's channel) is notified through the kit's
 ``ON_USER_INPUT_REQUIRED`` hooks, and its requests carry the turn's author as ``actor_id``:
@@ -40,6 +44,7 @@ from ._ai_external import (
     call_accepting,
     external_report,
 )
+from ._ai_policy import approval_step
 from ._ai_types import AIMessage, AIToolCall
 
 __all__ = ["CallServer", "current_tool_actor_id"]
@@ -298,6 +303,12 @@ class CallServer:
                 result = ToolResult.error("failed", message, repr(failure))
                 await self._observe(call, arguments, room_id, actor_id, result)
                 return _tool_message(call, result.text, True)
+            if decision.approved:
+                # The one rule on this door too: a tool that needs a person's yes is not run
+                # by the runtime until that yes (for exactly these arguments) is given.
+                decision = await approval_step(
+                    self.gate, self._gate_call(call, room_id, actor_id), arguments
+                )
             if decision.approved:
                 return AIMessage("tool", tool_call_id=call.id, tool_name=call.name, approved=True)
             try:
