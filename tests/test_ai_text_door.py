@@ -392,3 +392,42 @@ async def test_a_provider_whose_generate_is_not_async_is_named() -> None:
         await ai.respond("hi")
     assert failed.value.code == "provider_failed"
     await ai.close()
+
+
+class Tracking(ExternalToolHandler):
+    def __init__(self) -> None:
+        self.cancelled: list[str] = []
+
+    async def on_tool_cancelled(
+        self, tool_name: str, tool_input: dict[str, Any], **kwargs: Any
+    ) -> None:
+        self.cancelled.append(tool_name)
+        await super().on_tool_cancelled(tool_name, tool_input, **kwargs)
+
+
+async def test_a_turn_cut_while_the_approval_waits_tells_the_handler() -> None:
+    kit = VoiceKit()
+    reports = Reports(kit)
+    kit.require_approval("Deploy")
+    human = HumanInputToolHandler({"AskUserQuestion"}, tool_definitions=[ASK])
+    opened = asyncio.Event()
+
+    @kit.hook(HookTrigger.ON_USER_INPUT_REQUIRED)
+    async def shown(event: PendingInputEvent, ctx: HookContext) -> None:
+        opened.set()
+
+    runtime = Tracking()
+    provider = MockAIProvider([AIResponse(tool_calls=[tool_call("Deploy", {"env": "prod"})])])
+    ai = AIChannel("c", provider=provider, tool_handler=runtime, human_input_handler=human)
+    kit.register_channel(ai)
+    async with kit:
+        turn = asyncio.create_task(ai.respond("ship"))
+        await opened.wait()
+        (pending_id,) = human.handler.pending
+        turn.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await turn
+        assert not human.handler.resolve(pending_id, '{"answer": true}')  # withdrawn
+        (report,) = await reports.until(1)
+    assert runtime.cancelled == ["Deploy"]
+    assert (report.tool_name, report.outcome) == ("Deploy", "cancelled")

@@ -282,6 +282,11 @@ class CallServer:
                     channel_id=self.gate.channel_id,
                     actor_id=actor_id,
                 )
+                if isinstance(decision, ToolDecision) and decision.approved:
+                    # The one rule on this door too: a tool that needs a person's yes is not
+                    # run by the runtime until that yes (for exactly these arguments).
+                    gate_call = self._gate_call(call, room_id, actor_id)
+                    decision = await approval_step(self.gate, gate_call, arguments)
             except asyncio.CancelledError as cancelled:
                 task = asyncio.current_task()
                 if task is not None and task.cancelling():
@@ -297,18 +302,15 @@ class CallServer:
                 )
             if failure is not None or not isinstance(decision, ToolDecision):
                 logger.error(
-                    "process_tool_call failed for %r (%s)", call.name, call.id, exc_info=failure
+                    "deciding on external call %r (%s) failed",
+                    call.name,
+                    call.id,
+                    exc_info=failure,
                 )
                 message = f"Tool {call.name!r} failed ({type(failure).__name__})"
                 result = ToolResult.error("failed", message, repr(failure))
                 await self._observe(call, arguments, room_id, actor_id, result)
                 return _tool_message(call, result.text, True)
-            if decision.approved:
-                # The one rule on this door too: a tool that needs a person's yes is not run
-                # by the runtime until that yes (for exactly these arguments) is given.
-                decision = await approval_step(
-                    self.gate, self._gate_call(call, room_id, actor_id), arguments
-                )
             if decision.approved:
                 return AIMessage("tool", tool_call_id=call.id, tool_name=call.name, approved=True)
             try:
