@@ -162,7 +162,9 @@ class ToolGate:
         tool_timeout_seconds: The bound on each host tool call.
 
     Raises:
-        ValueError: A host tool reuses a name the human-input handler serves, or
+        ValueError: A tool in ``tools`` has a name the human-input handler serves but
+            another definition than its ``tool_definitions`` (the same definition, or one
+            the handler lacks, is offered once and served by the handler), or
             ``tool_timeout_seconds`` is not a finite number above zero.
     """
 
@@ -188,15 +190,17 @@ class ToolGate:
         (a runtime that runs its own tools refuses one it would run unasked); each raises
         :class:`~voice_hitl.ApprovalSetupError`."""
         toolset: dict[str, AITool] = {}
-        for tool in tools:
-            if human_input is not None and human_input.serves(tool.name):
-                raise ValueError(
-                    f"host tool {tool.name!r} on channel {channel_id!r} reuses a name the "
-                    "human-input handler serves; rename it or drop it from tools="
-                )
+        for tool in tools:  # a human-input tool may be declared here: the handler serves it
             toolset[tool.name] = tool
         if human_input is not None:
             for tool in human_input.tool_definitions:
+                declared = toolset.get(tool.name)
+                if declared is not None and declared != tool:
+                    raise ValueError(
+                        f"tool {tool.name!r} on channel {channel_id!r}: tools= reuses a name "
+                        "the human-input handler serves, with another definition than its "
+                        "tool_definitions; declare it in one place (or the same in both)"
+                    )
                 toolset[tool.name] = tool
             for name in sorted(human_input.tool_names - toolset.keys()):
                 logger.warning(

@@ -120,8 +120,9 @@ class RealtimeVoiceChannel(GatedChannel, SessionHooked):
         instructions: The model's instructions.
 
     Raises:
-        ValueError: A host tool reuses a name the human-input handler serves, or
-            ``tool_timeout_seconds`` is not a finite number above zero.
+        ValueError: A tool in ``tools`` names a human-input tool with another definition
+            than the handler's ``tool_definitions``, or ``tool_timeout_seconds`` is not a
+            finite number above zero.
     """
 
     channel_type = ChannelType.REALTIME_VOICE
