@@ -60,10 +60,12 @@ class Bank:
         provider: RealtimeProvider,
         *,
         balance: int = 1234,
+        note: str = "paid by direct debit",
         instructions: str = PROMPT,
         phone: bool = False,
     ) -> None:
         self.balance = balance
+        self.note = note
         self.transport = LocalTransport()
         self.phone = TwilioTransport() if phone else None
         self.kit = VoiceKit()
@@ -93,7 +95,8 @@ class Bank:
         self.responder.serve(self.voice)
 
     async def tools(self, name: str, arguments: dict[str, Any]) -> str:
-        return json.dumps({"account": arguments.get("account"), "balance": self.balance})
+        account = arguments.get("account")
+        return json.dumps({"account": account, "balance": self.balance, "note": self.note})
 
     async def no_closing_by_phone(self, event: Any, ctx: HookContext) -> HookResult | None:
         if event.tool_name == "close_account":

@@ -23,6 +23,7 @@ from ._format import (
 from ._manifest import RecordingError
 from ._redact import Redaction, redact_frame, redact_record
 from ._summary import relaxed, summarise
+from ._volatile import WireNormaliser
 
 __all__ = ["LoadedCall", "diff_calls", "load_call", "load_wire", "redact_folder", "story_lines"]
 
@@ -42,12 +43,18 @@ class LoadedCall:
     records: list[dict[str, Any]]
     stories: list[dict[str, Any]]
 
+    def normaliser(self, *, strict: bool) -> WireNormaliser:
+        """What this recording's client frames are compared without (see ``_volatile``)."""
+        provider = (line.frame for line in self.lines if line.dir == "in")
+        return WireNormaliser.of(self.manifest, provider, strict=strict)
+
     def client_frames(self, *, strict: bool) -> list[tuple[int, Any]]:
         """The agent's frames as a replay compares them, with their line numbers."""
         out = []
+        normaliser = self.normaliser(strict=strict)
         for line in self.lines:
             if line.dir == "out":
-                frame = normalised(line.frame, strict=strict)
+                frame = normalised(line.frame, normaliser)
                 if frame is not None:
                     out.append((line.number, frame))
         return out
