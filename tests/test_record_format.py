@@ -107,8 +107,8 @@ def read_and_verify(folder: Path) -> None:
 
 def test_format_versions_are_named(call: Path, tmp_path: Path) -> None:
     folder = _copy(call, tmp_path)
-    _rewrite(folder, version=3)
-    with pytest.raises(RecordingError, match=r"format version 3 is newer than .*version 2"):
+    _rewrite(folder, version=4)
+    with pytest.raises(RecordingError, match=r"format version 4 is newer than .*version 3"):
         read_manifest(folder)
     _rewrite(folder, version=1)
     with pytest.raises(RecordingError, match="format version 1 is not one this voice-hitl reads"):
@@ -152,7 +152,7 @@ def test_the_command_line(call: Path, tmp_path: Path, capsys: pytest.CaptureFixt
     assert "provider openai model gpt-realtime; complete" in shown
     assert 'ConfirmAction {"action": "move 500 to savings"}: answered by caller-1 via dtmf' in shown
     assert main(["recording", "verify", str(call)]) == 0
-    assert "intact (3 files match the manifest)" in capsys.readouterr().out
+    assert "intact (the manifest matches its seal; 3 files match" in capsys.readouterr().out
     assert main(["recording", "diff", str(call), str(call)]) == 0
     assert capsys.readouterr().out == "the same client frames and stories\n"
 
@@ -209,3 +209,50 @@ def test_gemini_transcripts_are_redacted_in_its_frames(tmp_path: Path) -> None:
     spoken, operator = json.loads((folder / "stories.json").read_text())["stories"]
     assert (spoken["via"], spoken["answer"]["transcript"]) == ("speech", "[said]")
     assert spoken["model_read"]["text"]["transcript"] == "[said]"
+
+
+def test_an_edit_anywhere_in_the_manifest_is_named(
+    call: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The seal covers the manifest itself: the instructions the replay compares and the
+    keypad marks a Twilio replay presses are named when edited, exit 1, and a replay refuses."""
+    folder = _copy(call, tmp_path)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["version"] == 3 and manifest["seal"]["algorithm"] == "sha256"
+    edited = json.loads(json.dumps(manifest))
+    edited["session"]["instructions"] = "You are a pirate."
+    edited["marks"][0]["keys"] = "2"
+    (folder / "manifest.json").write_text(json.dumps(edited, indent=2))
+    assert main(["recording", "verify", str(folder)]) == 1
+    err = capsys.readouterr().err
+    assert "manifest.json: 'session.instructions' differs from its seal (edited?)" in err
+    assert "manifest.json: 'marks[0]' differs from its seal (edited?)" in err
+    with pytest.raises(RecordingError, match=r"'session\.instructions' differs from its seal"):
+        asyncio.run(replay(folder, agent=Bank))
+    del edited["seal"]["fields"]["marks[0]"]
+    edited["marks"][0]["keys"] = "1"
+    edited["session"]["instructions"] = manifest["session"]["instructions"]
+    (folder / "manifest.json").write_text(json.dumps(edited))
+    assert main(["recording", "verify", str(folder)]) == 1
+    assert "'marks[0]' is not in its seal (added?)" in capsys.readouterr().err
+    (folder / "manifest.json").write_text(json.dumps(manifest))  # back as recorded
+    (folder / "notes.txt").write_text("a file nobody recorded")
+    assert main(["recording", "verify", str(folder)]) == 1
+    assert "notes.txt: not listed in the manifest (added?)" in capsys.readouterr().err
+
+
+def test_a_version_2_recording_replays_and_migrates_to_a_sealed_one(
+    call: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _copy(call, tmp_path)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    del manifest["seal"]
+    (folder / "manifest.json").write_text(json.dumps({**manifest, "version": 2}))
+    assert asyncio.run(replay(folder, agent=Bank)).same  # still read and replayed
+    assert main(["recording", "verify", str(folder)]) == 1
+    assert "format version 2 has no seal" in capsys.readouterr().err
+    assert main(["recording", "migrate", str(folder)]) == 0
+    assert "sealed as format version 3" in capsys.readouterr().out
+    assert main(["recording", "verify", str(folder)]) == 0
+    assert main(["recording", "migrate", str(folder)]) == 2
+    assert "needs no migration" in capsys.readouterr().err

@@ -54,7 +54,7 @@ def test_a_recorded_call_is_one_self_contained_folder(recorded: dict[str, Path])
     lines = (folder / "wire.jsonl").read_text().splitlines()
     assert (manifest["format"], manifest["version"], manifest["complete"]) == (
         "voice-hitl-call",
-        2,
+        3,
         True,
     )
     assert manifest["provider"]["kind"] == "openai" and manifest["provider"]["query"] == (

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import secrets
 import time
 from collections.abc import Callable
@@ -22,10 +21,11 @@ from ._format import (
     CALLER_AUDIO,
     FORMAT_NAME,
     FORMAT_VERSION,
-    MANIFEST_FILE,
     STORIES_FILE,
     WIRE_FILE,
     digest_file,
+    write_json,
+    write_manifest,
 )
 from ._redact import Redaction, redact_record
 from ._summary import summarise
@@ -71,13 +71,6 @@ def provider_facts(provider: RealtimeProvider) -> dict[str, Any]:
         query = [(k, v) for k, v in parse_qsl(urlsplit(url).query) if k not in _SECRET_PARAMS]
         facts["query"] = urlencode([(k, v) for k, v in query if k != "model"])
     return facts
-
-
-def write_json(path: Path, value: Any) -> None:
-    """Write JSON through a temporary file so a failed write leaves the old file whole."""
-    scratch = path.with_name(path.name + ".tmp")
-    scratch.write_text(json.dumps(value, indent=2) + "\n")
-    os.replace(scratch, path)
 
 
 def _tool(tool: AITool) -> dict[str, Any]:
@@ -148,7 +141,7 @@ class CallRecording:
             self.folder = self.folder.with_name(f"{self.folder.name}_{secrets.token_hex(3)}")
             self.folder.mkdir()
             self.writer.folder = self.folder
-        write_json(self.folder / MANIFEST_FILE, self._manifest)
+        write_manifest(self.folder, self._manifest)
         self.writer.start()
 
     async def begin(self) -> None:
@@ -242,7 +235,7 @@ class CallRecording:
         manifest["incomplete"] = incomplete
         # On failure the manifest written at the start says the recording is incomplete.
         with contextlib.suppress(OSError):
-            write_json(self.folder / MANIFEST_FILE, manifest)
+            write_manifest(self.folder, manifest)
 
     async def finish(self, reason: str | None = None) -> None:
         """Write what is queued, then the stories and the final manifest (idempotent).

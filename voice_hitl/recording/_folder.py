@@ -9,16 +9,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._call import StoryRecord, write_json
+from ._call import StoryRecord
 from ._cassette import WireLine, normalised
 from ._format import (
     CALLER_AUDIO,
-    MANIFEST_FILE,
     STORIES_FILE,
     WIRE_FILE,
     digest_file,
     read_manifest,
     verify_files,
+    write_json,
+    write_manifest,
 )
 from ._manifest import RecordingError
 from ._redact import Redaction, redact_frame, redact_record
@@ -211,5 +212,6 @@ def redact_folder(
             size, digest = digest_file(out / name)
             files[name] = {"bytes": size, "sha256": digest}
     manifest["files"] = files
-    write_json(out / MANIFEST_FILE, manifest)
+    manifest["version"] = max(manifest["version"], 3)  # the copy is sealed
+    write_manifest(out, manifest)
     return out
