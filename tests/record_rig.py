@@ -383,3 +383,29 @@ async def record_reconnect(root: Path) -> Path:
         await recorder.aclose()
     (folder,) = recorder.folders
     return folder
+
+
+async def record_shared_room(root: Path) -> list[Path]:
+    """Two sessions on one channel in the same room, each with an operator question."""
+    async with RealtimeTestServer() as server:
+        provider = OpenAIRealtimeProvider(api_key="sk-test", url=server.url, reconnect=FAST)
+        recorder = CallRecorder(root)
+        bank = Bank(provider)
+        async with bank as voice:
+            recorder.attach(voice)
+            sessions, conns = [], []
+            for caller in ("caller-1", "caller-2"):
+                sessions.append(await voice.start_session("branch-7", caller, session_id=caller))
+                conns.append(await server.next_connection())
+                await conns[-1].expect("session.update")
+            for conn, fee in zip(conns, ("fee", "charge"), strict=True):
+                question = {"question": f"Operator: waive the {fee}?", "choices": ["yes", "no"]}
+                call = await conn.function_call("AskUserQuestion", question)
+                asked = conn.expect("response.create", lambda e, fee=fee: fee in str(e))
+                await _operator_answers(bank, conn, asked)
+                await conn.expect_function_call_output(call)
+                await bank.reports.get()
+            for session in sessions:
+                await voice.end_session(session)
+        await recorder.aclose()
+    return recorder.folders

@@ -255,3 +255,41 @@ async def test_an_agent_factory_that_returns_no_channel_is_named(
 ) -> None:
     with pytest.raises(TypeError, match="the agent factory must return a RealtimeVoiceChannel"):
         await replay(recorded["openai"], agent=lambda provider: None)
+
+
+def test_sessions_sharing_a_room_each_get_their_own_folder(tmp_path: Path) -> None:
+    from record_rig import record_shared_room
+
+    folders = asyncio.run(record_shared_room(tmp_path))
+    assert [folder.name for folder in folders] == ["caller-1", "caller-2"]
+    for folder, fee in zip(folders, ("fee", "charge"), strict=True):
+        (story,) = json.loads((folder / "stories.json").read_text())["stories"]
+        assert story["arguments"]["question"] == f"Operator: waive the {fee}?"
+        assert story["actor"] == folder.name
+        result = asyncio.run(replay(folder, agent=Bank))
+        assert result.same, result.report()
+
+
+def test_a_request_no_wire_can_place_between_sessions_is_named_not_guessed() -> None:
+    from datetime import UTC, datetime
+    from types import SimpleNamespace
+
+    from voice_hitl.human._lifecycle import RequestOpened
+    from voice_hitl.human._pending import PendingInput
+    from voice_hitl.recording import CallRecorder
+
+    calls = [
+        SimpleNamespace(config=SimpleNamespace(room_id="branch-7"), call_ids=set(),
+                        request_ids=set(), ambiguous=None, story=lambda event: None)
+        for _ in range(2)
+    ]
+    request = PendingInput("p1", "AskUserQuestion", {}, room_id="branch-7", tool_call_id="c9")
+    opened = RequestOpened(request, datetime.now(UTC))
+    CallRecorder._opened(opened, calls)  # type: ignore[arg-type]
+    assert all(not call.request_ids for call in calls)
+    assert all("could not be told apart" in call.ambiguous for call in calls)
+    calls[1].call_ids.add("c9")  # the provider's frame names the session
+    for call in calls:
+        call.ambiguous = None
+    CallRecorder._opened(opened, calls)  # type: ignore[arg-type]
+    assert [call.request_ids for call in calls] == [set(), {"p1"}]

@@ -31,7 +31,14 @@ from ._redact import Redaction, redact_record
 from ._summary import summarise
 from ._writer import RecordingWriter
 
-__all__ = ["CallRecording", "StoryRecord", "provider_facts", "voice_hitl_version", "write_json"]
+__all__ = [
+    "CallRecording",
+    "StoryRecord",
+    "provider_facts",
+    "tool_call_ids",
+    "voice_hitl_version",
+    "write_json",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +80,28 @@ def provider_facts(provider: RealtimeProvider) -> dict[str, Any]:
     return facts
 
 
+_CALL_FRAMES = ("function_call_arguments.done", "toolCall")
+
+
+def tool_call_ids(data: str | bytes) -> list[str]:
+    """The tool call ids a provider frame announces (OpenAI's function call arguments done,
+    Gemini's ``toolCall``); only such a frame is parsed, told by its first 256 characters."""
+    head = data[:256]
+    text = head.decode("utf-8", "replace") if isinstance(head, bytes) else head
+    if not any(kind in text for kind in _CALL_FRAMES):
+        return []
+    try:
+        frame = json.loads(data)
+    except ValueError:
+        return []
+    if not isinstance(frame, dict):
+        return []
+    if isinstance(frame.get("call_id"), str):
+        return [frame["call_id"]]
+    calls = (frame.get("toolCall") or {}).get("functionCalls") or []
+    return [c["id"] for c in calls if isinstance(c, dict) and isinstance(c.get("id"), str)]
+
+
 def _tool(tool: AITool) -> dict[str, Any]:
     return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
 
@@ -98,6 +127,10 @@ class CallRecording:
         self.redaction = redaction
         self.records: list[StoryRecord] = []
         self.request_ids: set[str] = set()
+        self.call_ids: set[str] = set()
+        """The tool calls the provider made in this call (told apart from another session's)."""
+        self.ambiguous: str | None = None
+        """Why a request may be missing from this call's stories."""
         self.finished = False
         self._started = time.monotonic()
         self.on_finish: list[Callable[[], None]] = []
@@ -161,6 +194,8 @@ class CallRecording:
         """One provider frame (``in`` from the provider, ``out`` to it)."""
         if not self.finished:
             self.writer.put(("wire", self.now(), direction, conn, data))
+            if direction == "in":
+                self.call_ids.update(tool_call_ids(data))
 
     def audio(self, frame: Any) -> None:
         """One frame of caller audio, as the transport delivered it."""
@@ -218,7 +253,7 @@ class CallRecording:
         }
         if writer.audio_missing is not None:
             manifest["stats"]["caller_audio"] = f"not written: {writer.audio_missing}"
-        incomplete = writer.incomplete or reason
+        incomplete = writer.incomplete or reason or self.ambiguous
         try:
             stories = json.loads(json.dumps(self._stories(), default=str))
             write_json(self.folder / STORIES_FILE, stories)
