@@ -409,3 +409,49 @@ async def record_shared_room(root: Path) -> list[Path]:
                 await voice.end_session(session)
         await recorder.aclose()
     return recorder.folders
+
+
+SECRET = "Quixotic Zebrafish"
+"""What the caller says in ``record_secret``'s call (a free-text answer: the words are the
+answer), to be found nowhere in a redacted recording."""
+
+
+async def record_secret(provider_kind: str, root: Path, **recorder: Any) -> Path:
+    """A call whose caller says :data:`SECRET` to a free-text question, then an operator's
+    question (whose request's context holds the call's transcript so far)."""
+    server: Any = RealtimeTestServer() if provider_kind == "openai" else LiveTestServer(
+        auto_respond=True
+    )
+    openai = provider_kind == "openai"
+    async with server:
+        provider: RealtimeProvider
+        if openai:
+            provider = OpenAIRealtimeProvider(api_key="sk-test", url=server.url, reconnect=FAST)
+        else:
+            reconnect = LiveReconnect(max_attempts=1, initial_delay=0.0, max_delay=0.0)
+            provider = GeminiLiveProvider(api_key="g-test", url=server.url, reconnect=reconnect)
+        recorder_ = CallRecorder(root, **recorder)
+        bank = Bank(provider)
+        async with bank as voice:
+            recorder_.attach(voice)
+            session = await voice.start_session("branch-7", "caller-1", session_id="secret")
+            conn = await server.next_connection()
+            if openai:
+                await conn.expect("session.update")
+            asked_kind = "response.create" if openai else "clientContent"
+            result = conn.expect_function_call_output if openai else conn.expect_tool_response
+            question = {"question": "Which name is on the card?"}
+            call = await conn.function_call("AskUserQuestion", question)
+            await conn.expect(asked_kind, lambda body: "name is on the card" in json.dumps(body))
+            await conn.transcribe_user(SECRET)
+            await result(call)
+            question = {"question": "Operator: is the name on file?", "choices": ["yes", "no"]}
+            call = await conn.function_call("AskUserQuestion", question)
+            asked = conn.expect(asked_kind, lambda body: "on file" in json.dumps(body))
+            await _operator_answers(bank, conn, asked)
+            await result(call)
+            await _reports(bank, 2)
+            await voice.end_session(session)
+        await recorder_.aclose()
+    (folder,) = recorder_.folders
+    return folder

@@ -102,6 +102,10 @@ def tool_call_ids(data: str | bytes) -> list[str]:
     return [c["id"] for c in calls if isinstance(c, dict) and isinstance(c.get("id"), str)]
 
 
+def _as_json(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
+
+
 def _tool(tool: AITool) -> dict[str, Any]:
     return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
 
@@ -217,7 +221,10 @@ class CallRecording:
     # -- the end -----------------------------------------------------------------------------
 
     def _stories(self) -> dict[str, Any]:
-        records = self.records
+        records = [  # as JSON holds them (a request's context may be a read-only mapping)
+            StoryRecord(r.request_id, r.at, r.kind, _as_json(r.data), r.t)
+            for r in self.records
+        ]
         if self.redaction is not None:
             learned = dict(self.writer.learned)
             records = [
