@@ -144,7 +144,7 @@ class CallRecording:
             "version": FORMAT_VERSION,
             "voice_hitl": "",  # read off the event loop, in begin()
             "complete": False,
-            "incomplete": "the call is still being recorded (or its recorder stopped)",
+            "incomplete": "the call was still being recorded (its process stopped first?)",
             "started_at": datetime.now(UTC).isoformat(),
             "provider": provider_facts(provider),
             "session": {
@@ -168,6 +168,7 @@ class CallRecording:
             max_frame_bytes=max_frame_bytes,
             redaction=redaction,
         )
+        self.writer.started = self._started
 
     def _begin(self) -> None:
         self._manifest["voice_hitl"] = voice_hitl_version()

@@ -116,7 +116,7 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from ._folder import load_call
+    from ._folder import incomplete_at, load_call
     from ._format import MANIFEST_FILE, UNSEALED_VERSION, read_manifest, verify_files
     from ._manifest import RecordingError
 
@@ -137,7 +137,7 @@ def _verify(args: argparse.Namespace) -> int:
         except RecordingError as exc:
             problems = [str(exc)]
     if not manifest["complete"]:
-        problems.append(f"incomplete: {manifest.get('incomplete')}")
+        problems.append(incomplete_at(folder, manifest))
     for problem in problems:
         print(f"{folder}: {problem}", file=sys.stderr)
     if not problems:

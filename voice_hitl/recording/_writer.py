@@ -4,6 +4,12 @@ The loop hands frames and caller audio to :meth:`RecordingWriter.put` (a
 ``queue.SimpleQueue`` put: no lock held, no I/O); the thread parses, elides, redacts and
 writes them. A write the disk refuses (full, read-only, gone) or the size bound stops the
 recording, never the call: later items are counted and dropped, and ``incomplete`` says why.
+
+What is written reaches the operating system (so it survives the process being killed)
+whenever the queue runs empty, and at least every :data:`FLUSH_EVERY` seconds while it does
+not: a frame is in ``wire.jsonl`` within :data:`FLUSH_BOUND` of being sent or received unless
+the machine is too loaded to run the thread (``bench/bench_recording.py`` prints the delay's
+p99). The files are not fsynced before the call ends (a power cut can lose the last seconds).
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import json
 import queue
 import threading
+import time
 from pathlib import Path
 from typing import IO, Any
 
@@ -19,7 +26,12 @@ import numpy as np
 from ._format import CALLER_AUDIO, WIRE_FILE
 from ._redact import Redaction, redact_frame
 
-__all__ = ["RecordingWriter"]
+__all__ = ["FLUSH_BOUND", "FLUSH_EVERY", "RecordingWriter"]
+
+FLUSH_EVERY = 0.1
+"""Seconds between flushes while items keep coming (the queue never runs empty)."""
+FLUSH_BOUND = 0.25
+"""The stated bound: a frame reaches the file within this many seconds of its tap."""
 
 _STOP = object()
 _AUDIO_APPENDS = ("input_audio_buffer.append",)
@@ -96,6 +108,10 @@ class RecordingWriter:
         """Why the caller audio is not written (the call's frames still are)."""
         self.learned: dict[str, str] = {}
         """Argument values the redaction changed (see ``_redact``); read after :meth:`stop`."""
+        self.started = time.monotonic()
+        """The monotonic time items' ``t`` counts from (the call's start)."""
+        self.flush_delays: list[float] | None = None
+        """Set to a list to collect, per flush, how long its oldest item waited (bench)."""
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._wire: IO[str] | None = None
@@ -125,23 +141,53 @@ class RecordingWriter:
     # -- the thread --------------------------------------------------------------------------
 
     def _run(self) -> None:
+        oldest: float | None = None  # when the oldest item not yet flushed was queued
         try:
-            while (item := self._queue.get()) is not _STOP:
-                if self.incomplete is not None:
-                    self.dropped += 1
-                    continue
+            while True:
                 try:
-                    if item[0] == "wire":
-                        self._wire_item(*item[1:])
-                    elif item[0] == "mark":
-                        self._mark(item[1], item[2], item[3], "transport")
-                    else:
-                        self._audio_item(item[1], item[2])
-                except OSError as exc:
-                    self.incomplete = f"the disk refused a write ({exc.strerror or exc})"
-                    self.dropped += 1
+                    item = self._queue.get(block=oldest is None, timeout=None)
+                except queue.Empty:  # nothing more for now: what was written goes out
+                    self._flush(oldest)
+                    oldest = None
+                    continue
+                if item is _STOP:
+                    break
+                if oldest is None:
+                    oldest = self.started + item[1]
+                self._item(item)
+                if time.monotonic() - oldest >= FLUSH_EVERY:
+                    self._flush(oldest)
+                    oldest = None
         finally:
             self._close_files()
+
+    def _item(self, item: tuple[Any, ...]) -> None:
+        if self.incomplete is not None:
+            self.dropped += 1
+            return
+        try:
+            if item[0] == "wire":
+                self._wire_item(*item[1:])
+            elif item[0] == "mark":
+                self._mark(item[1], item[2], item[3], "transport")
+            else:
+                self._audio_item(item[1], item[2])
+        except OSError as exc:
+            self.incomplete = f"the disk refused a write ({exc.strerror or exc})"
+            self.dropped += 1
+
+    def _flush(self, oldest: float | None) -> None:
+        """Hand what was written to the operating system (``oldest``: when the oldest item
+        in it was tapped)."""
+        try:
+            if self._wire is not None:
+                self._wire.flush()
+            if self._audio is not None:
+                self._audio.flush()
+        except (OSError, RuntimeError) as exc:
+            self.incomplete = self.incomplete or f"the disk refused a write ({exc})"
+        if self.flush_delays is not None and oldest is not None:
+            self.flush_delays.append(time.monotonic() - oldest)
 
     def _close_files(self) -> None:
         for handle in (self._wire, self._audio):
