@@ -25,14 +25,14 @@ def _canonical(value: Any) -> bytes:
 
 
 def _parts(manifest: dict[str, Any]) -> Iterator[tuple[str, Any]]:
-    """Each field of the manifest, one level inside its objects and lists."""
+    """Each field of the manifest, one level inside its objects and lists of objects."""
     for key, value in manifest.items():
         if key == SEAL_KEY:
             continue
         if isinstance(value, dict) and value:
             for name, item in value.items():
                 yield f"{key}.{name}", item
-        elif isinstance(value, list) and value:
+        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
             for index, item in enumerate(value):
                 yield f"{key}[{index}]", item
         else:
