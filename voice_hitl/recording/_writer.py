@@ -159,15 +159,19 @@ class RecordingWriter:
 
     def _drain(self) -> bool:
         """Write and flush what is queued; False once the stop item was reached."""
+        # A flush is a system call (the thread lets the GIL go): timed from the last flush,
+        # not from the oldest item, or a writer behind would flush at every item and fall
+        # further behind waiting for the GIL each time.
         oldest: float | None = None  # when the oldest item not yet flushed was tapped
+        flushed = time.monotonic()
         try:
             while (item := self._queue.get_nowait()) is not _STOP:
                 if oldest is None:
                     oldest = self.started + item[1]
                 self._item(item)
-                if time.monotonic() - oldest >= FLUSH_EVERY:
+                if time.monotonic() - flushed >= FLUSH_EVERY:
                     self._flush(oldest)
-                    oldest = None
+                    oldest, flushed = None, time.monotonic()
         except queue.Empty:
             self._flush(oldest)
             return True
