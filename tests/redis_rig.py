@@ -160,7 +160,9 @@ def redis_prefix(redis_url: str) -> Iterator[str]:
 
         client = redis.Redis.from_url(redis_url)
         try:
+            # the board's and the journal's keys carry the prefix as a hash tag: {prefix...}
             keys = list(client.scan_iter(match=f"{prefix}*", count=500))
+            keys += list(client.scan_iter(match="{" + prefix + "*", count=500))
             for start in range(0, len(keys), 500):
                 client.delete(*keys[start : start + 500])
         finally:
