@@ -24,7 +24,9 @@ from urllib.parse import unquote, urlsplit
 
 __all__ = [
     "RedisTarget",
+    "aclose_client",
     "async_client",
+    "close_client",
     "async_replicas",
     "is_cluster",
     "keyspace",
@@ -250,3 +252,26 @@ async def async_replicas(client: Any, key: str, wanted: int, timeout: float) -> 
             raise command.result
     reply: Any = commands[1].result
     return int(reply)
+
+
+def _sentinels(client: Any) -> list[Any]:
+    """The clients a Sentinel-made master client keeps to the sentinels (none otherwise)."""
+    manager = getattr(getattr(client, "connection_pool", None), "sentinel_manager", None)
+    return list(getattr(manager, "sentinels", ()))
+
+
+async def aclose_client(client: Any) -> None:
+    """Close an asyncio client made by :func:`async_client`, its sentinel connections too.
+
+    Cancellation: safe.
+    """
+    for sentinel in _sentinels(client):
+        await sentinel.aclose()
+    await client.aclose()
+
+
+def close_client(client: Any) -> None:
+    """Close a client made by :func:`sync_client`, its sentinel connections too."""
+    for sentinel in _sentinels(client):
+        sentinel.close()
+    client.close()

@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from .._redis_target import async_client, async_replicas, keyspace
+from .._redis_target import aclose_client, async_client, async_replicas, keyspace
 from ._model import (
     BoardClaim,
     BoardClaimed,
@@ -522,4 +522,4 @@ class RedisBoard:
         """Close the connection pool it opened (idempotent; a ``client`` passed in belongs to
         its owner). Cancellation: safe."""
         if self._owns_client:
-            await self._redis.aclose()
+            await aclose_client(self._redis)

@@ -32,7 +32,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from .._redis_target import keyspace, sync_client
+from .._redis_target import close_client, keyspace, sync_client
 from ._entry import JournalEntry
 from ._errors import ChainMoved, NotAJournalError
 
@@ -246,4 +246,4 @@ class RedisJournalStore:
     def close(self) -> None:
         """Close the connection (idempotent)."""
         with self._lock:
-            self._client.close()
+            close_client(self._client)
