@@ -16,7 +16,7 @@ from voice_hitl import HumanInputHandler
 from voice_hitl.journal import Journal, JournalEntry, JournalStore, verify_chain
 
 KEY = b"store-suite-key"
-STORES = ["sqlite", "redis"]
+STORES = ["sqlite", "redis", "redis-cluster", "redis-sentinel"]
 
 
 @pytest.fixture(params=STORES)
@@ -36,7 +36,7 @@ def make_store(
             pytest.importorskip("redis", reason="the Redis journal needs the 'redis' extra")
             from voice_hitl.journal import RedisJournalStore
 
-            url = request.getfixturevalue("redis_url")
+            url = request.getfixturevalue(request.param.replace("-", "_") + "_url")
             prefix = request.getfixturevalue("redis_prefix") + "journal"
             store = RedisJournalStore(url, prefix=prefix)
         opened.append(store)
@@ -141,3 +141,29 @@ async def test_contains_finds_exactly_what_is_stored(
         assert not await asyncio.to_thread(store.contains, forged)
     beyond = dataclasses.replace(gap, seq=3)
     assert not await asyncio.to_thread(store.contains, beyond)
+
+
+@pytest.mark.parametrize("topology", ["redis_cluster_url", "redis_sentinel_url"])
+async def test_journal_on_redis_writes_every_entry_on_a_cluster_and_a_sentinel_master(
+    topology: str, request: pytest.FixtureRequest, redis_prefix: str
+) -> None:
+    """``Journal.on_redis`` with a cluster or Sentinel URL writes every entry (none dropped at
+    close) into one chain that verifies."""
+    url = request.getfixturevalue(topology)
+    journal = Journal.on_redis(url, KEY, prefix=redis_prefix + "onredis")
+    handler = HumanInputHandler()
+    journal.attach(handler)
+    ids = await answered(handler, 20)
+    await asyncio.to_thread(journal.close)
+    assert journal.stats.dropped == 0 and journal.stats.failures == 0
+    from voice_hitl.journal import RedisJournalStore
+
+    reader = RedisJournalStore(url, prefix=redis_prefix + "onredis", read_only=True)
+    try:
+        entries = await asyncio.to_thread(reader.read)
+        one = await asyncio.to_thread(reader.read, ids[3])  # through the per-request index
+    finally:
+        reader.close()
+    assert journal.stats.written == len(entries) == 40
+    assert verify_chain(entries, KEY) == []
+    assert [e.kind for e in one] == ["opened", "settled"]
