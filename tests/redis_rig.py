@@ -333,6 +333,16 @@ class SentinelGroup:
         assert port is not None
         return port
 
+    def wait_for_replica(self, master_port: int, timeout: float = 30.0) -> None:
+        """Wait until the master on ``master_port`` has a replica in sync (a killed master
+        restarted is made one by the sentinels)."""
+
+        def synced() -> bool:
+            info = _redis_cli("-p", str(master_port), "info", "replication")
+            return "connected_slaves:1" in info and "state=online" in info
+
+        _until(synced, "no replica came back in sync", timeout)
+
     def stop(self) -> None:
         for server in [*self.sentinels, self.replica, self.master]:
             server.stop()
