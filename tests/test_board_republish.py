@@ -9,6 +9,7 @@ longer than the heartbeat's time to live.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 
 import pytest
 
@@ -21,8 +22,8 @@ OPEN = 640
 
 
 class SlowBoard(MemoryBoard):
-    """Re-publishing takes 0.5 s per request (virtual), run 32 at a time by the bridge: about
-    10 s for all, over three times the worker's heartbeat time to live."""
+    """Re-publishing takes 5 s per batch (virtual), 500 requests a batch: 10 s for all, over
+    three times the worker's heartbeat time to live."""
 
     def __init__(self) -> None:
         super().__init__(clock=lambda: asyncio.get_running_loop().time())
@@ -32,14 +33,16 @@ class SlowBoard(MemoryBoard):
         self.lapsed = asyncio.Event()
         self.republished = asyncio.Event()  # set when a re-publish starts
 
-    async def publish(self, request: BoardRequest, *, revive: bool = False) -> BoardRequest:
+    async def publish_many(
+        self, requests: Sequence[BoardRequest], *, revive: bool = False
+    ) -> list[BoardRequest]:
         if not revive:
-            return await super().publish(request)
+            return await super().publish_many(requests)
         self.republishing += 1
         self.republished.set()
         try:
-            await asyncio.sleep(0.5)
-            return await super().publish(request, revive=True)
+            await asyncio.sleep(5)
+            return await super().publish_many(requests, revive=True)
         finally:
             self.republishing -= 1
 

@@ -72,7 +72,7 @@ __all__ = ["BoardBridge", "default_worker_id", "stop_tasks"]
 
 logger = logging.getLogger("voice_hitl.board")
 
-_RESYNC_BATCH = 32
+_RESYNC_BATCH = 500
 
 _STATUS = {
     "answered": BoardStatus.ANSWERED,
@@ -437,8 +437,9 @@ class BoardBridge:
                 self._deliver(event.request)
 
     async def _resync(self) -> None:
-        """Re-publish the open requests (:data:`_RESYNC_BATCH` at a time: one by one, 500 of
-        them kept a restarted board's answers waiting for seconds), then restore the settled
+        """Re-publish the open requests, :data:`_RESYNC_BATCH` per round trip (one by one,
+        500 of them kept a restarted board's answers waiting for seconds; 100,000 must not
+        starve the heartbeat task: each batch yields to the loop), then restore the settled
         records the board may have lost."""
         pendings = list(self.handler.pending.values())
         for start in range(0, len(pendings), _RESYNC_BATCH):
@@ -446,16 +447,7 @@ class BoardBridge:
                 request_from_pending(pending.to_event(), self.worker_id)
                 for pending in pendings[start : start + _RESYNC_BATCH]
             ]
-            try:
-                async with asyncio.TaskGroup() as group:
-                    published = [
-                        group.create_task(self.board.publish(request, revive=True))
-                        for request in requests
-                    ]
-            except* BoardUnavailableError as lost:
-                raise lost.exceptions[0] from None
-            for task in published:
-                record = task.result()
+            for record in await self.board.publish_many(requests, revive=True):
                 if not record.is_open:
                     self._deliver(record)
                 elif record.claim is not None:

@@ -100,6 +100,12 @@ class MemoryBoard:
         self._emit(BoardOpened(request))
         return request
 
+    async def publish_many(
+        self, requests: Sequence[BoardRequest], *, revive: bool = False
+    ) -> list[BoardRequest]:
+        """See :meth:`RequestBoard.publish_many`. Cancellation: safe."""
+        return [await self.publish(request, revive=revive) for request in requests]
+
     async def settle(
         self,
         request_id: str,

@@ -88,6 +88,19 @@ class RequestBoard(Protocol):
         """
         ...
 
+    async def publish_many(
+        self, requests: Sequence[BoardRequest], *, revive: bool = False
+    ) -> list[BoardRequest]:
+        """:meth:`publish` each of ``requests`` (in one round trip where the backend can);
+        returns the board's records in the same order.
+
+        Raises:
+            BoardUnavailableError: The server cannot be reached.
+
+        Cancellation: some may be on the board; publishing again is safe.
+        """
+        ...
+
     async def settle(
         self,
         request_id: str,

@@ -263,6 +263,24 @@ class RedisBoard:
         )
         return _request(reply[1:])
 
+    async def publish_many(
+        self, requests: Sequence[BoardRequest], *, revive: bool = False
+    ) -> list[BoardRequest]:
+        """See :meth:`RequestBoard.publish_many`: one pipelined round trip.
+
+        Cancellation: some may be on the board; publishing again is safe.
+        """
+        flag = "1" if revive else "0"
+        try:
+            sha = await self._redis.script_load(PUBLISH)  # a restarted server forgot it
+            pipe = self._redis.pipeline(transaction=False)
+            for r in requests:
+                pipe.evalsha(sha, 1, *self._route, self.keys, r.id, r.static_json(), r.worker, flag)
+            replies = await pipe.execute()
+        except _DOWN as exc:
+            raise _unavailable(exc) from exc
+        return [_request(reply[1:]) for reply in replies]
+
     async def settle(
         self,
         request_id: str,
