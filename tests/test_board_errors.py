@@ -160,3 +160,32 @@ async def test_entering_a_bridge_is_bounded_and_names_the_reason() -> None:
     with pytest.raises(BoardUnavailableError, match=r"not on the board within 0\.2s"):
         async with BoardBridge(HumanInputHandler(), board, connect_timeout=0.2):
             pass
+
+
+async def test_without_the_replicas_asked_for_an_answer_is_504_and_never_delivered(
+    redis_prefix: str,
+) -> None:
+    """``min_replicas=1`` on a server with no replica: the worker's take is never confirmed,
+    so the call does not get the answer, and the operator hears 504 ``outcome_unknown``
+    (not 200, not "nothing was delivered")."""
+    server = await asyncio.to_thread(throwaway_redis)
+    options: dict[str, Any] = {"prefix": redis_prefix, "min_replicas": 1, "replica_timeout": 0.05}
+    worker_board = RedisBoard(server.url, **options)
+    service_board = RedisBoard(server.url, **options)
+    app = create_app(service_board, TOKENS, ack_timeout=0.3)
+    handler = HumanInputHandler()
+    try:
+        async with (
+            BoardBridge(handler, worker_board, reconnect_delay=0.02) as bridge,
+            operator_client(app, ANN) as ann,
+        ):
+            pid = await ask_colour(bridge)
+            response = await ann.post(f"/v1/requests/{pid}/answer", json={"answer": "red"})
+            assert response.status_code == 504, response.text
+            assert response.json()["error"]["code"] == "outcome_unknown"
+            assert handler.get(pid) is not None and handler.get(pid).status == "pending"
+            await handler.close()
+    finally:
+        await worker_board.aclose()
+        await service_board.aclose()
+        await asyncio.to_thread(server.stop)
