@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -167,3 +168,39 @@ async def test_journal_on_redis_writes_every_entry_on_a_cluster_and_a_sentinel_m
     assert journal.stats.written == len(entries) == 40
     assert verify_chain(entries, KEY) == []
     assert [e.kind for e in one] == ["opened", "settled"]
+
+
+async def test_a_chain_that_went_back_gets_a_gap_entry(redis_url: str, redis_prefix: str) -> None:
+    """A failover to a replica that had not received the newest entries: the head the writer
+    reads is behind what it wrote. It writes a gap entry naming them, then goes on."""
+    redis = pytest.importorskip("redis", reason="the Redis journal needs the 'redis' extra")
+    from voice_hitl.journal import RedisJournalStore
+
+    prefix = redis_prefix + "wentback"
+    journal = Journal(RedisJournalStore(redis_url, prefix=prefix), KEY, retry_interval=0.01)
+    journal.start()
+    handler = HumanInputHandler()
+    journal.attach(handler)
+    await answered(handler, 3)  # entries 1..6
+    assert await asyncio.to_thread(journal.flush)
+    client = redis.Redis.from_url(redis_url)
+    try:  # what a promoted replica that had entries 1..4 only would hold
+        stream = "{" + prefix + "}:entries"
+        items = client.xrange(stream)
+        client.xdel(stream, items[-1][0], items[-2][0])
+        kept = json.loads(items[-3][1][b"e"])
+        client.set("{" + prefix + "}:head", f"{kept['seq']}:{kept['digest']}")
+    finally:
+        client.close()
+    later = await answered(handler, 1)
+    await asyncio.to_thread(journal.close)
+    reader = RedisJournalStore(redis_url, prefix=prefix, read_only=True)
+    try:
+        entries = await asyncio.to_thread(reader.read)
+    finally:
+        reader.close()
+    assert verify_chain(entries, KEY) == []
+    assert [e.kind for e in entries[4:]] == ["gap", "opened", "settled"]
+    assert entries[4].data["missing"] == "5..6" and "went back" in entries[4].data["reason"]
+    assert {e.request_id for e in entries[5:]} == set(later)
+    assert journal.stats.gaps == 1
