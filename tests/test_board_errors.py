@@ -20,6 +20,7 @@ from service_rig import ANN, TOKENS, ask_colour, operator_client
 from voice_hitl import HumanInputHandler
 from voice_hitl.board import (
     BoardBridge,
+    BoardOutcomeUnknownError,
     BoardStatus,
     BoardUnavailableError,
     MemoryBoard,
@@ -189,3 +190,21 @@ async def test_without_the_replicas_asked_for_an_answer_is_504_and_never_deliver
         await worker_board.aclose()
         await service_board.aclose()
         await asyncio.to_thread(server.stop)
+
+
+async def test_confirm_waits_for_the_replicas_on_a_cluster_and_a_sentinel_master(
+    redis_cluster_url: str, redis_sentinel_url: str, redis_prefix: str
+) -> None:
+    """``WAIT`` runs on the connection of the board's slot master: the Sentinel group's master
+    has its replica (confirmed), the test cluster's masters have none (504's error)."""
+    sentinel = RedisBoard(redis_sentinel_url, prefix=redis_prefix, min_replicas=1)
+    cluster = RedisBoard(
+        redis_cluster_url, prefix=redis_prefix, min_replicas=1, replica_timeout=0.05
+    )
+    try:
+        await sentinel.confirm()
+        with pytest.raises(BoardOutcomeUnknownError, match="only 0 of 1 replicas"):
+            await cluster.confirm()
+    finally:
+        await sentinel.aclose()
+        await cluster.aclose()
