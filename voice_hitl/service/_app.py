@@ -21,7 +21,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from .._checks import positive_seconds
-from ..board import BoardUnavailableError, RequestBoard
+from ..board import BoardOutcomeUnknownError, BoardUnavailableError, RequestBoard
 from ..board._tasks import stop_tasks
 from ..journal import Journal
 from ._auth import Operators
@@ -65,9 +65,12 @@ def _guarded(handler: Handler) -> Handler:
             return await handler(request)
         except DeskError as error:
             return _refusal(error)
+        except BoardOutcomeUnknownError as exc:
+            body = {"status": 504, "code": "outcome_unknown", "message": str(exc)}
+            return JSONResponse({"error": body}, 504, headers={"Retry-After": "1"})
         except BoardUnavailableError as exc:
             body = {"status": 503, "code": "board_unavailable", "message": str(exc)}
-            return JSONResponse({"error": body}, 503)
+            return JSONResponse({"error": body}, 503, headers={"Retry-After": "1"})
 
     return guarded
 

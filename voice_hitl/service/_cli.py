@@ -271,9 +271,17 @@ def add_operator_commands(subparsers: Any) -> None:
     serve.add_argument(
         "--redis",
         default=None,
-        help="the board's Redis (default: $VOICE_HITL_REDIS_URL or redis://127.0.0.1:6379/0)",
+        help="the board's Redis (default: $VOICE_HITL_REDIS_URL or redis://127.0.0.1:6379/0);"
+        " also redis+cluster://h:p[,h:p] and redis+sentinel://h:p[,h:p]/service[/db]",
     )
     serve.add_argument("--prefix", default="voice-hitl:", help="the board's Redis key prefix")
+    serve.add_argument(
+        "--min-replicas",
+        type=int,
+        default=0,
+        help="replicas that must hold an answer before it is reported taken (Redis WAIT;"
+        " default 0: a single server)",
+    )
     serve.add_argument("--operators", default=None, help="operators JSON file (tokens, scopes)")
     serve.add_argument(
         "--heartbeat",

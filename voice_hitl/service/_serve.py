@@ -90,12 +90,12 @@ def serve_forever(args: Any) -> int:
         print(f"voice-hitl: {exc}", file=sys.stderr)
         return 2
     url = args.redis or os.environ.get("VOICE_HITL_REDIS_URL") or "redis://127.0.0.1:6379/0"
-    from redis.asyncio.connection import parse_url
+    from .._redis_target import parse_target
 
     try:
-        parse_url(url)
+        parse_target(url)
     except ValueError as exc:
-        print(f"voice-hitl: {url!r} is not a Redis URL ({exc})", file=sys.stderr)
+        print(f"voice-hitl: {exc}", file=sys.stderr)
         return 2
 
     async def check() -> None:
@@ -122,7 +122,8 @@ def serve_forever(args: Any) -> int:
         return 2
     # One connection per operator call in flight, up to 256: a smaller pool makes calls wait
     # for a connection on a busy machine, and past the timeout they fail with 503.
-    board = RedisBoard(url, prefix=args.prefix, max_connections=256)
+    min_replicas = getattr(args, "min_replicas", 0)
+    board = RedisBoard(url, prefix=args.prefix, max_connections=256, min_replicas=min_replicas)
     app = create_app(
         board,
         operators,
