@@ -18,15 +18,18 @@ from conference_rig import KEY, ToneWords, conference_tools
 
 from conference import (
     ConferenceChannel,
+    ConferenceEvent,
     ConferenceRealtimeConfig,
     InMemoryConferenceBackend,
     PerSpeakerHearing,
 )
+from conference.janus import JanusConferenceBackend, LocalJanus, RtpParticipant
 from providers.mock import MockRealtimeProvider
 from voice_hitl import Heard, VoiceKit
 from voice_hitl.speech.asr import Recognizer
 
 RATE = 16_000
+ROOM = 4848
 PEOPLE = ("Alice", "Bob", "Carol")
 
 
@@ -114,9 +117,59 @@ async def memory_room(
 
 
 @asynccontextmanager
-async def room(kind: str, names: Sequence[str] = PEOPLE, **options: object) -> AsyncIterator[Room]:
+async def janus_room(
+    server: LocalJanus,
+    names: Sequence[str] = PEOPLE,
+    recognizer: Recognizer | None = None,
+    keypad: bool = False,
+) -> AsyncIterator[Room]:
+    """A Janus AudioBridge room; every person is a seated plain-RTP participant (whose lines
+    carry keypad tones whatever ``keypad`` says: G.711 does)."""
+    backend = JanusConferenceBackend(
+        server.url, ROOM, secret=server.room_secret, seats=len(names), sample_rate=RATE
+    )
+    joined: asyncio.Queue[ConferenceEvent] = asyncio.Queue()
+    backend.add_listener(joined.put_nowait)
+    await backend.start()
+    people: dict[str, RtpParticipant] = {}
+    try:
+        for name in names:
+            person = RtpParticipant(server.url, ROOM, name, backend.reserve_seat(name))
+            people[name] = await person.join()
+        while len(backend.participants) < len(names):
+            await asyncio.wait_for(joined.get(), 10)
+        kit, conf, _ = channel(backend, recognizer)
+        await conf.plug_realtime()
+
+        async def play(timelines: dict[str, np.ndarray]) -> None:
+            await asyncio.gather(*(people[n].say(a, RATE) for n, a in timelines.items()))
+
+        ids = {n: p.participant_id or "" for n, p in people.items()}
+        r = Room(conf, ids, play)
+        conf.add_speech_listener(
+            lambda h: r.heard.put_nowait(h) if h.kind != "speech_started" else None
+        )
+        try:
+            yield r
+        finally:
+            await conf.close()
+            await kit.aclose()
+    finally:
+        for person in people.values():
+            await person.leave()
+        await backend.aclose()
+
+
+@asynccontextmanager
+async def room(
+    kind: str, names: Sequence[str] = PEOPLE, server: LocalJanus | None = None, **options: object
+) -> AsyncIterator[Room]:
+    """The room of ``kind`` ("memory" or "janus", which needs ``server``)."""
     if kind == "memory":
         async with memory_room(names, **options) as r:  # type: ignore[arg-type]
             yield r
+    elif kind == "janus" and server is not None:
+        async with janus_room(server, names, **options) as r:  # type: ignore[arg-type]
+            yield r
     else:
-        raise ValueError(kind)
+        raise ValueError(f"no room of kind {kind!r} (janus needs server=)")

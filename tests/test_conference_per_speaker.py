@@ -9,12 +9,23 @@ from typing import ClassVar
 import numpy as np
 import pytest
 from conference_rig import ToneWords, tone_word
+from janus_rig import janus  # noqa: F401
 from speaker_rooms import RATE, room
 
 from conference import ConferenceChannel, InMemoryConferenceBackend, PerSpeakerHearing
+from conference.janus import JanusConferenceBackend, LocalJanus
 from voice_hitl.speech.dtmf import generate_dtmf
 
-BACKENDS = ["memory"]
+BACKENDS = ["memory", "janus"]
+
+
+@pytest.fixture
+def server(request: pytest.FixtureRequest, backend: str) -> LocalJanus | None:
+    """The Janus of a ``janus`` case (started by janus_rig), None for ``memory``."""
+    if backend != "janus":
+        return None
+    janus_server: LocalJanus = request.getfixturevalue("janus")
+    return janus_server
 
 
 def hiss(seconds: float, dbov: float = -45.0, seed: int = 7) -> np.ndarray:
@@ -34,9 +45,9 @@ def door_click(seconds: float = 0.2, seed: int = 3) -> np.ndarray:
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("gap", [0.0, 0.2, 0.5, 1.0])
 async def test_the_second_approver_counts_however_soon_they_answer(
-    backend: str, gap: float
+    backend: str, server: LocalJanus | None, gap: float
 ) -> None:
-    async with room(backend) as r:
+    async with room(backend, server=server) as r:
         approval = r.conf.open_approval("ship it", approvers=["Alice", "Bob"], quorum=2)
         confirm = tone_word("confirm")
         await r.play([("Alice", 0.0, confirm), ("Bob", gap, confirm)])
@@ -51,8 +62,10 @@ async def test_the_second_approver_counts_however_soon_they_answer(
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-async def test_three_overlapping_speakers_are_three_utterances(backend: str) -> None:
-    async with room(backend) as r:
+async def test_three_overlapping_speakers_are_three_utterances(
+    backend: str, server: LocalJanus | None
+) -> None:
+    async with room(backend, server=server) as r:
         parts = [
             ("Alice", 0.0, tone_word("hello there", 1.0)),
             ("Bob", 0.6, tone_word("no", 1.0)),
@@ -69,8 +82,10 @@ async def test_three_overlapping_speakers_are_three_utterances(backend: str) -> 
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-async def test_noise_on_a_bystanders_line_touches_only_that_line(backend: str) -> None:
-    async with room(backend) as r:
+async def test_noise_on_a_bystanders_line_touches_only_that_line(
+    backend: str, server: LocalJanus | None
+) -> None:
+    async with room(backend, server=server) as r:
         approval = r.conf.open_approval("ship it", approvers=["Alice", "Bob"], quorum=2)
         confirm = tone_word("confirm")
         carol = np.concatenate([hiss(0.5), door_click(), hiss(1.0), door_click(), hiss(2.0)])
@@ -100,8 +115,11 @@ async def test_recognition_is_bounded_and_each_speaker_keeps_their_order() -> No
         assert mine == ["hello there", "no"]
 
 
-async def test_an_in_band_key_is_a_key_not_an_empty_utterance() -> None:
-    async with room("memory", ("Alice", "Bob"), keypad=True) as r:
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_an_in_band_key_is_a_key_not_an_empty_utterance(
+    backend: str, server: LocalJanus | None
+) -> None:
+    async with room(backend, ("Alice", "Bob"), server=server, keypad=True) as r:
         tones = generate_dtmf("1", RATE, tone_ms=400)
         await r.play([("Alice", 0.0, tones), ("Bob", 0.0, tone_word("no"))])
         heard = await r.speech(2)
@@ -109,7 +127,7 @@ async def test_an_in_band_key_is_a_key_not_an_empty_utterance() -> None:
         assert ears is not None
         await ears.drain()
     by_kind = {(h.kind, h.speaker_id, h.text) for h in heard}
-    assert by_kind == {("dtmf", "alice", "1"), ("speech", "bob", "no")}
+    assert by_kind == {("dtmf", r.pid("Alice"), "1"), ("speech", r.pid("Bob"), "no")}
     assert ears.skipped >= 1  # the key's tones were not sent to the recogniser
 
 
@@ -129,3 +147,40 @@ def test_hearing_needs_a_backend_with_per_speaker_audio() -> None:
         PerSpeakerHearing(ToneWords(), concurrency=0)
     with pytest.raises(ValueError, match="sample_rate must be at least 8000"):
         InMemoryConferenceBackend().open_speakers(4000)
+
+
+async def test_rtp_from_anyone_but_the_latched_source_is_counted_and_dropped(
+    janus: LocalJanus,  # noqa: F811
+) -> None:
+    from conference.janus import RtpSender
+    from conference.janus._media import open_udp
+
+    async with room("janus", ("Alice", "Bob"), server=janus) as r:
+        backend = r.conf.backend
+        assert isinstance(backend, JanusConferenceBackend)
+        bob_seat = next(s.seat for s in backend._relays.values() if s.seat.display_name == "Bob")
+        approval = r.conf.open_approval("ship it", approvers=["Alice", "Bob"], quorum=2)
+        # A spoofer sends Bob's "confirm" to Bob's seat and to the bot's own mix port, from
+        # its own socket, with Bob's SSRC and with its own: none of it is anyone's audio.
+        spoofer = await open_udp(lambda data, source: None)
+        forged = RtpSender(ssrc=0x5EED)
+        confirm = tone_word("confirm", rate=8_000)
+        foreign_before = backend.media.stats.foreign
+        try:
+            for start in range(0, len(confirm) - 160, 160):
+                packet = forged.packet(confirm[start : start + 160], voice=True)
+                spoofer.sendto(packet, (bob_seat.host, bob_seat.port))
+                spoofer.sendto(packet, ("127.0.0.1", backend.media.local_port))
+        finally:
+            spoofer.close()
+        await r.play([("Alice", 0.0, tone_word("confirm"))])
+        (heard,) = await r.speech(1)
+        assert heard.speaker_id == r.pid("Alice")
+        ears = r.conf.ears
+        assert ears is not None
+        await ears.drain()
+        assert r.heard.empty() and [a.participant.display_name for a in approval.approvals] == [
+            "Alice"
+        ]
+        dropped = backend.media.stats.foreign - foreign_before
+        assert dropped >= 2 * (len(confirm) // 160 - 1) * 9 // 10  # UDP on loopback: ~all
