@@ -122,7 +122,7 @@ async def main(args: argparse.Namespace) -> None:
 
             await handler.close()
     # The answers on a service without webhooks (with them, the fan-out of every event to
-    # every subscriber shares the service's loop; see the README's figures).
+    # every subscriber shares the service's loop; see bench/README.md's figures).
     await answers(args)
 
 

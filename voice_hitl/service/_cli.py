@@ -332,7 +332,10 @@ def add_operator_commands(subparsers: Any) -> None:
         "--webhooks",
         default=None,
         metavar="FILE",
-        help='POST request events to the receivers in FILE ({"webhooks": [...]}, see README)',
+        help=(
+            "POST request events to the receivers in FILE "
+            '({"webhooks": [...]}, see docs/guides/webhooks.md)'
+        ),
     )
     serve.add_argument(
         "--public-url",
