@@ -12,6 +12,7 @@ The desk reports an answer or a rejection taken only when the owning worker's ha
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -24,6 +25,7 @@ from ._taken import MAX_KEY, Acknowledgements, claim_and_wait, claim_token
 __all__ = [
     "MAX_REASON",
     "BoardRebuildingError",
+    "BeingAnsweredError",
     "BoardStateLostError",
     "DeskError",
     "ForbiddenError",
@@ -111,6 +113,36 @@ class SettledError(DeskError):
     status, code = 409, "already_settled"
 
 
+class BeingAnsweredError(DeskError):
+    """Another operator's answer or rejection is waiting for the call to take it (their claim
+    holds the request). The body's ``claim`` says who, how (``answered`` / ``rejected``) and
+    ``until`` when the claim holds; ``retry_after`` is the seconds until then. If the call does
+    not take it by then the request is open again; if it does, a retry gets
+    :class:`SettledError`."""
+
+    status, code = 409, "being_answered"
+
+    def __init__(self, message: str, request: BoardRequest) -> None:
+        claim = request.claim
+        left = 0.0 if claim is None else claim.until - time.time()
+        super().__init__(message, request, retry_after=max(1, math.ceil(left)))
+
+    def to_wire(self) -> dict[str, Any]:
+        """As :meth:`DeskError.to_wire`, plus ``claim``: ``{"by", "via", "status", "until"}``."""
+        from ..board._model import iso
+
+        body = super().to_wire()
+        claim = self.request.claim if self.request is not None else None
+        if claim is not None:
+            body["claim"] = {
+                "by": claim.by,
+                "via": claim.via,
+                "status": str(claim.status),
+                "until": iso(claim.until),
+            }
+        return body
+
+
 class NotTakenError(DeskError):
     """The owning worker did not take the answer in time (busy, or just killed); nothing was
     delivered and the request is open again (the claim lapsed for good)."""
@@ -149,6 +181,20 @@ def _settled_message(request: BoardRequest) -> str:
 
     who = f" by {request.settled_by}" if request.settled_by else ""
     return f"request {request.id} was already {request.status}{who} at {iso(request.settled_at)}"
+
+
+def _claimed_message(request: BoardRequest) -> str:
+    from ..board._model import iso
+
+    claim = request.claim
+    if claim is None:
+        return f"request {request.id} is being answered by another operator"
+    who = claim.by or "another operator"
+    how = "rejected" if claim.status is BoardStatus.REJECTED else "answered"
+    return (
+        f"request {request.id} is being {how} by {who}: the call has until {iso(claim.until)} "
+        "to take it; if it does not, the request is open again"
+    )
 
 
 def _ended_message(request: BoardRequest) -> str:
@@ -320,6 +366,7 @@ class OperatorDesk:
             NotFoundError: As :meth:`get`.
             SettledError: Somebody settled it first, the call ended first, or its worker is
                 gone (the message says which).
+            BeingAnsweredError: Another operator's answer is waiting for the call to take it.
             NotTakenError: The worker did not take it within :attr:`ack_timeout`.
             NotRecordedError: A ``sync`` journal could not store it first; it was not sent.
             OutcomeUnknownError: Taken or not could not be learnt in time.
@@ -415,9 +462,7 @@ class OperatorDesk:
                 raise NotFoundError(f"no request {request.id!r} (it left the board)")
             raise error
         if taken.outcome == "busy" and found is not None:
-            waiting = found.claim.by if found.claim is not None else None
-            who = f" by {waiting}" if waiting else ""
-            raise SettledError(f"request {request.id} is being answered{who}", found)
+            raise BeingAnsweredError(_claimed_message(found), found)
         if taken.outcome in ("settled", "gone") and found is not None:
             raise SettledError(_ended_message(found), found)
         if taken.outcome == "not_taken":

@@ -69,8 +69,26 @@ _ERROR = {
                 "code": {"type": "string"},
                 "message": {"type": "string"},
                 "settled": {"$ref": "#/components/schemas/Settlement"},
+                "claim": {"$ref": "#/components/schemas/Claim"},
+                "retry_after": {"type": "integer"},
             },
         }
+    },
+}
+
+_CLAIM = {
+    "type": "object",
+    "description": "being_answered: another operator's answer waiting for the call to take it.",
+    "required": ["by", "via", "status", "until"],
+    "properties": {
+        "by": _NULLABLE_STRING,
+        "via": _NULLABLE_STRING,
+        "status": {"type": "string", "enum": ["answered", "rejected"]},
+        "until": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When the claim lapses unless the call took it (then open again).",
+        },
     },
 }
 
@@ -105,7 +123,12 @@ _SETTLE = {
     **_AUTH_ERRORS,
     "400": _error("The body is not JSON, nested too deep, or holds a lone surrogate."),
     "404": _error("Unknown request id, or outside your rooms and channels."),
-    "409": _error("Already answered, rejected, timed out, withdrawn or abandoned."),
+    "409": _error(
+        "already_settled (with settled): already answered, rejected, timed out, withdrawn or "
+        "abandoned; or being_answered (with claim and Retry-After): another operator's answer "
+        "is waiting for the call to take it, and the request is open again if it is not taken "
+        "by claim.until."
+    ),
     "410": _error(
         "board_state_lost: the board's Redis lost its state (restarted without persistence) "
         "and no worker put this id back; an earlier answer's outcome is unknown here."
@@ -170,7 +193,12 @@ def openapi_document() -> dict[str, Any]:
         },
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
-            "schemas": {"Request": _REQUEST, "Settlement": _SETTLEMENT, "Error": _ERROR},
+            "schemas": {
+                "Request": _REQUEST,
+                "Settlement": _SETTLEMENT,
+                "Claim": _CLAIM,
+                "Error": _ERROR,
+            },
         },
         "security": [{"bearer": []}],
         "paths": {
