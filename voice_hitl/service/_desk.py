@@ -248,6 +248,10 @@ class OperatorDesk:
         every live worker has noticed and re-published."""
         self.acks = Acknowledgements()
         """Wakes waiting answers on board events (the app feeds it from its hub)."""
+        from ._drain import AnswerGate  # here: _drain's refusal is a DeskError of this module
+
+        self.gate = AnswerGate()
+        """Every answer and rejection passes it; closed when the service stops (a restart)."""
 
     def authenticate(self, authorization: str | None) -> Operator:
         """The operator of an ``Authorization: Bearer <token>`` header value (or a bare token).
@@ -371,9 +375,16 @@ class OperatorDesk:
             NotRecordedError: A ``sync`` journal could not store it first; it was not sent.
             OutcomeUnknownError: Taken or not could not be learnt in time.
             InvalidError: ``value`` does not fit the request's spec, or a bad key.
+            ShuttingDownError: The service is stopping; nothing was tried (503, Retry-After).
 
         Cancellation: the answer may or may not have been taken; :meth:`get` tells.
         """
+        with self.gate.admit():
+            return await self._answer(operator, request_id, value, via, idempotency_key)
+
+    async def _answer(
+        self, operator: Operator, request_id: str, value: Any, via: str, idempotency_key: str | None
+    ) -> BoardRequest:
         key = _check_key(idempotency_key)
         request = await self._retry_or_open(operator, request_id, key)
         if not request.is_open:
@@ -398,9 +409,21 @@ class OperatorDesk:
         Raises:
             NotFoundError, SettledError, NotTakenError, OutcomeUnknownError: As :meth:`answer`.
             InvalidError: ``reason`` is not a non-empty string of at most 2,000 characters.
+            ShuttingDownError: As :meth:`answer`.
 
         Cancellation: as :meth:`answer`.
         """
+        with self.gate.admit():
+            return await self._reject(operator, request_id, reason, via, idempotency_key)
+
+    async def _reject(
+        self,
+        operator: Operator,
+        request_id: str,
+        reason: Any,
+        via: str,
+        idempotency_key: str | None,
+    ) -> BoardRequest:
         if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
             raise InvalidError(
                 f"'reason' must be a non-empty string of at most {MAX_REASON} characters"
@@ -409,9 +432,7 @@ class OperatorDesk:
         request = await self._retry_or_open(operator, request_id, key)
         if not request.is_open:
             return request
-        return await self._settle(
-            request, BoardStatus.REJECTED, reason.strip(), operator, via, key
-        )
+        return await self._settle(request, BoardStatus.REJECTED, reason.strip(), operator, via, key)
 
     async def _retry_or_open(
         self, operator: Operator, request_id: str, key: str | None
@@ -486,7 +507,5 @@ def _check_key(key: str | None) -> str | None:
     if key is None:
         return None
     if not 0 < len(key) <= MAX_KEY or not key.isascii() or not key.isprintable():
-        raise InvalidError(
-            f"the Idempotency-Key must be 1 to {MAX_KEY} printable ASCII characters"
-        )
+        raise InvalidError(f"the Idempotency-Key must be 1 to {MAX_KEY} printable ASCII characters")
     return key

@@ -76,6 +76,15 @@ _ERROR = {
     },
 }
 
+_HEALTH = {
+    "type": "object",
+    "required": ["status", "answers_in_flight"],
+    "properties": {
+        "status": {"type": "string", "enum": ["ok", "draining"]},
+        "answers_in_flight": {"type": "integer", "minimum": 0},
+    },
+}
+
 _CLAIM = {
     "type": "object",
     "description": "being_answered: another operator's answer waiting for the call to take it.",
@@ -136,6 +145,7 @@ _SETTLE = {
     "413": _error("The body is over 64 KiB."),
     "422": _error("The body does not fit (e.g. an answer the request's spec does not accept)."),
     "503": _error(
+        "shutting_down (with Retry-After): the service is stopping, nothing was tried. "
         "Not taken: the board is unreachable, or the call's worker did not take the answer in "
         "time (nothing was delivered); or board_rebuilding (with Retry-After): the board's "
         "Redis lost its state a moment ago and the workers are putting their requests back."
@@ -202,6 +212,17 @@ def openapi_document() -> dict[str, Any]:
         },
         "security": [{"bearer": []}],
         "paths": {
+            "/v1/health": {
+                "get": {
+                    "operationId": "health",
+                    "summary": "ok, or draining while the service stops (a rolling restart).",
+                    "security": [],
+                    "responses": {
+                        "200": _ok(_HEALTH, "Taking answers."),
+                        "503": _ok(_HEALTH, "Draining: answers are refused (shutting_down)."),
+                    },
+                }
+            },
             "/v1/me": {
                 "get": {
                     "operationId": "me",
