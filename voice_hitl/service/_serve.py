@@ -50,7 +50,8 @@ async def running_service(
         ServiceStartError: It cannot listen on ``host:port`` (e.g. the port is taken).
         RuntimeError: The server did not start for another reason.
 
-    Cancellation: safe; the server is asked to stop and awaited (cancelled after 5 s).
+    Cancellation: safe; answers in flight end first (:func:`drain`), then the server is asked
+    to stop and awaited (cancelled after 10 s).
     """
     config = uvicorn.Config(
         app,
@@ -88,7 +89,7 @@ async def running_service(
         await drain(app, _drain_bound(app))
         server.should_exit = True
         with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait_for(asyncio.shield(task), timeout=5)
+            await asyncio.wait_for(asyncio.shield(task), timeout=_GRACE + 5)
         if not task.done():
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
