@@ -55,6 +55,7 @@ from .._edge import scrub
 from ..human._human_input import HumanInputHandler
 from ..human._lifecycle import RequestEvent, RequestNoted, RequestOpened, RequestSettled
 from ._model import (
+    BoardClaim,
     BoardClaimed,
     BoardEvent,
     BoardRequest,
@@ -159,6 +160,9 @@ class BoardBridge:
         self._down_logged = False
         self._last_error = ""
         self._syncing = False  # subscribed and re-publishing: the heartbeat keeps beating
+        self._taking = True
+        self._takes_done = asyncio.Event()
+        self._takes_done.set()
         self.delivered = 0
         """Answers and rejections from the board this bridge delivered to the handler."""
         self.conflicts = 0
@@ -244,6 +248,19 @@ class BoardBridge:
                         await self._queue.join()
         finally:
             await stop_tasks(self._tasks)
+
+    async def stop_taking(self) -> None:
+        """Take no more operator answers, and wait for the one being taken to be handed to the
+        handler and acknowledged on the board (a worker's first step on SIGTERM).
+
+        A claim that arrives afterwards is left to lapse: its operator is told it was not
+        taken (nothing was delivered). Then withdraw the calls (``handler.close()``) and close
+        the bridge, whose drain sends the withdrawals. Idempotent.
+
+        Cancellation: safe; no more answers are taken either way.
+        """
+        self._taking = False
+        await self._takes_done.wait()
 
     @property
     def connected(self) -> bool:
@@ -402,11 +419,18 @@ class BoardBridge:
     async def _take(self, request: BoardRequest) -> None:
         """Take an operator's claim, hand it to the handler, acknowledge it (module docstring)."""
         claim = request.claim
-        if claim is None or request.worker != self.worker_id:
+        if claim is None or request.worker != self.worker_id or not self._taking:
             return
         pending = self.handler.get(request.id)
         if pending is None or pending.status != "pending":
             return  # the handler's own settle is on its way to the board
+        self._takes_done.clear()  # stop_taking() waits for this take to be acknowledged
+        try:
+            await self._take_claim(request, claim)
+        finally:
+            self._takes_done.set()
+
+    async def _take_claim(self, request: BoardRequest, claim: BoardClaim) -> None:
         if not await self.board.take(request.id, claim.token, self.worker_id):
             return  # the window closed (the operator was told), or another step won
         self._delivering.add(request.id)

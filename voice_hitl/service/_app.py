@@ -197,6 +197,14 @@ def create_app(
     async def openapi(request: Request) -> Response:
         return JSONResponse(openapi_document())
 
+    async def health(request: Request) -> Response:
+        # No token: a load balancer asks. Draining: stopping, send answers elsewhere.
+        body = {"status": "ok", "answers_in_flight": desk.gate.in_flight}
+        if desk.gate.closed:
+            body["status"] = "draining"
+            return JSONResponse(body, 503, headers={"Retry-After": "1"})
+        return JSONResponse(body)
+
     async def console(request: Request) -> Response:
         return FileResponse(str(STATIC / "index.html"), media_type="text/html")
 
@@ -238,6 +246,7 @@ def create_app(
     routes = [
         Route("/", console),
         Route("/v1/openapi.json", openapi),
+        Route("/v1/health", health),
         Route("/v1/me", _guarded(me)),
         Route("/v1/requests", _guarded(list_requests)),
         Route("/v1/requests/{id}", _guarded(get_request)),
