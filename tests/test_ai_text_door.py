@@ -431,3 +431,34 @@ async def test_a_turn_cut_while_the_approval_waits_tells_the_handler() -> None:
         (report,) = await reports.until(1)
     assert runtime.cancelled == ["Deploy"]
     assert (report.tool_name, report.outcome) == ("Deploy", "cancelled")
+
+
+async def test_hook_order_and_a_turn_without_an_author() -> None:
+    kit = VoiceKit()
+    human = HumanInputToolHandler({"AskUserQuestion"}, tool_definitions=[ASK])
+    order: list[tuple[str, Any]] = []
+
+    @kit.hook(HookTrigger.BEFORE_TOOL_USE)
+    async def before(event: ToolUseEvent, ctx: HookContext) -> None:
+        order.append(("before_tool_use", event.actor_id))
+
+    @kit.hook(HookTrigger.ON_USER_INPUT_REQUIRED)
+    async def asked(event: PendingInputEvent, ctx: HookContext) -> None:
+        order.append(("on_user_input_required", event.actor_id))
+        human.handler.resolve(event.pending_id, "fine")
+
+    @kit.hook(HookTrigger.ON_TOOL_CALL)
+    async def done(event: ToolCallReport, ctx: HookContext) -> None:
+        order.append(("on_tool_call", event.actor_id))
+
+    ask = tool_call("AskUserQuestion", {"question": "?"})
+    provider = MockAIProvider([AIResponse(tool_calls=[ask]), AIResponse(text="ok")])
+    ai = AIChannel("agent", provider=provider, human_input_handler=human)
+    kit.register_channel(ai)
+    async with kit:
+        assert await ai.respond("a scheduled run, nobody wrote it") == "ok"
+    assert order == [
+        ("before_tool_use", None),
+        ("on_user_input_required", None),
+        ("on_tool_call", None),
+    ]

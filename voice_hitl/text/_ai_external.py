@@ -124,7 +124,9 @@ class ExternalToolHandler:
 
     Give it to an ``AIChannel`` as ``tool_handler=``: a pending call to a tool the channel
     does not serve comes here; the channel's own tools (its ``tools=`` and human-input tools)
-    stay served through its gate.
+    stay served through its gate. A call approved here still needs the person's yes its
+    approval rules ask for (``kit.require_approval``) before the runtime is told to run it;
+    :class:`~voice_hitl.PolicyExternalToolHandler` also applies the ``BEFORE_TOOL_USE`` hooks.
     """
 
     async def process_tool_call(
