@@ -351,3 +351,16 @@ def test_redaction_leaves_the_callers_words_nowhere(kind: str, tmp_path: Path) -
     assert main(["recording", "redact", str(plain), str(out), "--transcripts"]) == 0
     assert _where_said(out, SECRET) == []
     assert main(["recording", "verify", str(out)]) == 0
+
+
+def test_redaction_leaves_base64_audio_whole() -> None:
+    from voice_hitl.recording._redact import redact_frame
+
+    redaction = Redaction(transcript=lambda text: "[said]")
+    learned = {"AAAA": "[said]"}  # a short word said earlier, as base64 audio can spell it
+    audio = {"type": "response.output_audio.delta", "delta": "AAAA" * 100}
+    assert redact_frame(audio, redaction, learned) == audio
+    spoken = {"type": "response.create", "response": {"instructions": "You said AAAA."}}
+    assert redact_frame(spoken, redaction, learned)["response"]["instructions"] == (
+        "You said [said]."
+    )
