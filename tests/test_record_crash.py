@@ -93,6 +93,8 @@ def test_a_killed_recorder_leaves_a_recording_incomplete_at_its_last_frame(
     err = capsys.readouterr().err
     assert f"incomplete at frame {frames} of wire.jsonl (t=" in err
     assert "the call was still being recorded (its process stopped first?)" in err
+    assert main(["recording", "show", str(folder)]) == 0
+    assert f"NOT COMPLETE: incomplete at frame {frames} of wire.jsonl" in capsys.readouterr().out
     with pytest.raises(RecordingError, match=f"incomplete at frame {frames} of wire.jsonl"):
         asyncio.run(replay(folder, agent=Bank))
     last = json.loads((folder / "wire.jsonl").read_text().splitlines()[-1])

@@ -333,21 +333,39 @@ def test_the_search_finds_words_in_base64_and_compressed_json(tmp_path: Path) ->
     assert found and all(where.startswith("x.jsonl line 1 (base64) (gzip)") for where in found)
 
 
+def _second_context(folder: Path) -> Any:
+    """The context of the call's second request (the transcript of the call so far)."""
+    records = json.loads((folder / "stories.json").read_text())["records"]
+    return [r["data"]["context"] for r in records if r["kind"] == "opened"][1]
+
+
 @pytest.mark.parametrize("kind", ["openai", "gemini"])
 def test_redaction_leaves_the_callers_words_nowhere(kind: str, tmp_path: Path) -> None:
     """At record time (the ``transcript`` hook) and afterwards (``redact --transcripts``),
     the secret the caller said is in no byte of the folder, decoded."""
     plain = asyncio.run(record_secret(kind, tmp_path / "plain"))
     assert len(_where_said(plain, SECRET)) > 10  # stories (context too), wire, both ways
-    context = json.loads((plain / "stories.json").read_text())["records"][4]["data"]["context"]
-    assert context["transcript"][0]["text"] == SECRET
+    assert _second_context(plain)["transcript"][0]["text"] == SECRET
     redaction = Redaction(transcript=lambda text: "[said]")
     at_record = asyncio.run(record_secret(kind, tmp_path / "redacted", redaction=redaction))
     assert _where_said(at_record, SECRET) == []
+    assert _second_context(at_record)["transcript"][0]["text"] == "[said]"
     stories = json.loads((at_record / "stories.json").read_text())
-    assert stories["records"][4]["data"]["context"]["transcript"][0]["text"] == "[said]"
     assert stories["stories"][0]["answer"]["answer"] == "[said]"  # a free-text answer: the words
     out = tmp_path / "redacted-later"
     assert main(["recording", "redact", str(plain), str(out), "--transcripts"]) == 0
     assert _where_said(out, SECRET) == []
     assert main(["recording", "verify", str(out)]) == 0
+
+
+def test_redaction_leaves_base64_audio_whole() -> None:
+    from voice_hitl.recording._redact import redact_frame
+
+    redaction = Redaction(transcript=lambda text: "[said]")
+    learned = {"AAAA": "[said]"}  # a short word said earlier, as base64 audio can spell it
+    audio = {"type": "response.output_audio.delta", "delta": "AAAA" * 100}
+    assert redact_frame(audio, redaction, learned) == audio
+    spoken = {"type": "response.create", "response": {"instructions": "You said AAAA."}}
+    assert redact_frame(spoken, redaction, learned)["response"]["instructions"] == (
+        "You said [said]."
+    )

@@ -88,13 +88,15 @@ def _load(folder: str, *, complete: bool = False) -> LoadedCall:
 
 
 def _show(args: argparse.Namespace) -> int:
+    from ._folder import incomplete_at
+
     call = _load(args.folder)
     m = call.manifest
     provider = m["provider"]
     inbound = sum(1 for line in call.lines if line.dir == "in")
     rate = m["session"].get("input_sample_rate") or 1
     audio = (m.get("stats") or {}).get("caller_samples", 0) / rate
-    state = "complete" if m["complete"] else f"INCOMPLETE ({m.get('incomplete')})"
+    state = "complete" if m["complete"] else f"NOT COMPLETE: {incomplete_at(call.folder, m)}"
     print(f"{call.folder}: {m['format']} version {m['version']}, voice-hitl {m['voice_hitl']}")
     print(f"  provider {provider['kind']} model {provider.get('model')}; {state}")
     print(

@@ -24,6 +24,7 @@ names the first frame that differs.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -63,12 +64,16 @@ def _learn(before: dict[str, Any], after: dict[str, Any], learned: Learned) -> N
             learned[value] = new if isinstance(new, str) else json.dumps(new)
 
 
+_BASE64_BLOB = re.compile(r"[A-Za-z0-9+/_-]{256,}={0,2}")
+"""A long base64 string (audio): holds no words as text, and a replacement would break it."""
+
+
 def _scrub(value: Any, learned: Learned) -> Any:
     if isinstance(value, dict):
         return {key: _scrub(item, learned) for key, item in value.items()}
     if isinstance(value, list):
         return [_scrub(item, learned) for item in value]
-    if isinstance(value, str):
+    if isinstance(value, str) and learned and not _BASE64_BLOB.fullmatch(value):
         for secret, replacement in learned.items():
             value = value.replace(secret, replacement)
     return value
