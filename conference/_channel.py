@@ -1,10 +1,13 @@
 """``ConferenceChannel``: a bot in a multi-party call that asks the right people.
 
 The participants' audio is mixed N -> 1 by the backend and fed to one realtime provider
-session; the bot's audio is played to everyone. The session's tool calls come through the
-conference door (``Door.CONFERENCE``) into one :class:`~voice_hitl.ToolGate` with
-``ChannelType.CONFERENCE``, driven by the core :class:`~voice_hitl.SessionDriver`. The provider
-can be unplugged and plugged again while the call goes on.
+session; the bot's audio is played to everyone. With ``hearing=`` (a backend that gives each
+participant's own audio), the channel itself hears every participant on their own stream and
+attributes each utterance to it; the provider still hears the mix for its conversation. The
+session's tool calls come through the conference door (``Door.CONFERENCE``) into one
+:class:`~voice_hitl.ToolGate` with ``ChannelType.CONFERENCE``, driven by the core
+:class:`~voice_hitl.SessionDriver`. The provider can be unplugged and plugged again while the
+call goes on.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from voice_hitl import (
     VoiceKit,
 )
 from voice_hitl.responder._risk import EvidencePolicy
+from voice_hitl.speech import AnswerSpec
 from voice_hitl.voice._audio import resample_pcm16
 from voice_hitl.voice._connect_hooks import SessionHooked
 
@@ -48,10 +52,12 @@ from ._backend import (
     MixedFrame,
     Participant,
     ParticipantLeft,
+    PerSpeakerBackend,
     SpeakerTranscription,
 )
 from ._config import ConferenceRealtimeConfig
 from ._desk import AnswerDesk
+from ._hearing import HeardSpan, PerSpeakerHearing, SpeakerEars
 from ._line import ConferenceLine
 from ._plug import RealtimePlug
 
@@ -79,6 +85,13 @@ class ConferenceChannel(AnswersApi, SessionHooked):
             request (a quorum approval): ``EvidencePolicy(spoken=False)`` counts none, and
             votes are then cast with :meth:`answer` (give a ``VoiceResponder`` serving the
             channel the same policy).
+        hearing: Hear each participant on their own stream (the backend must be a
+            :class:`~conference.PerSpeakerBackend`): utterances are attributed to the stream
+            they were heard on, and the provider's transcriptions of the mix are its
+            conversation only, never a participant's answer.
+
+    Raises:
+        TypeError: ``hearing`` was given for a backend without per-speaker audio.
     """
 
     channel_type = ChannelType.CONFERENCE
@@ -90,7 +103,14 @@ class ConferenceChannel(AnswersApi, SessionHooked):
         backend: ConferenceBackend,
         realtime: ConferenceRealtimeConfig | None = None,
         evidence: EvidencePolicy | None = None,
+        hearing: PerSpeakerHearing | None = None,
     ) -> None:
+        if hearing is not None and not isinstance(backend, PerSpeakerBackend):
+            raise TypeError(
+                f"conference {channel_id!r}: hearing= needs a backend with per-speaker audio "
+                f"(open_speakers), and {type(backend).__name__} has none"
+            )
+        self.hearing = hearing
         self._channel_id = channel_id
         self.backend = backend
         self.realtime = realtime
@@ -229,9 +249,48 @@ class ConferenceChannel(AnswersApi, SessionHooked):
                 self._scopes.add(plug.human.inner)
             self._wire(plug)
             self._plug = plug
-            plug.start(self._on_frame)
+            if self.hearing is None:
+                plug.start(self._on_frame)
+                return
+            assert isinstance(self.backend, PerSpeakerBackend)
+            speakers = self.backend.open_speakers(self.hearing.sample_rate)
+            plug.start(
+                self._on_frame, speakers, SpeakerEars(self.hearing, self._heard, speakers.keypad)
+            )
+
+    @property
+    def ears(self) -> SpeakerEars | None:
+        """What hears each participant while a provider is plugged (None without
+        ``hearing=``)."""
+        return None if self._plug is None else self._plug.ears
+
+    def expect_answer(self, spec: AnswerSpec | None) -> None:
+        """The answer the participants are asked for (None: open dictation), for the
+        per-speaker recogniser and the plugged provider."""
+        plug = self._plug
+        if plug is not None:
+            plug.provider_session.expect_answer(spec)
+            if plug.ears is not None:
+                plug.ears.expect(spec)
+
+    def _heard(self, span: HeardSpan) -> None:
+        """One participant's utterance, key or start of speech, heard on their own stream."""
+        heard = span.heard
+        speaker = heard.speaker_id
+        if speaker is None or speaker not in self.backend.participants:
+            logger.info(
+                "conference %r: %s of %r, who left, ignored", self._channel_id, heard.kind, speaker
+            )
+            return
+        if heard.kind == "speech":
+            self._turn.heard(speaker)
+        self._hear(heard)
+        if heard.kind == "speech":
+            self._desk.spoken(speaker, heard.text, heard)
 
     def _on_frame(self, frame: MixedFrame) -> None:
+        if self.hearing is not None:
+            return  # attributed per speaker, never from the mix
         for speaker in frame.speakers:
             who = speaker if speaker in self.backend.participants else None
             self._turn.heard(who)
@@ -349,13 +408,16 @@ class ConferenceChannel(AnswersApi, SessionHooked):
             except Exception:
                 logger.exception("conference %r: provider listener failed", self._channel_id)
         if isinstance(event, SpeechStartedEvent):
-            self._hear(Heard("speech_started"))
+            if self.hearing is None:  # else each speaker's own start is reported
+                self._hear(Heard("speech_started"))
             return
         if not isinstance(event, TranscriptionEvent) or not event.final:
             return
         if event.role == "assistant":
             self._turn.bot_spoke()
             return
+        if self.hearing is not None:
+            return  # the mix's transcription is the provider's conversation, nobody's answer
         # The provider's own attribution, else the backend's: the one participant heard
         # during this utterance. Overlapping speakers make it nobody's answer.
         heard, self._utterance = self._utterance, set()

@@ -67,12 +67,11 @@ class ConferenceLine:
         recognizer: Recognizer | None = None,
     ) -> Inbox:
         """Hear attributed speech of ``addressed`` participants (anyone's when None). A local
-        ``recognizer`` is not used here: the mixed audio has no single speaker."""
+        ``recognizer`` is not used here: the channel's per-speaker hearing (or the provider)
+        recognises."""
         inbox = Inbox(addressed if addressed is not None else None)
-        session = self.channel.provider_session
-        if session is not None:
-            session.expect_answer(expecting)
-            inbox.on_close(lambda: session.expect_answer(None))
+        self.channel.expect_answer(expecting)
+        inbox.on_close(lambda: self.channel.expect_answer(None))
 
         def from_backend(event: ConferenceEvent) -> None:
             if isinstance(event, SpeakerTranscription) and event.final:

@@ -272,7 +272,11 @@ async def test_barge_in_cancel_withdraws_the_request(side: ModelSide) -> None:
     await kit.aclose()
 
 
+@pytest.mark.looptime
 async def test_close_with_100_pending_is_prompt() -> None:
+    """Closing settles the 100 requests without waiting on any timer: measured in the loop's
+    virtual time (looptime), which only a sleep or a timeout moves, never the machine's load
+    (the CPU cost of closing is in bench/bench_close_stall.py)."""
     kit, voice, provider, driver, observed = build("provider")
     session = await voice.start_session("room-1")
     for i in range(100):
@@ -284,7 +288,7 @@ async def test_close_with_100_pending_is_prompt() -> None:
     loop = asyncio.get_running_loop()
     start = loop.time()
     await voice.close()
-    assert loop.time() - start < 0.5
+    assert loop.time() - start == pytest.approx(0.0, abs=0.01)
     assert voice.human_input_handler.handler.pending == {}
     cancelled = [await observed.reports.get() for _ in range(100)]
     assert {r.outcome for r in cancelled} == {"cancelled"}
@@ -351,6 +355,7 @@ async def test_session_config_offers_the_human_input_tools() -> None:
         human_input_handler=human_tools(),
         instructions="be brief",
     )
+    VoiceKit().register_channel(voice)  # host tools are served only where a kit's rules reach
     session = await voice.start_session("r")
     config = provider.sessions[0].config
     assert {t.name for t in config.tools} == {"lookup", ASK.name, CONFIRM.name}

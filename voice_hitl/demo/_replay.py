@@ -13,6 +13,7 @@ from typing import Any
 from ..journal import SqliteJournalStore
 from ..recording._manifest import Recording, read_recording
 from ..recording._summary import relaxed, summarise
+from ._figures import machine_steps, within_tolerance
 
 __all__ = ["ReplayResult", "replay_recording"]
 
@@ -29,10 +30,18 @@ class ReplayResult:
     expected: list[dict[str, Any]]
     actual: list[dict[str, Any]]
 
+    kernels: str = ""
+    """The kernels the replay's recogniser ran on (`NativeKernels.describe`)."""
+
     @property
     def same(self) -> bool:
-        """True when the replay made and settled the same requests the same way."""
-        return self.expected == self.actual
+        """True when the replay made and settled the same requests the same way (near-miss
+        gaps within `GAP_TOLERANCE` of the recorded ones)."""
+        return self.expected == within_tolerance(self.expected, self.actual)
+
+    def machine_steps(self) -> list[str]:
+        """The steps of a differing replay that depend on the machine (`_figures`)."""
+        return [] if self.same else machine_steps(self.expected, self.actual)
 
     def diff(self) -> str:
         """A unified diff of the stories (``-`` recorded, ``+`` replayed); empty when same."""
@@ -52,9 +61,12 @@ class ReplayResult:
         """What a failing test prints: which call, how many requests, and the diff."""
         if self.same:
             return f"{self.recording.folder}: {len(self.actual)} requests, as recorded"
+        steps = "".join(f"- {step}\n" for step in self.machine_steps())
         return (
             f"{self.recording.folder}: the replay differs from the recording "
-            f"({len(self.expected)} requests recorded, {len(self.actual)} replayed)\n"
+            f"({len(self.expected)} requests recorded, {len(self.actual)} replayed; "
+            f"Whisper ran on {self.kernels or 'unknown kernels'})\n"
+            + steps
             + self.diff()
         )
 
@@ -76,12 +88,15 @@ async def replay_recording(
     on the local provider, with the demo's agent, the recogniser the call was recorded with
     (or ``recognizer``) and a fresh journal; the requests' stories are compared with the
     recorded ones (without the recogniser's confidence and exact transcript unless
-    ``strict``).
+    ``strict``; a near-miss gap within `GAP_TOLERANCE` nats of the recorded one is the same).
+    Whisper runs on pinned kernels (`pin_native_kernels`); a differing replay's report says
+    which of its steps depend on the machine.
 
     Raises:
         RecordingError: The folder is not a usable recording.
     """
     from ..journal import verify_chain
+    from ..speech.asr._native import pin_native_kernels
     from ._demo import DEMO_JOURNAL_KEY, JOURNAL_FILE, run_demo
 
     recording = await asyncio.to_thread(read_recording, folder)
@@ -109,4 +124,5 @@ async def replay_recording(
     if recorded != summarise(entries, strict=True):
         raise RuntimeError("the demo's CallRecorder and its journal tell different stories")
     expected = recording.requests if strict else relaxed(recording.requests)
-    return ReplayResult(recording, expected, summarise(entries, strict=strict))
+    kernels = pin_native_kernels().describe()
+    return ReplayResult(recording, expected, summarise(entries, strict=strict), kernels)

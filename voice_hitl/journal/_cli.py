@@ -125,9 +125,7 @@ def _store(args: argparse.Namespace) -> tuple[SqliteJournalStore | RedisJournalS
         require_packages("voice-hitl journal --redis", "redis", "redis")
         if not args.redis.startswith(("redis://", "rediss://", "unix://")):
             raise UsageError(f"--redis {args.redis}: not a redis:// URL")
-        store = RedisJournalStore(
-            args.redis, prefix=args.prefix or DEFAULT_PREFIX, read_only=True
-        )
+        store = RedisJournalStore(args.redis, prefix=args.prefix or DEFAULT_PREFIX, read_only=True)
         return store, f"--redis {args.redis}"
     path = Path(args.journal)
     if not path.is_file():
@@ -149,9 +147,7 @@ def _read_errors(named: str) -> Iterator[None]:
         raise UsageError(f"{named}: not a readable journal ({exc})") from None
 
 
-def _entries(
-    args: argparse.Namespace, request_id: str | None = None
-) -> list[JournalEntry]:
+def _entries(args: argparse.Namespace, request_id: str | None = None) -> list[JournalEntry]:
     """The entries (all, or one request's)."""
     store, named = _store(args)
     try:

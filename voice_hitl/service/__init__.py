@@ -23,6 +23,7 @@ from ._auth import (
     parse_operators,
 )
 from ._desk import (
+    BeingAnsweredError,
     BoardRebuildingError,
     BoardStateLostError,
     DeskError,
@@ -64,6 +65,7 @@ __all__ = [
     "LINK_KEY_ENV",
     "OPERATORS_ENV",
     "AnswerLinks",
+    "BeingAnsweredError",
     "BoardRebuildingError",
     "BoardStateLostError",
     "DeadLetter",

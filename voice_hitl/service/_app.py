@@ -21,7 +21,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from .._checks import positive_seconds
-from ..board import BoardUnavailableError, RequestBoard
+from ..board import BoardOutcomeUnknownError, BoardUnavailableError, RequestBoard
 from ..board._tasks import stop_tasks
 from ..journal import Journal
 from ._auth import Operators
@@ -65,9 +65,12 @@ def _guarded(handler: Handler) -> Handler:
             return await handler(request)
         except DeskError as error:
             return _refusal(error)
+        except BoardOutcomeUnknownError as exc:
+            body = {"status": 504, "code": "outcome_unknown", "message": str(exc)}
+            return JSONResponse({"error": body}, 504, headers={"Retry-After": "1"})
         except BoardUnavailableError as exc:
             body = {"status": 503, "code": "board_unavailable", "message": str(exc)}
-            return JSONResponse({"error": body}, 503)
+            return JSONResponse({"error": body}, 503, headers={"Retry-After": "1"})
 
     return guarded
 
@@ -194,6 +197,14 @@ def create_app(
     async def openapi(request: Request) -> Response:
         return JSONResponse(openapi_document())
 
+    async def health(request: Request) -> Response:
+        # No token: a load balancer asks. Draining: stopping, send answers elsewhere.
+        body = {"status": "ok", "answers_in_flight": desk.gate.in_flight}
+        if desk.gate.closed:
+            body["status"] = "draining"
+            return JSONResponse(body, 503, headers={"Retry-After": "1"})
+        return JSONResponse(body)
+
     async def console(request: Request) -> Response:
         return FileResponse(str(STATIC / "index.html"), media_type="text/html")
 
@@ -235,6 +246,7 @@ def create_app(
     routes = [
         Route("/", console),
         Route("/v1/openapi.json", openapi),
+        Route("/v1/health", health),
         Route("/v1/me", _guarded(me)),
         Route("/v1/requests", _guarded(list_requests)),
         Route("/v1/requests/{id}", _guarded(get_request)),

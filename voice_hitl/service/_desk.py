@@ -12,6 +12,7 @@ The desk reports an answer or a rejection taken only when the owning worker's ha
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -24,6 +25,7 @@ from ._taken import MAX_KEY, Acknowledgements, claim_and_wait, claim_token
 __all__ = [
     "MAX_REASON",
     "BoardRebuildingError",
+    "BeingAnsweredError",
     "BoardStateLostError",
     "DeskError",
     "ForbiddenError",
@@ -111,6 +113,36 @@ class SettledError(DeskError):
     status, code = 409, "already_settled"
 
 
+class BeingAnsweredError(DeskError):
+    """Another operator's answer or rejection is waiting for the call to take it (their claim
+    holds the request). The body's ``claim`` says who, how (``answered`` / ``rejected``) and
+    ``until`` when the claim holds; ``retry_after`` is the seconds until then. If the call does
+    not take it by then the request is open again; if it does, a retry gets
+    :class:`SettledError`."""
+
+    status, code = 409, "being_answered"
+
+    def __init__(self, message: str, request: BoardRequest) -> None:
+        claim = request.claim
+        left = 0.0 if claim is None else claim.until - time.time()
+        super().__init__(message, request, retry_after=max(1, math.ceil(left)))
+
+    def to_wire(self) -> dict[str, Any]:
+        """As :meth:`DeskError.to_wire`, plus ``claim``: ``{"by", "via", "status", "until"}``."""
+        from ..board._model import iso
+
+        body = super().to_wire()
+        claim = self.request.claim if self.request is not None else None
+        if claim is not None:
+            body["claim"] = {
+                "by": claim.by,
+                "via": claim.via,
+                "status": str(claim.status),
+                "until": iso(claim.until),
+            }
+        return body
+
+
 class NotTakenError(DeskError):
     """The owning worker did not take the answer in time (busy, or just killed); nothing was
     delivered and the request is open again (the claim lapsed for good)."""
@@ -149,6 +181,20 @@ def _settled_message(request: BoardRequest) -> str:
 
     who = f" by {request.settled_by}" if request.settled_by else ""
     return f"request {request.id} was already {request.status}{who} at {iso(request.settled_at)}"
+
+
+def _claimed_message(request: BoardRequest) -> str:
+    from ..board._model import iso
+
+    claim = request.claim
+    if claim is None:
+        return f"request {request.id} is being answered by another operator"
+    who = claim.by or "another operator"
+    how = "rejected" if claim.status is BoardStatus.REJECTED else "answered"
+    return (
+        f"request {request.id} is being {how} by {who}: the call has until {iso(claim.until)} "
+        "to take it; if it does not, the request is open again"
+    )
 
 
 def _ended_message(request: BoardRequest) -> str:
@@ -202,6 +248,10 @@ class OperatorDesk:
         every live worker has noticed and re-published."""
         self.acks = Acknowledgements()
         """Wakes waiting answers on board events (the app feeds it from its hub)."""
+        from ._drain import AnswerGate  # here: _drain's refusal is a DeskError of this module
+
+        self.gate = AnswerGate()
+        """Every answer and rejection passes it; closed when the service stops (a restart)."""
 
     def authenticate(self, authorization: str | None) -> Operator:
         """The operator of an ``Authorization: Bearer <token>`` header value (or a bare token).
@@ -320,13 +370,21 @@ class OperatorDesk:
             NotFoundError: As :meth:`get`.
             SettledError: Somebody settled it first, the call ended first, or its worker is
                 gone (the message says which).
+            BeingAnsweredError: Another operator's answer is waiting for the call to take it.
             NotTakenError: The worker did not take it within :attr:`ack_timeout`.
             NotRecordedError: A ``sync`` journal could not store it first; it was not sent.
             OutcomeUnknownError: Taken or not could not be learnt in time.
             InvalidError: ``value`` does not fit the request's spec, or a bad key.
+            ShuttingDownError: The service is stopping; nothing was tried (503, Retry-After).
 
         Cancellation: the answer may or may not have been taken; :meth:`get` tells.
         """
+        with self.gate.admit():
+            return await self._answer(operator, request_id, value, via, idempotency_key)
+
+    async def _answer(
+        self, operator: Operator, request_id: str, value: Any, via: str, idempotency_key: str | None
+    ) -> BoardRequest:
         key = _check_key(idempotency_key)
         request = await self._retry_or_open(operator, request_id, key)
         if not request.is_open:
@@ -351,9 +409,21 @@ class OperatorDesk:
         Raises:
             NotFoundError, SettledError, NotTakenError, OutcomeUnknownError: As :meth:`answer`.
             InvalidError: ``reason`` is not a non-empty string of at most 2,000 characters.
+            ShuttingDownError: As :meth:`answer`.
 
         Cancellation: as :meth:`answer`.
         """
+        with self.gate.admit():
+            return await self._reject(operator, request_id, reason, via, idempotency_key)
+
+    async def _reject(
+        self,
+        operator: Operator,
+        request_id: str,
+        reason: Any,
+        via: str,
+        idempotency_key: str | None,
+    ) -> BoardRequest:
         if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
             raise InvalidError(
                 f"'reason' must be a non-empty string of at most {MAX_REASON} characters"
@@ -362,9 +432,7 @@ class OperatorDesk:
         request = await self._retry_or_open(operator, request_id, key)
         if not request.is_open:
             return request
-        return await self._settle(
-            request, BoardStatus.REJECTED, reason.strip(), operator, via, key
-        )
+        return await self._settle(request, BoardStatus.REJECTED, reason.strip(), operator, via, key)
 
     async def _retry_or_open(
         self, operator: Operator, request_id: str, key: str | None
@@ -415,9 +483,7 @@ class OperatorDesk:
                 raise NotFoundError(f"no request {request.id!r} (it left the board)")
             raise error
         if taken.outcome == "busy" and found is not None:
-            waiting = found.claim.by if found.claim is not None else None
-            who = f" by {waiting}" if waiting else ""
-            raise SettledError(f"request {request.id} is being answered{who}", found)
+            raise BeingAnsweredError(_claimed_message(found), found)
         if taken.outcome in ("settled", "gone") and found is not None:
             raise SettledError(_ended_message(found), found)
         if taken.outcome == "not_taken":
@@ -441,7 +507,5 @@ def _check_key(key: str | None) -> str | None:
     if key is None:
         return None
     if not 0 < len(key) <= MAX_KEY or not key.isascii() or not key.isprintable():
-        raise InvalidError(
-            f"the Idempotency-Key must be 1 to {MAX_KEY} printable ASCII characters"
-        )
+        raise InvalidError(f"the Idempotency-Key must be 1 to {MAX_KEY} printable ASCII characters")
     return key

@@ -122,13 +122,17 @@ class VoiceKit:
 
         A sync hook that blocks denies the request.
         """
+        handler.set_notifier(channel_id, self.notify_input_required)
 
-        async def notify(event: PendingInputEvent) -> str | None:
-            ctx = HookContext(self, event.room_id, event.channel_id, event.channel_type)
-            result, _ = await self.hooks.run_sync(HookTrigger.ON_USER_INPUT_REQUIRED, event, ctx)
-            return result.reason if result.blocked else None
+    async def notify_input_required(self, event: PendingInputEvent) -> str | None:
+        """Run ``ON_USER_INPUT_REQUIRED`` for a request: the denial's reason when a sync
+        hook blocks it, else None (the notifier :meth:`attach_human_input` installs).
 
-        handler.set_notifier(channel_id, notify)
+        Cancellation: safe; hooks not yet run do not run.
+        """
+        ctx = HookContext(self, event.room_id, event.channel_id, event.channel_type)
+        result, _ = await self.hooks.run_sync(HookTrigger.ON_USER_INPUT_REQUIRED, event, ctx)
+        return result.reason if result.blocked else None
 
     async def aclose(self) -> None:
         """Close every registered channel, then cancel hook tasks still running. Idempotent.

@@ -285,7 +285,9 @@ async function send(card, method, params) {
   const reply = await call(method, params);
   if (reply.error) {
     error.textContent = reply.error.message;
-    if (reply.error.code !== 409) {
+    // 409 being_answered: another operator's answer may not be taken; the request may open again.
+    const final = reply.error.code === 409 && !(reply.error.data && reply.error.data.code === "being_answered");
+    if (!final) {
       for (const button of card.querySelectorAll("button:not(.story-link)")) button.disabled = false;
     }
     if (reply.error.data && reply.error.data.settled) {

