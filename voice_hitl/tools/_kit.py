@@ -11,6 +11,7 @@ from ..human._human_input import HumanInputHandler
 from ..human._pending import PendingInputEvent
 from ._approval_policy import ApprovalPolicy
 from ._approvals import ToolApprovals
+from ._gate import ToolGate
 from ._hooks import (
     Hook,
     HookContext,
@@ -119,6 +120,9 @@ class VoiceKit:
         when it closes. Idempotent (another channel registered under that id stays)."""
         if self._channels.get(channel.channel_id) is channel:
             del self._channels[channel.channel_id]
+        gate = getattr(channel, "gate", None)
+        if isinstance(gate, ToolGate):  # a closed channel no longer holds later policies back
+            self.approvals.detach(gate)
 
     @property
     def channels(self) -> dict[str, KitChannel]:
