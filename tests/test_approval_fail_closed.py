@@ -303,3 +303,15 @@ async def test_unregistered_ai_channel_refuses_host_tools() -> None:
     assert result.outcome == "refused" and "kit.register_channel" in result.text
     assert host.calls == []
     await ai.close()
+
+
+async def test_a_closed_channel_does_not_hold_back_a_later_policy() -> None:
+    kit = VoiceKit()
+    bare = RealtimeVoiceChannel(
+        "bare", provider=MockRealtimeProvider(), tools=[TRANSFER], tool_handler=RecordingHost()
+    )
+    kit.register_channel(bare)
+    await bare.close()  # it leaves the kit
+    kit.require_approval("transfer")  # no channel left that could not ask
+    assert kit.approvals.by_tool.keys() == {"transfer"}
+    await kit.aclose()

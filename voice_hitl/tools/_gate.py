@@ -2,7 +2,9 @@
 
 In order: the tool must be in the turn's toolset; its arguments must match the schema;
 ``BEFORE_TOOL_USE`` hooks may block or rewrite; a regular tool that needs approval waits for a
-person's yes to exactly these arguments (``voice_hitl.tools._approvals``); human-input tools are
+person's yes to exactly these arguments (``voice_hitl.tools._approvals``), and a gate that no
+policy can reach (no kit, no approvals of its own) refuses every host tool rather than run it
+unasked (``voice_hitl.tools._approval_setup``); human-input tools are
 served first, under the human-input handler's own timeout, anything else by the host handler
 under the channel's per-call bound; ``ON_TOOL_CALL`` observers get one report per call.
 """
