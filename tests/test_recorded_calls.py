@@ -18,6 +18,7 @@ from voice_hitl.demo._replay import ReplayResult
 from voice_hitl.recording import RecordingError, read_recording, replay_recording
 from voice_hitl.recording._summary import relaxed
 from voice_hitl.recording.pytest_plugin import RecordedCall
+from voice_hitl.speech.asr._native import cpu_flags
 
 pytest.importorskip("pocketsphinx", reason="replaying recorded calls needs the 'speech' extra")
 
@@ -117,8 +118,7 @@ def test_the_recordings_replay_alike_on_the_cpus_own_kernels() -> None:
     (``VOICE_HITL_ASR_ISA=native``: AVX-512 VNNI on the reference machine), near-miss gaps
     within the stated tolerance. Where those are AVX2 anyway, the replays above are the
     proof and this one is not run."""
-    flags = set(Path("/proc/cpuinfo").read_text().split())
-    if not flags & _NATIVE_DIFFERS:
+    if not (cpu_flags() or frozenset()) & _NATIVE_DIFFERS:
         pytest.skip("this CPU's own kernels are the pinned AVX2 ones: nothing else to compare")
     env = {**os.environ, "VOICE_HITL_ASR_ISA": "native", "PYTHONPATH": str(ROOT)}
     done = subprocess.run(

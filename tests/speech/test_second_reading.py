@@ -29,6 +29,7 @@ from voice_hitl.speech.asr._moonshine import (
     moonshine_support,
     probe_moonshine,
 )
+from voice_hitl.speech.asr._native import cpu_flags
 from voice_hitl.speech.asr._second_reading import (
     SECOND_READING_CONFIDENCE,
     SecondReadingRecognizer,
@@ -209,7 +210,7 @@ def test_the_probe_agrees_with_the_cpu() -> None:
     AVX-512 and stops with SIGILL (in the child, not here) where it has not."""
     if not moonshine_available():
         pytest.skip("moonshine-cpp is not installed (x86-64 Linux only)")
-    flags = Path("/proc/cpuinfo").read_text().split()
+    flags = cpu_flags() or frozenset()
     support = moonshine_support()
     if "avx512f" in flags and "avx512vl" in flags:
         assert support == MoonshineSupport(True, "")

@@ -30,6 +30,7 @@ __all__ = [
     "PINNED_ISA",
     "PINNED_THREADS",
     "NativeKernels",
+    "cpu_flags",
     "NativeKernelsError",
     "pin_native_kernels",
 ]
@@ -69,12 +70,19 @@ _LOCK = threading.Lock()
 _CHOSEN: NativeKernels | None = None
 
 
-def _has_avx2() -> bool:
+def cpu_flags() -> frozenset[str] | None:
+    """The CPU's feature flags from ``/proc/cpuinfo`` (``None`` where there is none)."""
     try:
         text = Path("/proc/cpuinfo").read_text(errors="replace")
     except OSError:
-        return True  # not Linux: CTranslate2 itself refuses an ISA the CPU lacks
-    return any(line.startswith("flags") and " avx2" in line for line in text.splitlines())
+        return None
+    line = next((x for x in text.splitlines() if x.startswith("flags")), "")
+    return frozenset(line.partition(":")[2].split())
+
+
+def _has_avx2() -> bool:
+    flags = cpu_flags()
+    return flags is None or "avx2" in flags  # not Linux: CTranslate2 refuses what is missing
 
 
 def _choose() -> NativeKernels:
