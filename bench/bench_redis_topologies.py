@@ -261,8 +261,10 @@ async def republish(url: str, count: int) -> str:
             board.revived.clear()
             board.beats_meanwhile = 0
             before = bridge.reconnects
-            await board.heartbeat(bridge.worker_id, 0.001)  # paused: its heartbeat lapsed
-            await board.revived.wait()  # the bridge's own beat found the lapse
+            while not board.revived.is_set():  # (again if the bridge beat within the 1 ms)
+                await board.heartbeat(bridge.worker_id, 0.001)  # paused: its beat lapsed
+                with contextlib.suppress(TimeoutError):  # the bridge's own beat finds it
+                    await asyncio.wait_for(board.revived.wait(), 3)
             started = time.perf_counter()
             await bridge.wait_connected()
             took = time.perf_counter() - started
