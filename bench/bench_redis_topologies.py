@@ -282,17 +282,17 @@ async def republish(url: str, count: int) -> str:
 
 
 async def main(args: argparse.Namespace) -> int:
-    if args.answers:
-        single = await asyncio.to_thread(start_redis_server)
-        try:
-            print("one Redis     :", await answers(single.url, args.answers), flush=True)
-        finally:
-            single.stop()
+    for _ in range(args.rounds if args.answers else 0):  # alternated: the load drifts
         cluster = await asyncio.to_thread(start_redis_cluster)
         try:
             print("3-master cluster:", await answers(cluster.url, args.answers), flush=True)
         finally:
             cluster.stop()
+        single = await asyncio.to_thread(start_redis_server)
+        try:
+            print("one Redis       :", await answers(single.url, args.answers), flush=True)
+        finally:
+            single.stop()
     if args.failover:
         print("failover:", await failover(args.failover), flush=True)
     for count in (int(n) for n in args.republish.split(",") if n):
@@ -307,6 +307,7 @@ async def main(args: argparse.Namespace) -> int:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
     parser.add_argument("--answers", type=int, default=800)
+    parser.add_argument("--rounds", type=int, default=2, help="answers: cluster, one, ...")
     parser.add_argument("--failover", type=int, default=60)
     parser.add_argument("--republish", default="20000,100000")
     raise SystemExit(asyncio.run(main(parser.parse_args())))
