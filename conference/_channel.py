@@ -372,10 +372,16 @@ class ConferenceChannel(AnswersApi, SessionHooked):
             await plug.lane.play(audio[start : start + step])
 
     def find_line(self, event: PendingInputEvent) -> ConferenceLine | None:
-        """The line a spoken dialogue asks ``event`` on (None when unplugged or not ours)."""
-        if event.channel_id != self._channel_id or self._plug is None:
+        """The line a spoken dialogue asks ``event`` on (None when unplugged or not ours);
+        it offers the keypad only when every addressed participant's line carries tones the
+        channel reads (per-speaker hearing)."""
+        plug = self._plug
+        if event.channel_id != self._channel_id or plug is None:
             return None
-        return ConferenceLine(self)
+        speakers = plug.speakers
+        addressed = self.addressed_participants(event) or list(self.backend.participants)
+        keypad = speakers is not None and all(speakers.keypad(pid) for pid in addressed)
+        return ConferenceLine(self, keypad=keypad and bool(addressed))
 
     def addressed_participants(self, event: PendingInputEvent) -> list[str] | None:
         """Ids of the participants who must answer ``event`` (None: anyone in the call)."""

@@ -39,6 +39,8 @@ class Room:
     ids: dict[str, str]
     play_timelines: Callable[[dict[str, np.ndarray]], asyncio.Future[None] | object]
     heard: asyncio.Queue[Heard] = field(default_factory=asyncio.Queue)
+    provider: MockRealtimeProvider | None = None
+    kit: VoiceKit | None = None
 
     def pid(self, name: str) -> str:
         return self.ids[name]
@@ -95,7 +97,7 @@ async def memory_room(
     backend = InMemoryConferenceBackend(frame_samples=320, sample_rate=RATE)
     for name in names:
         backend.join(name.lower(), name, keypad=keypad)
-    kit, conf, _ = channel(backend, recognizer)
+    kit, conf, provider = channel(backend, recognizer)
     await conf.plug_realtime()
 
     def play(timelines: dict[str, np.ndarray]) -> None:
@@ -105,7 +107,7 @@ async def memory_room(
         for _ in range(-(-length // backend.frame_samples)):
             backend.tick()
 
-    room = Room(conf, {n: n.lower() for n in names}, play)
+    room = Room(conf, {n: n.lower() for n in names}, play, provider=provider, kit=kit)
     conf.add_speech_listener(
         lambda h: room.heard.put_nowait(h) if h.kind != "speech_started" else None
     )
