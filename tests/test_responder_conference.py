@@ -1,13 +1,17 @@
 """VoiceResponder in a conference: asks aloud, hears only the addressed participants, feeds a
-quorum of spoken approvals, and stops when the provider is unplugged."""
+quorum of spoken approvals, offers the keypad only where the bot can hear one, and stops when
+the provider is unplugged. The per-speaker cases run on both backends."""
 
 from __future__ import annotations
 
 import json
 
-from conference_rig import ToneWords, make_rig, tone_word
-from speaker_rooms import RATE, room
+import pytest
+from conference_rig import make_rig, tone_word
+from janus_rig import janus  # noqa: F401
+from speaker_rooms import RATE, room, server  # noqa: F401
 
+from conference.janus import LocalJanus
 from voice_hitl import VoiceResponder
 from voice_hitl.speech.dtmf import generate_dtmf
 
@@ -102,13 +106,45 @@ async def test_a_meeting_without_a_keypad_is_never_offered_one() -> None:
     await rig.kit.aclose()
 
 
-async def test_a_keyed_one_on_a_phone_line_is_offered_and_approves() -> None:
-    async with room("memory", ("Alice", "Bob"), keypad=True, recognizer=ToneWords()) as r:
+@pytest.mark.parametrize("backend", ["memory", "janus"])
+async def test_a_quorum_said_at_once_is_asked_once_and_counted(
+    backend: str,
+    server: LocalJanus | None,  # noqa: F811
+) -> None:
+    async with room(backend, server=server) as r:
         assert r.kit is not None and r.provider is not None
         responder = VoiceResponder(r.kit)
         responder.serve(r.conf)
         call = r.provider.simulate_tool_call(
-            r.conf, "ConfirmAction", {"action": "wire it", "approvers": ["alice"]}
+            r.conf,
+            "ConfirmAction",
+            {"action": "ship the release", "approvers": ["Alice", "Bob"], "quorum": 2},
+        )
+        await r.provider.wait_for("say")
+        # Alice and Bob answer together while Carol says something else.
+        confirm = tone_word("confirm")
+        await r.play(
+            [("Alice", 0.0, confirm), ("Bob", 0.1, confirm), ("Carol", 0.0, tone_word("no"))]
+        )
+        record = await r.provider.wait_for_tool_result(call)
+        assert not record.is_error, record.output
+        summary = json.loads(record.output)
+        assert summary["approved"] is True and sorted(summary["approvers"]) == ["Alice", "Bob"]
+        assert len(r.provider.said) == 1  # nobody was asked again
+        await responder.aclose()
+
+
+@pytest.mark.parametrize("backend", ["memory", "janus"])
+async def test_a_keyed_one_on_a_phone_line_is_offered_and_approves(
+    backend: str,
+    server: LocalJanus | None,  # noqa: F811
+) -> None:
+    async with room(backend, ("Alice", "Bob"), server=server, keypad=True) as r:
+        assert r.kit is not None and r.provider is not None
+        responder = VoiceResponder(r.kit)
+        responder.serve(r.conf)
+        call = r.provider.simulate_tool_call(
+            r.conf, "ConfirmAction", {"action": "wire it", "approvers": ["Alice"]}
         )
         await r.provider.wait_for("say")
         assert r.provider.said[0].endswith("say confirm, or press 1. To stop, say no.")
