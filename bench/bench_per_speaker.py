@@ -149,7 +149,7 @@ async def votes(recognizer: Recognizer, trials: int) -> None:
     voices = [over_mulaw(*read_audio(f)) for f in clean]
     rng = random.Random(11)
     pairs = [tuple(rng.sample(range(len(voices)), 2)) for _ in range(trials)]
-    print(f"1. votes counted of those said ({trials} pairs of {len(voices)} clean confirmations, "
+    print(f"\n1. votes counted of those said ({trials} pairs of {len(voices)} clean confirmations, "
           "µ-law, in-memory backend):")  # fmt: skip
     cases: list[tuple[str, float | None, bool]] = [
         ("4 s apart (each heard alone: the recogniser's own score)", 4.0, False),
@@ -200,7 +200,7 @@ async def latency(url: str, secret: str, recognizer: Recognizer, files: Sequence
         except TimeoutError:
             missed += 1
             conf._desk.fail_all("bench: not counted")
-    print(f"\n2. end of speech -> vote counted, Janus room, {len(files)} clean confirmations: "
+    print(f"2. end of speech -> vote counted, Janus room, {len(files)} clean confirmations: "
           f"p50 {percentile(waits, 50):.2f} s, p99 {percentile(waits, 99):.2f} s "
           f"({len(waits)} counted, {missed} not)")  # fmt: skip
     await conf.close()
@@ -314,10 +314,6 @@ async def held_out(recognizer: Recognizer, voices: Sequence[str]) -> None:
 
 async def main(args: argparse.Namespace) -> None:
     recognizer = await load_recognizer()
-    if args.only in (None, 1):
-        await votes(recognizer, 4 if args.quick else 12)
-    if args.only in (None, 4):
-        await held_out(recognizer, HELD_OUT_VOICES[: 6 if args.quick else None])
     if args.only in (2, 3) or args.only is None:
         server = await asyncio.to_thread(start_local_janus)
         try:
@@ -325,13 +321,17 @@ async def main(args: argparse.Namespace) -> None:
             if args.only in (None, 2):
                 await latency(server.url, server.room_secret, recognizer, files)
             if args.only in (None, 3):
-                print("\n3. bot CPU per conference-second (Janus, µ-law seats):")
+                print("3. bot CPU per conference-second (Janus, µ-law seats):")
                 for n in (2, 4, 8):
                     await bot_cpu(
                         server.url, server.room_secret, recognizer, n, 8.0 if args.quick else 20.0
                     )
         finally:
             await asyncio.to_thread(server.close)
+    if args.only in (None, 1):
+        await votes(recognizer, 4 if args.quick else 12)
+    if args.only in (None, 4):
+        await held_out(recognizer, HELD_OUT_VOICES[: 6 if args.quick else None])
 
 
 if __name__ == "__main__":

@@ -343,6 +343,8 @@ class ConferenceChannel(AnswersApi, HearingApi, SessionHooked):
             self._ended_by_backend(event.reason)
         elif isinstance(event, ParticipantLeft):
             self._desk.participant_left(event.participant, event.reason)
+            if self.ears is not None:
+                self.ears.forget(event.participant.participant_id)
         elif isinstance(event, SpeakerTranscription) and event.final:
             self._turn.heard(event.participant_id)
             self._desk.spoken(event.participant_id, event.text)

@@ -175,9 +175,9 @@ class SpeakerEars:
                 self._utterance(frame.participant_id, line, found.audio, end)
 
     def _speculate(self, line: _Line, audio: PCM16) -> None:
-        """Start recognising the utterance as it would be if it ended at this pause."""
-        if line.early is not None:
-            line.early.cancel()
+        """Start recognising the utterance as it would be if it ended at this pause. An
+        earlier pause's reading, superseded, runs out in its slot (a worker thread cannot be
+        stopped: cancelling it would free the slot while the thread still holds a core)."""
         line.early = None
         if line.keyed or self._loud(audio) < self.hearing.min_voiced_ms:
             return
@@ -193,7 +193,7 @@ class SpeakerEars:
             )
 
     def _loud(self, samples: PCM16) -> float:
-        """Seconds of ``samples`` above the speech threshold (10 ms blocks)."""
+        """Milliseconds of ``samples`` above the speech threshold (10 ms blocks)."""
         block = self.hearing.sample_rate // 100
         n = len(samples) // block
         if n == 0:
@@ -208,8 +208,6 @@ class SpeakerEars:
         early, line.early = line.early, None
         voiced = self._loud(audio)
         if keyed or voiced < self.hearing.min_voiced_ms:
-            if early is not None:
-                early.cancel()
             self.skipped += 1
             logger.debug(
                 "%r: utterance of %.0f ms speech not recognised (%s)",
