@@ -306,10 +306,11 @@ async def held_out(recognizer: Recognizer, voices: Sequence[str]) -> None:
                 missed.append(voice)
             await conf.close()
     confirms = sum(1 for w in words if w.strip(" .!").lower() == "confirm")
+    others = sorted({w for w in words if w.strip(" .!").lower() != "confirm"})
     print(
         f"\n4. held-out espeak-ng voices, clean 'confirm' over µ-law: {counted} of "
         f"{len(voices)} counted on the first try; heard as the word 'confirm' {confirms} of "
-        f"{len(voices)} (the rest: {sorted(set(words) - {'Confirm', 'confirm'})}); a vote "
+        f"{len(voices)} (the rest: {others}); a vote "
         "also needs the recogniser's confidence >= 0.8 (EvidencePolicy)"
     )
 
