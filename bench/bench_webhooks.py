@@ -98,7 +98,10 @@ async def main(args: argparse.Namespace) -> None:
         app = create_app(
             board, Operators.from_tokens({TOKEN: Operator("bench")}), webhooks=hooks, links=links
         )
-        async with running_service(app) as url, BoardBridge(handler, board, worker_id="w-bench"):
+        async with (
+            running_service(app) as url,
+            BoardBridge(handler, board, worker_id="w-bench") as bridge,
+        ):
             links.base_url = url
             fan_out: list[float] = []
             for n in range(args.events):
@@ -126,7 +129,9 @@ async def main(args: argparse.Namespace) -> None:
             print(f"queuing one event for all of them (offer): {quantiles(offers)}")
             print(f"bad signatures seen by the receivers: {receivers.bad}")
 
-            await handler.close()
+            await handler.close()  # withdraws the open requests: their events go out too
+            await bridge.drain()
+            await hooks.drain()
     await hanging(args)
     for subscribers in (0, args.subscribers):
         await answers(args, subscribers)

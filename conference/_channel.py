@@ -17,14 +17,11 @@ import enum
 import logging
 import secrets
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 
 from providers.base import (
     PCM16,
     ProviderEvent,
     ProviderSession,
-    SpeechStartedEvent,
-    TranscriptionEvent,
 )
 from voice_hitl import (
     AITool,
@@ -39,17 +36,15 @@ from voice_hitl import (
     VoiceKit,
 )
 from voice_hitl.responder._risk import EvidencePolicy
-from voice_hitl.speech import AnswerSpec
 from voice_hitl.voice._audio import resample_pcm16
 from voice_hitl.voice._connect_hooks import SessionHooked
 
 from ._answers_api import AnswersApi
-from ._attribution import TurnAttribution, attribution
+from ._attribution import TurnAttribution
 from ._backend import (
     ConferenceBackend,
     ConferenceEnded,
     ConferenceEvent,
-    MixedFrame,
     Participant,
     ParticipantLeft,
     PerSpeakerBackend,
@@ -57,7 +52,8 @@ from ._backend import (
 )
 from ._config import ConferenceRealtimeConfig
 from ._desk import AnswerDesk
-from ._hearing import HeardSpan, PerSpeakerHearing, SpeakerEars
+from ._hearing import PerSpeakerHearing, SpeakerEars
+from ._hearing_api import HearingApi
 from ._line import ConferenceLine
 from ._plug import RealtimePlug
 
@@ -74,7 +70,7 @@ class _State(enum.Enum):
     CLOSED = "closed"
 
 
-class ConferenceChannel(AnswersApi, SessionHooked):
+class ConferenceChannel(AnswersApi, HearingApi, SessionHooked):
     """A conference bot channel: one realtime provider session hears everyone.
 
     Args:
@@ -258,44 +254,6 @@ class ConferenceChannel(AnswersApi, SessionHooked):
                 self._on_frame, speakers, SpeakerEars(self.hearing, self._heard, speakers.keypad)
             )
 
-    @property
-    def ears(self) -> SpeakerEars | None:
-        """What hears each participant while a provider is plugged (None without
-        ``hearing=``)."""
-        return None if self._plug is None else self._plug.ears
-
-    def expect_answer(self, spec: AnswerSpec | None) -> None:
-        """The answer the participants are asked for (None: open dictation), for the
-        per-speaker recogniser and the plugged provider."""
-        plug = self._plug
-        if plug is not None:
-            plug.provider_session.expect_answer(spec)
-            if plug.ears is not None:
-                plug.ears.expect(spec)
-
-    def _heard(self, span: HeardSpan) -> None:
-        """One participant's utterance, key or start of speech, heard on their own stream."""
-        heard = span.heard
-        speaker = heard.speaker_id
-        if speaker is None or speaker not in self.backend.participants:
-            logger.info(
-                "conference %r: %s of %r, who left, ignored", self._channel_id, heard.kind, speaker
-            )
-            return
-        if heard.kind == "speech":
-            self._turn.heard(speaker)
-        self._hear(heard)
-        if heard.kind == "speech":
-            self._desk.spoken(speaker, heard.text, heard)
-
-    def _on_frame(self, frame: MixedFrame) -> None:
-        if self.hearing is not None:
-            return  # attributed per speaker, never from the mix
-        for speaker in frame.speakers:
-            who = speaker if speaker in self.backend.participants else None
-            self._turn.heard(who)
-            self._utterance.add(who)
-
     async def unplug_realtime(self) -> None:
         """Unplug the provider; the call and the roster go on. Idempotent.
 
@@ -343,14 +301,6 @@ class ConferenceChannel(AnswersApi, SessionHooked):
 
     # -- events ----------------------------------------------------------------------------
 
-    def add_speech_listener(self, listener: Callable[[Heard], None]) -> Callable[[], None]:
-        """Call ``listener`` with what the plugged provider heard participants say (attributed
-        final utterances, and speech starting); returns a remover."""
-        self._speech_listeners.append(listener)
-        return lambda: (
-            self._speech_listeners.remove(listener) if listener in self._speech_listeners else None
-        )
-
     @property
     def realtime_config(self) -> ConferenceRealtimeConfig | None:
         """The plugged config (None when unplugged)."""
@@ -372,76 +322,29 @@ class ConferenceChannel(AnswersApi, SessionHooked):
             await plug.lane.play(audio[start : start + step])
 
     def find_line(self, event: PendingInputEvent) -> ConferenceLine | None:
-        """The line a spoken dialogue asks ``event`` on (None when unplugged or not ours)."""
-        if event.channel_id != self._channel_id or self._plug is None:
+        """The line a spoken dialogue asks ``event`` on (None when unplugged or not ours);
+        it offers the keypad only when every addressed participant's line carries tones the
+        channel reads (per-speaker hearing)."""
+        plug = self._plug
+        if event.channel_id != self._channel_id or plug is None:
             return None
-        return ConferenceLine(self)
+        speakers = plug.speakers
+        addressed = self.addressed_participants(event) or list(self.backend.participants)
+        keypad = speakers is not None and all(speakers.keypad(pid) for pid in addressed)
+        return ConferenceLine(self, keypad=keypad and bool(addressed))
 
     def addressed_participants(self, event: PendingInputEvent) -> list[str] | None:
         """Ids of the participants who must answer ``event`` (None: anyone in the call)."""
         addressed = self.addressed_to(event.pending_id)
         return None if addressed is None else [p.participant_id for p in addressed]
 
-    def _hear(self, heard: Heard) -> None:
-        for listener in list(self._speech_listeners):
-            try:
-                listener(heard)
-            except Exception:
-                logger.exception("conference %r: speech listener failed", self._channel_id)
-
-    def add_provider_listener(
-        self, listener: Callable[[ProviderEvent], None]
-    ) -> Callable[[], None]:
-        """Observe the plugged provider's events (this plug and later ones); returns a
-        remover. The listener must not block."""
-        self._provider_listeners.append(listener)
-        return lambda: (
-            self._provider_listeners.remove(listener)
-            if listener in self._provider_listeners
-            else None
-        )
-
-    def _on_provider_event(self, event: ProviderEvent) -> None:
-        for listener in list(self._provider_listeners):
-            try:
-                listener(event)
-            except Exception:
-                logger.exception("conference %r: provider listener failed", self._channel_id)
-        if isinstance(event, SpeechStartedEvent):
-            if self.hearing is None:  # else each speaker's own start is reported
-                self._hear(Heard("speech_started"))
-            return
-        if not isinstance(event, TranscriptionEvent) or not event.final:
-            return
-        if event.role == "assistant":
-            self._turn.bot_spoke()
-            return
-        if self.hearing is not None:
-            return  # the mix's transcription is the provider's conversation, nobody's answer
-        # The provider's own attribution, else the backend's: the one participant heard
-        # during this utterance. Overlapping speakers make it nobody's answer.
-        heard, self._utterance = self._utterance, set()
-        speaker = event.speaker_id
-        if speaker is None and len(heard) == 1:
-            speaker = next(iter(heard))
-        if speaker is None:
-            return
-        if speaker not in self.backend.participants:
-            logger.warning(
-                "conference %r: speaker %r is not on the roster", self._channel_id, speaker
-            )
-            self._turn.heard(None)
-            return
-        self._turn.heard(speaker)
-        said = replace(Heard.of(event, speaker), attribution=attribution(speaker, heard))
-        self._hear(said)
-        self._desk.spoken(speaker, said.text, said)
-
     def _on_backend_event(self, event: ConferenceEvent) -> None:
         if isinstance(event, ConferenceEnded):
             self._ended_by_backend(event.reason)
         elif isinstance(event, ParticipantLeft):
             self._desk.participant_left(event.participant, event.reason)
+            if self.ears is not None:
+                self.ears.forget(event.participant.participant_id)
         elif isinstance(event, SpeakerTranscription) and event.final:
             self._turn.heard(event.participant_id)
             self._desk.spoken(event.participant_id, event.text)

@@ -4,8 +4,9 @@
 every participant apart; :class:`SpeakerEars` runs it. Each participant's frames go through an
 endpointer (and, on a line that carries them, a keypad-tone detector) of their own, so one
 person's speech never ends, starts or merges with another's, and noise on one line is that
-line's alone. A finished utterance is recognised off the event loop (the recogniser's worker
-thread), at most ``concurrency`` at a time across the whole call, and reported with its
+line's alone. An utterance is recognised off the event loop (the recogniser's worker thread),
+at most ``concurrency`` at a time across the whole call, from its first pause on as if it
+ended there (so the answer is ready when the end of speech is confirmed), and reported with its
 speaker (the stream it came on) and the time span of its speech, each speaker's utterances in
 the order they were said.
 """
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from providers.base import PCM16
 from voice_hitl.responder._call_line import Heard
 from voice_hitl.speech import AnswerSpec
-from voice_hitl.speech._streaming import SpeechStart, StreamingEndpointer, Utterance
+from voice_hitl.speech._streaming import Pause, SpeechStart, StreamingEndpointer, Utterance
 from voice_hitl.speech.asr import Hypothesis, Recognizer
 from voice_hitl.speech.dtmf import DtmfDetector
 from voice_hitl.voice._provider_events import transcription_of
@@ -97,6 +98,8 @@ class _Line:
     keyed: bool = False
     started: float = 0.0
     last: asyncio.Task[None] | None = None
+    early: asyncio.Task[list[Hypothesis]] | None = None
+    """The recognition started at the last pause, of the utterance as if it ended there."""
 
 
 class SpeakerEars:
@@ -121,6 +124,7 @@ class SpeakerEars:
         self._lines: dict[str, _Line] = {}
         self._expected: AnswerSpec | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._early: set[asyncio.Task[list[Hypothesis]]] = set()
         self.recognised = 0
         """Utterances recognised so far."""
         self.skipped = 0
@@ -164,12 +168,32 @@ class SpeakerEars:
                 if not line.keyed:
                     started = Heard("speech_started", speaker_id=frame.participant_id)
                     self._emit(HeardSpan(started, line.started, line.started))
+            elif isinstance(found, Pause):
+                self._speculate(line, found.audio)
             elif isinstance(found, Utterance):
                 end = end_at - self.hearing.end_silence_ms / 1000
                 self._utterance(frame.participant_id, line, found.audio, end)
 
+    def _speculate(self, line: _Line, audio: PCM16) -> None:
+        """Start recognising the utterance as it would be if it ended at this pause. An
+        earlier pause's reading, superseded, runs out in its slot (a worker thread cannot be
+        stopped: cancelling it would free the slot while the thread still holds a core)."""
+        line.early = None
+        if line.keyed or self._loud(audio) < self.hearing.min_voiced_ms:
+            return
+        early = asyncio.create_task(self._recognize(audio), name="hear-early")
+        line.early = early
+        self._early.add(early)
+        early.add_done_callback(self._early.discard)
+
+    async def _recognize(self, audio: PCM16) -> list[Hypothesis]:
+        async with self._slots:
+            return await self.hearing.recognizer.recognize(
+                audio, self.hearing.sample_rate, self._expected
+            )
+
     def _loud(self, samples: PCM16) -> float:
-        """Seconds of ``samples`` above the speech threshold (10 ms blocks)."""
+        """Milliseconds of ``samples`` above the speech threshold (10 ms blocks)."""
         block = self.hearing.sample_rate // 100
         n = len(samples) // block
         if n == 0:
@@ -181,6 +205,7 @@ class SpeakerEars:
 
     def _utterance(self, participant_id: str, line: _Line, audio: PCM16, end: float) -> None:
         keyed, line.keyed = line.keyed, False
+        early, line.early = line.early, None
         voiced = self._loud(audio)
         if keyed or voiced < self.hearing.min_voiced_ms:
             self.skipped += 1
@@ -193,7 +218,7 @@ class SpeakerEars:
             return
         previous = line.last
         task = asyncio.create_task(
-            self._read(participant_id, audio, line.started, end, previous),
+            self._read(participant_id, audio, line.started, end, previous, early),
             name=f"hear-{participant_id}",
         )
         line.last = task
@@ -207,15 +232,11 @@ class SpeakerEars:
         start: float,
         end: float,
         previous: asyncio.Task[None] | None,
+        early: asyncio.Task[list[Hypothesis]] | None,
     ) -> None:
         hypotheses: list[Hypothesis] = []
         try:
-            async with self._slots:
-                hypotheses = await self.hearing.recognizer.recognize(
-                    audio,
-                    self.hearing.sample_rate,
-                    self._expected,
-                )
+            hypotheses = await (early if early is not None else self._recognize(audio))
         except Exception:
             logger.exception("%r: recognition failed; the utterance is unheard", participant_id)
         if previous is not None:  # this speaker's earlier utterance is reported first
@@ -255,7 +276,10 @@ class SpeakerEars:
 
         Cancellation: safe.
         """
-        tasks = list(self._tasks)
+        tasks: list[asyncio.Task[None] | asyncio.Task[list[Hypothesis]]] = [
+            *self._tasks,
+            *self._early,
+        ]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)

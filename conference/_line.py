@@ -24,10 +24,17 @@ __all__ = ["ConferenceLine"]
 
 
 class ConferenceLine:
-    """Speaks to the whole call; hears only the addressed participants."""
+    """Speaks to the whole call; hears only the addressed participants.
 
-    def __init__(self, channel: ConferenceChannel) -> None:
+    Args:
+        channel: The conference.
+        keypad: Every addressed participant's line carries keypad tones the channel reads
+            (per-speaker hearing of phone or SIP legs); otherwise no prompt offers the keypad.
+    """
+
+    def __init__(self, channel: ConferenceChannel, *, keypad: bool = False) -> None:
         self.channel = channel
+        self.keypad = keypad
 
     @property
     def can_say(self) -> bool:

@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
+import pytest
 from conference_rig import KEY, ToneWords, conference_tools
 
 from conference import (
@@ -30,6 +31,18 @@ from voice_hitl.speech.asr import Recognizer
 
 RATE = 16_000
 ROOM = 4848
+
+
+@pytest.fixture
+def server(request: pytest.FixtureRequest, backend: str) -> LocalJanus | None:
+    """The Janus of a ``backend="janus"`` case (``janus_rig``'s), None for ``memory``; a test
+    module using it imports ``janus`` from janus_rig too."""
+    if backend != "janus":
+        return None
+    janus_server: LocalJanus = request.getfixturevalue("janus")
+    return janus_server
+
+
 PEOPLE = ("Alice", "Bob", "Carol")
 
 
@@ -39,6 +52,8 @@ class Room:
     ids: dict[str, str]
     play_timelines: Callable[[dict[str, np.ndarray]], asyncio.Future[None] | object]
     heard: asyncio.Queue[Heard] = field(default_factory=asyncio.Queue)
+    provider: MockRealtimeProvider | None = None
+    kit: VoiceKit | None = None
 
     def pid(self, name: str) -> str:
         return self.ids[name]
@@ -95,7 +110,7 @@ async def memory_room(
     backend = InMemoryConferenceBackend(frame_samples=320, sample_rate=RATE)
     for name in names:
         backend.join(name.lower(), name, keypad=keypad)
-    kit, conf, _ = channel(backend, recognizer)
+    kit, conf, provider = channel(backend, recognizer)
     await conf.plug_realtime()
 
     def play(timelines: dict[str, np.ndarray]) -> None:
@@ -105,7 +120,7 @@ async def memory_room(
         for _ in range(-(-length // backend.frame_samples)):
             backend.tick()
 
-    room = Room(conf, {n: n.lower() for n in names}, play)
+    room = Room(conf, {n: n.lower() for n in names}, play, provider=provider, kit=kit)
     conf.add_speech_listener(
         lambda h: room.heard.put_nowait(h) if h.kind != "speech_started" else None
     )
@@ -138,14 +153,14 @@ async def janus_room(
             people[name] = await person.join()
         while len(backend.participants) < len(names):
             await asyncio.wait_for(joined.get(), 10)
-        kit, conf, _ = channel(backend, recognizer)
+        kit, conf, provider = channel(backend, recognizer)
         await conf.plug_realtime()
 
         async def play(timelines: dict[str, np.ndarray]) -> None:
             await asyncio.gather(*(people[n].say(a, RATE) for n, a in timelines.items()))
 
         ids = {n: p.participant_id or "" for n, p in people.items()}
-        r = Room(conf, ids, play)
+        r = Room(conf, ids, play, provider=provider, kit=kit)
         conf.add_speech_listener(
             lambda h: r.heard.put_nowait(h) if h.kind != "speech_started" else None
         )

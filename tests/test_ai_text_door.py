@@ -191,6 +191,17 @@ async def test_without_a_kit_or_a_channel_the_policy_handler_refuses() -> None:
     assert not outside.approved and "outside an AIChannel's tool loop" in outside.detail
 
 
+async def test_an_unregistered_channel_never_approves_a_plain_runtimes_call() -> None:
+    # The plain handler approves everything; the gate's approval step must still refuse,
+    # since no kit's policy can reach a channel that was never registered.
+    provider, _ = await run_turn(
+        VoiceKit(), ExternalToolHandler(), tool_call("Deploy", {"env": "prod"}), register=False
+    )
+    message = tool_messages(provider)["Deploy"]
+    assert message.approved is False
+    assert "kit.register_channel" in message.content
+
+
 @pytest.mark.parametrize("policy_handler", [True, False], ids=["policy-handler", "plain-handler"])
 async def test_a_tool_that_needs_approval_is_not_approved_unasked(policy_handler: bool) -> None:
     kit = VoiceKit()

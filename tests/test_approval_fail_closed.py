@@ -17,6 +17,7 @@ from doors import LOOKUP, human_tools
 from test_approval import TRANSFER, RecordingHost, approval_rig
 
 from providers.mock import MockRealtimeProvider
+from providers.mock_text import MockAIProvider
 from voice_hitl import (
     AIChannel,
     ApprovalSetupError,
@@ -33,7 +34,25 @@ from voice_hitl import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-SECTION = "## Tools that need a person's yes"
+# The README's approval example as it was printed before issue 45 (it never registers the
+# channel with the kit): the setup a user copies must refuse, never run the tool unasked.
+PRINTED_BEFORE_ISSUE_45 = '''\
+from providers.mock import MockRealtimeProvider
+from voice_hitl import AITool, HumanInputToolHandler, RealtimeVoiceChannel, VoiceKit
+
+TRANSFER = AITool(name="transfer_money", description="Move money between the caller's accounts.",
+                  parameters={"type": "object", "properties": {"amount": {"type": "number"}}})
+
+async def bank(name: str, arguments: dict) -> str:      # your tools
+    return '{"moved": true}'
+
+human = HumanInputToolHandler({"AskUserQuestion"}, timeout=60)
+
+kit = VoiceKit()
+kit.require_approval("transfer_money")          # the caller, high risk: "say confirm, or press 1"
+voice = RealtimeVoiceChannel("phone", provider=MockRealtimeProvider(), tools=[TRANSFER],
+                             tool_handler=bank, human_input_handler=human)  # the responder asks
+'''
 NOTE = ROOT / "docs" / "notes" / "issue-45-fail-closed.md"
 
 
@@ -54,7 +73,7 @@ def run_module(code: str, name: str) -> types.ModuleType:
 
 
 async def test_the_readme_example_as_printed_refuses_to_serve_the_tool() -> None:
-    printed = run_module(first_python_block((ROOT / "README.md").read_text(), SECTION), "printed")
+    printed = run_module(PRINTED_BEFORE_ISSUE_45, "printed")
     voice: RealtimeVoiceChannel = printed.voice
     with pytest.raises(ApprovalSetupError, match=r"kit\.register_channel\(channel\)"):
         await voice.start_session("call-1", participant_id="caller")
@@ -103,7 +122,7 @@ async def test_a_text_channel_cannot_count_named_approvers_either() -> None:
     kit.require_approval("transfer", approvers=["alice", "bob"], quorum=2)
     ai = AIChannel(
         "chat",
-        provider=_NoProvider(),  # type: ignore[arg-type]
+        provider=MockAIProvider([]),  # never asked: refused before any turn
         tools=[TRANSFER],
         tool_handler=RecordingHost(),
         human_input_handler=human_tools(),
@@ -111,10 +130,6 @@ async def test_a_text_channel_cannot_count_named_approvers_either() -> None:
     with pytest.raises(ApprovalSetupError, match="'chat' cannot tell who is speaking"):
         kit.register_channel(ai)
     await ai.close()
-
-
-class _NoProvider:
-    """Never asked: the channel is refused before any turn."""
 
 
 async def test_a_policy_over_a_human_input_tool_is_refused() -> None:
@@ -294,7 +309,7 @@ async def test_unregistered_ai_channel_refuses_host_tools() -> None:
     host = RecordingHost()
     ai = AIChannel(
         "chat",
-        provider=_NoProvider(),  # type: ignore[arg-type]
+        provider=MockAIProvider([]),  # never asked: refused before any turn
         tools=[TRANSFER],
         tool_handler=host,
         human_input_handler=HumanInputToolHandler({"AskUserQuestion"}),
@@ -303,3 +318,15 @@ async def test_unregistered_ai_channel_refuses_host_tools() -> None:
     assert result.outcome == "refused" and "kit.register_channel" in result.text
     assert host.calls == []
     await ai.close()
+
+
+async def test_a_closed_channel_does_not_hold_back_a_later_policy() -> None:
+    kit = VoiceKit()
+    bare = RealtimeVoiceChannel(
+        "bare", provider=MockRealtimeProvider(), tools=[TRANSFER], tool_handler=RecordingHost()
+    )
+    kit.register_channel(bare)
+    await bare.close()  # it leaves the kit
+    kit.require_approval("transfer")  # no channel left that could not ask
+    assert kit.approvals.by_tool.keys() == {"transfer"}
+    await kit.aclose()

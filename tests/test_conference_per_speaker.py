@@ -10,22 +10,13 @@ import numpy as np
 import pytest
 from conference_rig import ToneWords, tone_word
 from janus_rig import janus  # noqa: F401
-from speaker_rooms import RATE, room
+from speaker_rooms import RATE, room, server  # noqa: F401
 
 from conference import ConferenceChannel, InMemoryConferenceBackend, PerSpeakerHearing
 from conference.janus import JanusConferenceBackend, LocalJanus
 from voice_hitl.speech.dtmf import generate_dtmf
 
 BACKENDS = ["memory", "janus"]
-
-
-@pytest.fixture
-def server(request: pytest.FixtureRequest, backend: str) -> LocalJanus | None:
-    """The Janus of a ``janus`` case (started by janus_rig), None for ``memory``."""
-    if backend != "janus":
-        return None
-    janus_server: LocalJanus = request.getfixturevalue("janus")
-    return janus_server
 
 
 def hiss(seconds: float, dbov: float = -45.0, seed: int = 7) -> np.ndarray:
@@ -45,7 +36,9 @@ def door_click(seconds: float = 0.2, seed: int = 3) -> np.ndarray:
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("gap", [0.0, 0.2, 0.5, 1.0])
 async def test_the_second_approver_counts_however_soon_they_answer(
-    backend: str, server: LocalJanus | None, gap: float
+    backend: str,
+    server: LocalJanus | None,  # noqa: F811
+    gap: float,
 ) -> None:
     async with room(backend, server=server) as r:
         approval = r.conf.open_approval("ship it", approvers=["Alice", "Bob"], quorum=2)
@@ -63,7 +56,8 @@ async def test_the_second_approver_counts_however_soon_they_answer(
 
 @pytest.mark.parametrize("backend", BACKENDS)
 async def test_three_overlapping_speakers_are_three_utterances(
-    backend: str, server: LocalJanus | None
+    backend: str,
+    server: LocalJanus | None,  # noqa: F811
 ) -> None:
     async with room(backend, server=server) as r:
         parts = [
@@ -83,7 +77,8 @@ async def test_three_overlapping_speakers_are_three_utterances(
 
 @pytest.mark.parametrize("backend", BACKENDS)
 async def test_noise_on_a_bystanders_line_touches_only_that_line(
-    backend: str, server: LocalJanus | None
+    backend: str,
+    server: LocalJanus | None,  # noqa: F811
 ) -> None:
     async with room(backend, server=server) as r:
         approval = r.conf.open_approval("ship it", approvers=["Alice", "Bob"], quorum=2)
@@ -117,7 +112,8 @@ async def test_recognition_is_bounded_and_each_speaker_keeps_their_order() -> No
 
 @pytest.mark.parametrize("backend", BACKENDS)
 async def test_an_in_band_key_is_a_key_not_an_empty_utterance(
-    backend: str, server: LocalJanus | None
+    backend: str,
+    server: LocalJanus | None,  # noqa: F811
 ) -> None:
     async with room(backend, ("Alice", "Bob"), server=server, keypad=True) as r:
         tones = generate_dtmf("1", RATE, tone_ms=400)

@@ -443,3 +443,13 @@ async def test_a_receiver_that_never_replies_holds_only_its_own_lane(
         finally:
             receiver.hold.set()
             await hooks.aclose()
+
+
+def test_lanes_need_distinct_names_and_room_for_one_event() -> None:
+    a = WebhookSubscription("a", "http://127.0.0.1:9/a", SECRET)
+    with pytest.raises(ValueError, match="its own name"):
+        Webhooks([a, WebhookSubscription("a", "http://127.0.0.1:9/b", SECRET)])
+    with pytest.raises(ValueError, match="at least 1"):
+        Webhooks([a], queue_size=0)
+    with pytest.raises(ValueError, match="at least 1"):
+        Webhooks([a], max_in_flight=0)

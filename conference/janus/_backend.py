@@ -111,7 +111,7 @@ class JanusConferenceBackend:
         self.create = create
         self.display_name = display_name
         self.sample_rate = sample_rate
-        self.clock = SpeakerClock(window=0.06)
+        self.clock = SpeakerClock(window=0.09)
         self.media = BotMedia(
             sample_rate, self.clock, jitter_depth=jitter_depth, codec=make_codec(codec)
         )

@@ -37,10 +37,11 @@ __all__ = ["BotMedia", "open_udp"]
 logger = logging.getLogger("conference.janus")
 
 PACKET_SECONDS = FRAME_SAMPLES / 8_000
-MIX_LAG = 0.12
+MIX_LAG = 0.15
 """Seconds from a seated participant's packet reaching the bot to the room mix carrying it:
 Janus 1.1.2's AudioBridge queues a plain-RTP participant's packets and mixes them on its 20 ms
-tick (measured on loopback: 80-160 ms; a seat counts 60 ms either side of this)."""
+tick (measured on loopback: 80-160 ms, more on a loaded host; a seat's level counts 90 ms
+either side of this, see ``SpeakerClock(window=)``)."""
 
 
 Address = tuple[str, int]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +17,19 @@ from voice_hitl.speech.asr import (
     GatedRecognizer,
     SpeechGate,
     WhisperRecognizer,
+    _moonshine,
     load_recognizer,
     read_wav,
 )
-from voice_hitl.speech.asr._moonshine import MoonshineReader, moonshine_available
+from voice_hitl.speech.asr._moonshine import (
+    MoonshineReader,
+    MoonshineSupport,
+    MoonshineUnsupportedError,
+    moonshine_available,
+    moonshine_support,
+    probe_moonshine,
+)
+from voice_hitl.speech.asr._native import cpu_flags
 from voice_hitl.speech.asr._second_reading import (
     SECOND_READING_CONFIDENCE,
     SecondReadingRecognizer,
@@ -183,12 +193,53 @@ def test_the_speech_span_is_where_the_vad_hears_speech() -> None:
         gate.speech_span(np.zeros(100, dtype=np.float32), 16000)  # type: ignore[arg-type]
 
 
-needs_moonshine = pytest.mark.skipif(
-    not moonshine_available(), reason="moonshine-cpp is not installed (x86-64 Linux only)"
-)
+@pytest.fixture
+def moonshine() -> None:
+    """Skip, with the probe's reason, where the wheel is missing or cannot run on this CPU
+    (its child process found out; this worker never loads it then)."""
+    support = moonshine_support()
+    if not support.usable:
+        pytest.skip(support.reason)
+
+
+needs_moonshine = pytest.mark.usefixtures("moonshine")
+
+
+def test_the_probe_agrees_with_the_cpu() -> None:
+    """The real probe, on whatever CPU runs the suite: the wheel runs where the CPU has
+    AVX-512 and stops with SIGILL (in the child, not here) where it has not."""
+    if not moonshine_available():
+        pytest.skip("moonshine-cpp is not installed (x86-64 Linux only)")
+    flags = cpu_flags() or frozenset()
+    support = moonshine_support()
+    if "avx512f" in flags and "avx512vl" in flags:
+        assert support == MoonshineSupport(True, "")
+    else:
+        assert not support.usable and "SIGILL" in support.reason, support
+
+
+def test_a_cpu_the_wheel_cannot_run_on_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A child killed by SIGILL (here sent by the shell the probe runs under, standing in for
+    a CPU without AVX-512) is a reason; loading then refuses with it and never touches the
+    wheel in this process."""
+    if not moonshine_available():
+        pytest.skip("moonshine-cpp is not installed (x86-64 Linux only)")
+    support = probe_moonshine(runner=("sh", "-c", "kill -ILL $$"))
+    assert not support.usable
+    assert "SIGILL (Illegal instruction)" in support.reason and "AVX-512" in support.reason
+    monkeypatch.setattr(_moonshine, "_SUPPORT", support)
+    monkeypatch.setattr(_moonshine, "_MODEL", None)
+    with pytest.raises(MoonshineUnsupportedError, match="SIGILL"):
+        asyncio.run(load_recognizer("whisper+moonshine"))
+    assert _moonshine._MODEL is None
+    failed = probe_moonshine(runner=("sh", "-c", "echo 'no model here' >&2; exit 3"))
+    assert failed == MoonshineSupport(
+        False, "moonshine-cpp could not load its model (exit 3): no model here"
+    )
 
 
 @needs_moonshine
+@pytest.mark.timeout(180)  # ~12 s of CPU: at load 10 on two cores, a minute or more
 async def test_moonshine_reads_clean_tuning_answers() -> None:
     """An aggregate floor on the clean tuning fixtures (30 files), not any single file."""
     reader = MoonshineReader()

@@ -123,9 +123,15 @@ def _store(args: argparse.Namespace) -> tuple[SqliteJournalStore | RedisJournalS
         from ._redis import DEFAULT_PREFIX
 
         require_packages("voice-hitl journal --redis", "redis", "redis")
-        if not args.redis.startswith(("redis://", "rediss://", "unix://")):
-            raise UsageError(f"--redis {args.redis}: not a redis:// URL")
-        store = RedisJournalStore(args.redis, prefix=args.prefix or DEFAULT_PREFIX, read_only=True)
+        from .._redis_target import parse_target
+
+        try:
+            parse_target(args.redis)  # one server, redis+cluster:// or redis+sentinel://
+        except ValueError as exc:
+            raise UsageError(f"--redis {args.redis}: {exc}") from None
+        store = RedisJournalStore(
+            args.redis, prefix=args.prefix or DEFAULT_PREFIX, read_only=True
+        )
         return store, f"--redis {args.redis}"
     path = Path(args.journal)
     if not path.is_file():
@@ -147,7 +153,9 @@ def _read_errors(named: str) -> Iterator[None]:
         raise UsageError(f"{named}: not a readable journal ({exc})") from None
 
 
-def _entries(args: argparse.Namespace, request_id: str | None = None) -> list[JournalEntry]:
+def _entries(
+    args: argparse.Namespace, request_id: str | None = None
+) -> list[JournalEntry]:
     """The entries (all, or one request's)."""
     store, named = _store(args)
     try:

@@ -35,6 +35,7 @@ from ._desk import (
     OperatorDesk,
     OutcomeUnknownError,
     SettledError,
+    ShuttingDownError,
     UnauthorizedError,
 )
 from ._links import (
@@ -86,6 +87,7 @@ __all__ = [
     "OperatorsError",
     "OutcomeUnknownError",
     "SettledError",
+    "ShuttingDownError",
     "UnauthorizedError",
     "WebhookError",
     "WebhookSignatureError",

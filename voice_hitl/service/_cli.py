@@ -390,6 +390,8 @@ def add_operator_commands(subparsers: Any) -> None:
     _key_option(reject)
     reject.set_defaults(handler=_run_client(_reject))
 
+    from ._cli_operators import add_operators_command
     from ._cli_webhooks import add_webhook_commands
 
     add_webhook_commands(subparsers, _client_options, _run_client, _EPILOG)
+    add_operators_command(subparsers)

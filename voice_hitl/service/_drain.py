@@ -17,16 +17,9 @@ import asyncio
 import contextlib
 from collections.abc import Iterator
 
-from ._desk import DeskError
+from ._refusals import ShuttingDownError
 
-__all__ = ["AnswerGate", "ShuttingDownError"]
-
-
-class ShuttingDownError(DeskError):
-    """The service is stopping (a rolling restart): the answer was not tried; send it again
-    after ``retry_after`` seconds (to this service once restarted, or another instance)."""
-
-    status, code = 503, "shutting_down"
+__all__ = ["AnswerGate"]
 
 
 class AnswerGate:

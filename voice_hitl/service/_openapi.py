@@ -76,6 +76,16 @@ _ERROR = {
     },
 }
 
+_SESSION = {
+    "type": "object",
+    "required": ["session", "expires_at", "operator"],
+    "properties": {
+        "session": {"type": "string", "description": "vhs_...: the bearer token from now on."},
+        "expires_at": {"type": "string", "format": "date-time"},
+        "operator": {"type": "object"},
+    },
+}
+
 _HEALTH = {
     "type": "object",
     "required": ["status", "answers_in_flight"],
@@ -220,6 +230,28 @@ def openapi_document() -> dict[str, Any]:
                     "responses": {
                         "200": _ok(_HEALTH, "Taking answers."),
                         "503": _ok(_HEALTH, "Draining: answers are refused (shutting_down)."),
+                    },
+                }
+            },
+            "/v1/sessions": {
+                "post": {
+                    "operationId": "signIn",
+                    "summary": "Sign in with an operator's token: a session id to use as the "
+                    "bearer token until it expires or is signed out.",
+                    "responses": {
+                        "201": _ok(_SESSION, "The session (its id is shown once)."),
+                        "401": _error("Not an operator's token (a session opens no other)."),
+                    },
+                }
+            },
+            "/v1/sessions/current": {
+                "delete": {
+                    "operationId": "signOut",
+                    "summary": "Sign out: the session id of the Authorization header ends.",
+                    "responses": {
+                        "204": {"description": "Signed out (or it had ended already)."},
+                        "401": _AUTH_ERRORS["401"],
+                        "422": _error("An operator's token, not a session: rotate it instead."),
                     },
                 }
             },

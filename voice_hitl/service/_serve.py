@@ -140,14 +140,18 @@ class _Server(uvicorn.Server):
             print("voice-hitl operator service: ready", flush=True)
 
 
-async def _serve_until_signalled(app: Starlette, host: str, port: int) -> None:
-    """Serve until SIGTERM / SIGINT, then drain answers and stop (module docstring)."""
+async def _serve_until_signalled(
+    app: Starlette, host: str, port: int, operators_file: str | None = None
+) -> None:
+    """Serve until SIGTERM / SIGINT, then drain answers and stop (module docstring); reread
+    ``operators_file`` when it changes (:func:`~voice_hitl.service._auth.watch_operators`)."""
     config = uvicorn.Config(
         app, host=host, port=port, log_level="warning", ws=_WS, timeout_graceful_shutdown=_GRACE
     )
     server = _Server(config)
     loop = asyncio.get_running_loop()
     stopping: list[asyncio.Task[None]] = []
+    watching: list[asyncio.Task[None]] = []
 
     async def stop() -> None:
         print("voice-hitl operator service: stopping (answers in flight end first)", flush=True)
@@ -163,12 +167,19 @@ async def _serve_until_signalled(app: Starlette, host: str, port: int) -> None:
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, on_signal)
+    if operators_file is not None:
+        from ._auth import Operators, watch_operators
+
+        def apply(operators: Operators) -> None:
+            app.state.desk.operators = operators
+
+        watching.append(loop.create_task(watch_operators(operators_file, apply)))
     try:
         await server.serve()
     finally:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)
-        for task in stopping:
+        for task in [*stopping, *watching]:
             if not task.done():
                 task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -212,6 +223,13 @@ def serve_forever(args: Any) -> int:
     except BoardUnavailableError as exc:
         print(f"voice-hitl: the board's Redis at {url} is unreachable: {exc}", file=sys.stderr)
         return 7
+    if operators.plaintext:
+        print(
+            f"voice-hitl: deprecated: the operators file holds the token of "
+            f"{', '.join(operators.plaintext)} in clear; store digests with "
+            f"'voice-hitl operators migrate --operators FILE' (the same tokens keep working)",
+            file=sys.stderr,
+        )
     try:
         journal, journal_named = _open_journal(args, url)
     except (ValueError, OSError) as exc:
@@ -244,7 +262,7 @@ def serve_forever(args: Any) -> int:
         flush=True,
     )
     try:
-        asyncio.run(_serve_until_signalled(app, args.host, args.port))
+        asyncio.run(_serve_until_signalled(app, args.host, args.port, args.operators))
     except ServiceStartError as exc:
         print(f"voice-hitl: {exc}", file=sys.stderr)
         return 2

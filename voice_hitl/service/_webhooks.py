@@ -141,6 +141,9 @@ class Webhooks:
         if queue_size < 1 or max_in_flight < 1:
             raise ValueError("queue_size and max_in_flight must be at least 1")
         self.subscriptions = list(subscriptions)
+        names = [s.name for s in self.subscriptions]
+        if len(set(names)) != len(names):
+            raise ValueError("each subscription needs its own name (each has its own lane)")
         self._links = links
         retries = Retries(attempts, backoff, max_backoff, timeout)
         self._lanes = {

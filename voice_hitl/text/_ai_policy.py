@@ -142,16 +142,12 @@ async def approval_step(
 
     Cancellation: the approval request is withdrawn.
     """
-    approvals = gate.approvals
-    if approvals is None and gate.kit is not None:
-        approvals = gate.kit.approvals
-    if approvals is None or approvals.empty:
-        return ToolDecision(approved=True)
-    policy = approvals.policy_for(call.name, arguments)
-    if policy is None:
-        return ToolDecision(approved=True)
     try:
-        approved = await approvals.hold(gate, call, policy, dict(arguments), [])
+        held = gate.approval_for(call.name, arguments)
+        if held is None:
+            return ToolDecision(approved=True)
+        approvals, policy = held
+        approved = await gate.hold(approvals, policy, call, dict(arguments), [])
     except ToolRefusedError as exc:
         return _refusal(call.name, str(exc), str(exc))
     if canonical_arguments(approved) != canonical_arguments(arguments):

@@ -2,7 +2,9 @@
 
 In order: the tool must be in the turn's toolset; its arguments must match the schema;
 ``BEFORE_TOOL_USE`` hooks may block or rewrite; a regular tool that needs approval waits for a
-person's yes to exactly these arguments (``voice_hitl.tools._approvals``); human-input tools are
+person's yes to exactly these arguments (``voice_hitl.tools._approvals``), and a gate that no
+policy can reach (no kit, no approvals of its own) refuses every host tool rather than run it
+unasked (``voice_hitl.tools._approval_setup``); human-input tools are
 served first, under the human-input handler's own timeout, anything else by the host handler
 under the channel's per-call bound; ``ON_TOOL_CALL`` observers get one report per call.
 """
@@ -458,23 +460,28 @@ class ToolGate:
             arguments = dict(seen[-1])
             human = self.human_input
             if human is None or not human.serves(name):  # the asking itself is never held
-                if self._kit is None and self._approvals is None:
-                    message = f"Tool {name!r} was not run: {unbound_message(self)}"
-                    return ToolResult.error("refused", message, message)
-                held = self._approval(name, arguments)
-                if held is not None:
-                    approvals, policy = held
-                    try:
-                        arguments = await self._hold(approvals, policy, call, arguments, asked)
-                    except ToolRefusedError as exc:
-                        return ToolResult.error("refused", str(exc), str(exc))
+                try:
+                    held = self.approval_for(name, arguments)
+                    if held is not None:
+                        approvals, policy = held
+                        arguments = await self.hold(approvals, policy, call, arguments, asked)
+                except ToolRefusedError as exc:
+                    return ToolResult.error("refused", str(exc), str(exc))
             return await self._dispatch(name, arguments, asked)
 
-    def _approval(
+    def approval_for(
         self, name: str, arguments: Mapping[str, Any]
     ) -> tuple[ToolApprovals, ApprovalPolicy] | None:
-        """The policy this call must pass and where its "always" grants live; None when it
-        needs none. Per-tool policies first (the gate's, then the kit's), then rules."""
+        """The policy a host-tool call must pass and where its "always" grants live; None
+        when it needs none. Per-tool policies first (the gate's, then the kit's), then rules.
+        Every door's approval step starts here (`hold` is the second half).
+
+        Raises:
+            ToolRefusedError: No policy can reach this gate: it is bound to no kit
+                (``kit.register_channel``) and has no ``approvals`` of its own.
+        """
+        if self._kit is None and self._approvals is None:
+            raise ToolRefusedError(f"Tool {name!r} was not run: {unbound_message(self)}")
         own = self._approvals
         sources = (own,) if self._kit is None else (own, self._kit.approvals)
         for source in sources:  # the hot path of every call: plain lookups, no copies
@@ -489,7 +496,7 @@ class ToolGate:
                         return source, rule
         return None
 
-    async def _hold(
+    async def hold(
         self,
         approvals: ToolApprovals,
         policy: ApprovalPolicy,
@@ -497,7 +504,15 @@ class ToolGate:
         arguments: dict[str, Any],
         asked: list[PendingInput],
     ) -> dict[str, Any]:
-        """Hold the call for its yes; a second call with an id already waiting is refused."""
+        """Hold the call for the yes ``policy`` asks for (from `approval_for`); returns the
+        arguments the yes was given for.
+
+        Raises:
+            ToolRefusedError: The person refused, nobody could be asked, or a call with the
+                same id is already waiting (a call id is used once).
+
+        Cancellation: the approval request is withdrawn.
+        """
         key = (call.room_id, call.call_id)
         if call.call_id and key in self._held:
             raise ToolRefusedError(

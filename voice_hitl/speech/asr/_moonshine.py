@@ -40,6 +40,7 @@ import numpy.typing as npt
 
 from ._audio import check_pcm16, resample
 from ._moonshine_native import NativeModel
+from ._native import cpu_flags
 from ._quality import SpeechGate
 
 __all__ = [
@@ -100,19 +101,10 @@ class MoonshineSupport:
     reason: str
 
 
-def _cpu_flags() -> set[str]:
-    try:
-        text = Path("/proc/cpuinfo").read_text(errors="replace")
-    except OSError:
-        return set()
-    line = next((x for x in text.splitlines() if x.startswith("flags")), "")
-    return set(line.partition(":")[2].split())
-
-
 def _why(returncode: int, stderr: str, runner: tuple[str, ...]) -> str:
     if returncode == -signal.SIGILL:
         cpu = "the CPU" if runner else "this CPU"
-        if not runner and "avx512f" not in _cpu_flags():
+        if not runner and "avx512f" not in (cpu_flags() or ()):
             cpu = "this CPU (it has no AVX-512)"
         return (
             f"moonshine-cpp stops with SIGILL (Illegal instruction) on {cpu}: its "

@@ -6,21 +6,21 @@ with VNNI the committed phone call's near-miss gap reads 6.43 nats, on the AVX2 
 on CTranslate2's generic path 4.86 (docs/notes/issue-46-determinism.md). CTranslate2 alone
 is not enough: on an AMD CPU it already selects AVX2, and oneDNN still runs AVX-512 VNNI.
 
-So before CTranslate2 first loads, `pin_native_kernels` holds both to AVX2, the instruction
-set every x86-64 CPU of the last decade has (``VOICE_HITL_ASR_ISA=native`` lets them pick:
-faster on AVX-512 CPUs, and figures that follow the CPU). The thread count is pinned by
-`WhisperRecognizer` (`PINNED_THREADS`) and the compute type is int8 everywhere. Both
-variables are read once per process, so the pin cannot change after CTranslate2 loaded: a
-process that loaded it unpinned is refused (`NativeKernelsError`) rather than silently
-giving another machine's figures. ONNX Runtime (Silero VAD) has no such switch: the
-audio measurements it gives are compared with a tolerance, not pinned.
+So before the recogniser loads its first model, `pin_native_kernels` holds both to AVX2, the
+instruction set every x86-64 CPU of the last decade has (``VOICE_HITL_ASR_ISA=native`` lets
+them pick: faster on AVX-512 CPUs, and figures that follow the CPU). The thread count is
+pinned by `WhisperRecognizer` (`PINNED_THREADS`) and the compute type is int8 everywhere.
+Both libraries read their variable once per process, when CTranslate2 first loads a model
+(importing ctranslate2 reads nothing): a process whose own code loaded a CTranslate2 model
+before the recogniser keeps what it chose. Not pinned, and compared with a tolerance
+instead (`voice_hitl.demo._figures`): numpy's OpenBLAS kernels (chosen when numpy is
+imported), ONNX Runtime's (Silero VAD) and instructions whose precision differs by vendor.
 """
 
 from __future__ import annotations
 
 import os
 import platform
-import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +30,7 @@ __all__ = [
     "PINNED_ISA",
     "PINNED_THREADS",
     "NativeKernels",
+    "cpu_flags",
     "NativeKernelsError",
     "pin_native_kernels",
 ]
@@ -69,12 +70,19 @@ _LOCK = threading.Lock()
 _CHOSEN: NativeKernels | None = None
 
 
-def _has_avx2() -> bool:
+def cpu_flags() -> frozenset[str] | None:
+    """The CPU's feature flags from ``/proc/cpuinfo`` (``None`` where there is none)."""
     try:
         text = Path("/proc/cpuinfo").read_text(errors="replace")
     except OSError:
-        return True  # not Linux: CTranslate2 itself refuses an ISA the CPU lacks
-    return any(line.startswith("flags") and " avx2" in line for line in text.splitlines())
+        return None
+    line = next((x for x in text.splitlines() if x.startswith("flags")), "")
+    return frozenset(line.partition(":")[2].split())
+
+
+def _has_avx2() -> bool:
+    flags = cpu_flags()
+    return flags is None or "avx2" in flags  # not Linux: CTranslate2 refuses what is missing
 
 
 def _choose() -> NativeKernels:
@@ -97,24 +105,18 @@ def _choose() -> NativeKernels:
             f"{', '.join(clashes)} contradicts the pinned {PINNED_ISA}: unset it, or set "
             f"{ISA_VARIABLE}=native"
         )
-    if "ctranslate2" in sys.modules and any(k not in os.environ for k in _PIN):
-        raise NativeKernelsError(
-            "ctranslate2 was imported before the recogniser could pin its instruction set: "
-            "load the recogniser first, or set "
-            + " ".join(f"{k}={v}" for k, v in _PIN.items())
-            + f" before ctranslate2 loads (or {ISA_VARIABLE}=native)"
-        )
     os.environ.update(_PIN)
     return NativeKernels(PINNED_ISA, True)
 
 
 def pin_native_kernels() -> NativeKernels:
     """Pin CTranslate2 and oneDNN to AVX2 (unless ``VOICE_HITL_ASR_ISA=native``); call it
-    before ctranslate2 is imported. The first call decides for the whole process.
+    before CTranslate2 loads a model (`WhisperRecognizer` does). The first call decides for
+    the whole process.
 
     Raises:
-        NativeKernelsError: the CPU has no AVX2, a CTranslate2/oneDNN variable asks for
-            another set, or ctranslate2 was already imported unpinned.
+        NativeKernelsError: the CPU has no AVX2, or a CTranslate2/oneDNN variable asks for
+            another instruction set.
     """
     global _CHOSEN
     with _LOCK:

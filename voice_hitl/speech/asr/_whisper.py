@@ -219,7 +219,7 @@ def _load_shared(path: Path | None, compute_type: str, cpu_threads: int) -> _Sha
             if not (model_dir / "model.bin").is_file():
                 raise FileNotFoundError(f"no CTranslate2 Whisper model (model.bin) in {model_dir}")
             os.environ["HF_HUB_OFFLINE"] = "1"  # before huggingface_hub is first imported
-            pin_native_kernels()  # before ctranslate2 is first imported
+            pin_native_kernels()  # before CTranslate2 loads its first model
             from faster_whisper import WhisperModel
 
             model = WhisperModel(
@@ -609,7 +609,7 @@ class WhisperRecognizer:
         """
         audio = resample(check_pcm16(pcm16, sample_rate), sample_rate, _MODEL_RATE)
         samples = audio.astype(np.float32) / 32768.0
-        shared = self._shared()  # pins the kernels before ctranslate2 is first imported
+        shared = self._shared()
         import ctranslate2
 
         features = shared.model.feature_extractor(samples)
