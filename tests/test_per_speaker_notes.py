@@ -1,5 +1,5 @@
-"""The Python examples of docs/notes/issue-48-per-speaker.md run: the in-memory one as
-written, and the README's corrected Janus example (``seats=8``) against a Janus of its own,
+"""The per-speaker examples of docs/guides/conference-janus.md run: the in-memory one as
+written, and the Janus example (``seats=8``) against a Janus of its own,
 its OpenAI provider swapped for the mock one (no network)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from conference import ConferenceRealtimeConfig
 from conference.janus import LocalJanus
 from providers.mock import MockRealtimeProvider
 
-NOTES = Path(__file__).resolve().parent.parent / "docs" / "notes" / "issue-48-per-speaker.md"
+NOTES = Path(__file__).resolve().parent.parent / "docs" / "guides" / "conference-janus.md"
 
 
 def blocks() -> list[str]:

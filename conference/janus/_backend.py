@@ -11,7 +11,7 @@ joined for them (``_relay``). AudioBridge cannot forward one participant's own a
 room's or a group's mix, and Janus 1.1.2 allows 5 groups a room), so the room has no groups:
 any number of seats fit, and WebRTC and plain-RTP clients without a seat join as before (heard
 in the mix the provider hears; their answers are attributed only where a backend can tell who
-spoke, see ``docs/notes/issue-48-per-speaker.md``). Who spoke in each mixed frame comes from
+spoke, see ``docs/guides/conference-janus.md``). Who spoke in each mixed frame comes from
 the seats' own levels and, for WebRTC participants, AudioBridge's talking events (``_speakers``).
 
 A participant leaving or being kicked, and the room being destroyed, reach listeners as
