@@ -264,7 +264,7 @@ NEVER_HEARD = [
     for n in range(7, 10)
     for name in (f"adversarial{n}", f"heldout{n + 1}_confirmations", f"heldout{n + 1}")
 ]
-"""The never-heard sets of issue 32 item 4 (``scripts/make_adversarial7.py`` .. ``9``)."""
+"""The never-heard sets of issue 32 item 4 (recipes ``adversarial7`` .. ``9``)."""
 
 
 @pytest.mark.parametrize("folder", NEVER_HEARD, ids=lambda folder: folder.name)
