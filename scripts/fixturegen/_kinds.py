@@ -1,5 +1,6 @@
 """The recipe kinds besides the never-heard one (`fixturegen._plans`), written by the one
-generator: `write_pair` and `write_adversarial`. The vocabulary is `fixturegen._recipe`'s.
+generator: `write_plain`, `write_pair` and `write_adversarial`. The vocabulary is
+`fixturegen._recipe`'s.
 
 A held-out pair (``kind = "heldout_pair"``: spoken answers and true confirmations in the same
 voices, over babble, `heldout_pair`). Its keys: ``sets`` (the answers' folder, the
@@ -8,6 +9,15 @@ with ..."), ``conditions`` (the answers'; the confirmations are in `TAKE_CONDITI
 ``babble`` (lines), ``answers`` (``[id, category, question, text, expected]``), and the tables
 ``phrases`` (the confirmations by id), ``voices`` (name: voice) and ``crowd`` (``talkers``: the
 voices saying ``babble`` in turn).
+
+A plain set (``kind = "plain"``: every answer in every voice and condition, `generate`). Its
+keys: ``sets`` (its folder; ``"."``: the fixtures' root), ``description``, ``render`` (the
+conditions' recipe: ``"tuning"`` or ``"heldout"``, `RENDERS`), ``seed_stem`` (seed from the
+file's stem, not its name; false if absent), ``prepare`` (what the voice's output becomes:
+``"speech"``, ``"resampled"`` or ``"raw"``; ``"speech"`` if absent), ``write`` (``"flac"``
+or ``"flac_float"``: the float samples clipped, not rounded first; ``"flac"`` if absent),
+``conditions``, ``answers`` (``[id, category, question, text, expected]``) and the table
+``voices``.
 
 An adversarial set (``kind = "adversarial"``: nothing in it is a yes, `adversarial_set`). Its
 keys: ``sets`` (its folder), ``description``, ``seed_prefix`` (put before every seed name; ""
@@ -19,14 +29,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ._adversarial import adversarial_set
+from ._audio import write_flac, write_flac_float
 from ._heldout import babblers, heldout_pair
 from ._recipe import RecipeError, utterances, voice
-from ._voices import Voice
+from ._render import render_heldout, render_tuning
+from ._sets import generate, recipe, write_manifest
+from ._voices import Voice, raw, resampled, speech
 
-__all__ = ["write_adversarial", "write_pair"]
+T = TypeVar("T")
+
+__all__ = ["PREPARES", "RENDERS", "WRITERS", "write_adversarial", "write_pair", "write_plain"]
 
 
 def write_pair(path: Path, data: dict[str, Any], out: Path) -> dict[str, int]:
@@ -77,6 +92,47 @@ def write_adversarial(path: Path, data: dict[str, Any], out: Path) -> dict[str, 
         raise RecipeError(f"{path}: a missing or malformed key ({exc!r})") from None
     adversarial_set(out / folder, sentences, lines, voices, description, seed_prefix=prefix)
     return _written(out, [folder])
+
+
+RENDERS = {"tuning": render_tuning, "heldout": render_heldout}
+"""The conditions' recipes of a plain set, by name."""
+PREPARES = {"speech": speech, "resampled": resampled, "raw": raw}
+"""What a voice's output becomes before rendering, by name."""
+WRITERS = {"flac": write_flac, "flac_float": write_flac_float}
+"""How a plain set's files are written, by name."""
+
+
+def _named(path: Path, data: dict[str, Any], key: str, default: str, known: dict[str, T]) -> T:
+    name = data.get(key, default)
+    if name not in known:
+        raise RecipeError(f"{path}: {key!r} must be one of {sorted(known)}, got {name!r}")
+    return known[name]
+
+
+def write_plain(path: Path, data: dict[str, Any], out: Path) -> dict[str, int]:
+    """Write the plain recipe ``data`` (read from ``path``) under ``out``; the files written,
+    by set.
+
+    Raises:
+        RecipeError: a missing or malformed key, or a name the vocabulary lacks.
+    """
+    render = _named(path, data, "render", "", RENDERS)
+    prepare = _named(path, data, "prepare", "speech", PREPARES)
+    write = _named(path, data, "write", "flac", WRITERS)
+    try:
+        (folder,) = data["sets"]
+        said = utterances(path, data["answers"])
+        conditions = [str(c) for c in data["conditions"]]
+        description, seed_stem = str(data["description"]), bool(data.get("seed_stem", False))
+        voices = _voices(path, data)
+    except (KeyError, ValueError, TypeError, AttributeError) as exc:
+        raise RecipeError(f"{path}: a missing or malformed key ({exc!r})") from None
+    where = out / folder
+    run = recipe(render, seed_stem=seed_stem)
+    entries = generate(where, said, voices, conditions, run, prepare=prepare, write=write)
+    fields = {"voices": list(voices), "conditions": conditions}
+    write_manifest(where, description, entries, **fields)
+    return {folder: len(entries)}
 
 
 def _voices(path: Path, data: dict[str, Any]) -> dict[str, Voice]:

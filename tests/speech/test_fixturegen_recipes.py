@@ -28,8 +28,8 @@ def _of_kind(kind: str) -> list[str]:
     return [n for n in fg.recipes() if _recipe.load(_recipe.recipe_path(n))["kind"] == kind]
 
 
-NEVER_HEARD, PAIRS, ADVERSARIAL = (
-    _of_kind(k) for k in ("never_heard", "heldout_pair", "adversarial")
+NEVER_HEARD, PAIRS, ADVERSARIAL, PLAIN = (
+    _of_kind(k) for k in ("never_heard", "heldout_pair", "adversarial", "plain")
 )
 
 
@@ -167,3 +167,22 @@ def test_an_adversarial_recipe_says_what_its_committed_set_says(name: str) -> No
     per_sentence = len(speech) // len(data["sentences"])
     assert per_sentence * len(data["sentences"]) == len(speech)
     assert {Counter(e["id"] for e in speech)[row[0]] for row in data["sentences"]} == {per_sentence}
+
+
+@pytest.mark.parametrize("name", PLAIN)
+def test_a_plain_recipe_says_what_its_committed_set_says(name: str) -> None:
+    path = _recipe.recipe_path(name)
+    data = _recipe.load(path)
+    (folder,) = data["sets"]
+    manifest = _manifest(folder)
+    assert manifest["description"] == data["description"]
+    assert f"scripts/make_set.py {name}" in data["description"]
+    assert manifest["voices"] == list(data["voices"])
+    assert manifest["conditions"] == data["conditions"]
+    said = _recipe.utterances(path, data["answers"])
+    heard = {
+        (e["id"], e["category"], e["text"], json.dumps(e["spec"]), json.dumps(e["expected"]))
+        for e in manifest["fixtures"]
+    }
+    assert heard == {(u, c, t, json.dumps(s), json.dumps(w)) for u, c, s, t, w in said}
+    assert len(manifest["fixtures"]) == len(said) * len(data["voices"]) * len(data["conditions"])
