@@ -119,7 +119,7 @@ from ._noise import (
     white,
 )
 from ._plans import Recipe, make, read_recipe
-from ._recipe import MAKERS, SPECS, STEPS, RecipeError, recipes
+from ._recipe import MAKERS, SPECS, STEPS, RecipeError, recipe_voices, recipes
 from ._render import (
     Babble,
     render_answer,
@@ -290,6 +290,7 @@ __all__ = [
     "replaced",
     "resampled",
     "read_recipe",
+    "recipe_voices",
     "recipes",
     "reverberated",
     "said_before",

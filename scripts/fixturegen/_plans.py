@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ._heldout import babblers
-from ._kinds import write_adversarial, write_pair, write_plain
+from ._kinds import write_adversarial, write_pair, write_plain, write_takes
 from ._neverheard import Line, NoiseRow, Plan, Rig
 from ._noise import Crowd
 from ._recipe import (
@@ -157,6 +157,7 @@ KINDS: dict[str, Callable[[Path, dict[str, Any], Path], dict[str, int]]] = {
     "heldout_pair": write_pair,
     "adversarial": write_adversarial,
     "plain": write_plain,
+    "takes": write_takes,
 }
 """The generators of each kind of recipe: ``(recipe file, its data, out) -> files by set``."""
 

@@ -51,6 +51,7 @@ __all__ = [
     "load",
     "noise_maker",
     "recipe_path",
+    "recipe_voices",
     "recipes",
     "utterances",
     "voice",
@@ -79,6 +80,17 @@ def recipe_path(name: str, folder: Path = SETS) -> Path:
     if not path.is_file():
         raise RecipeError(f"no recipe {name!r} in {folder}; there are: {recipes(folder)}")
     return path
+
+
+def recipe_voices(name: str) -> dict[str, Voice]:
+    """The voices of recipe ``name``, by name (for a script that speaks in a set's voices).
+
+    Raises:
+        RecipeError: no such recipe, or a voice the vocabulary lacks.
+    """
+    path = recipe_path(name)
+    table = load(path).get("voices", {})
+    return {v: voice(spec, f"{path}: voices.{v}") for v, spec in table.items()}
 
 
 def load(path: Path) -> dict[str, Any]:
