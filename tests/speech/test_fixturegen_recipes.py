@@ -28,8 +28,8 @@ def _of_kind(kind: str) -> list[str]:
     return [n for n in fg.recipes() if _recipe.load(_recipe.recipe_path(n))["kind"] == kind]
 
 
-NEVER_HEARD, PAIRS, ADVERSARIAL, PLAIN = (
-    _of_kind(k) for k in ("never_heard", "heldout_pair", "adversarial", "plain")
+NEVER_HEARD, PAIRS, ADVERSARIAL, PLAIN, TAKES = (
+    _of_kind(k) for k in ("never_heard", "heldout_pair", "adversarial", "plain", "takes")
 )
 
 
@@ -97,6 +97,8 @@ def test_the_vocabulary_refuses_what_it_does_not_know() -> None:
         _recipe.expected({"maybe": True}, "answers.x")
     with pytest.raises(fg.RecipeError, match="no recipe 'adversarial0'"):
         _recipe.recipe_path("adversarial0")
+    with pytest.raises(fg.RecipeError, match="unknown question 'weather'"):
+        _recipe.utterances(Path("x.toml"), [["a", "b", "weather", "sunny", "yes"]])
 
 
 def test_a_broken_recipe_is_refused_naming_the_file(tmp_path: Path) -> None:
@@ -186,3 +188,18 @@ def test_a_plain_recipe_says_what_its_committed_set_says(name: str) -> None:
     }
     assert heard == {(u, c, t, json.dumps(s), json.dumps(w)) for u, c, s, t, w in said}
     assert len(manifest["fixtures"]) == len(said) * len(data["voices"]) * len(data["conditions"])
+
+
+@pytest.mark.parametrize("name", TAKES)
+def test_a_takes_recipe_says_what_its_committed_set_says(name: str) -> None:
+    data = _recipe.load(_recipe.recipe_path(name))
+    (folder,) = data["sets"]
+    manifest = _manifest(folder)
+    assert manifest["description"] == data["description"]
+    assert f"scripts/make_set.py {name}" in data["description"]
+    assert manifest["voices"] == list(data["voices"])
+    assert manifest["conditions"] == data["conditions"]
+    assert {w for w, _ in data["babble"]} <= set(data["voices"])
+    assert {e["id"]: e["text"] for e in manifest["fixtures"]} == data["phrases"]
+    voices, conditions = len(data["voices"]), len(data["conditions"])
+    assert len(manifest["fixtures"]) == len(data["phrases"]) * voices * conditions * 2
