@@ -24,7 +24,7 @@ import inspect
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -45,6 +45,7 @@ __all__ = [
     "MAKERS",
     "SPECS",
     "STEPS",
+    "Step",
     "RecipeError",
     "expected",
     "line",
@@ -214,18 +215,29 @@ def noise_maker(spec: object, crowd: Crowd | None, where: str) -> NoiseMaker:
     return made
 
 
-Step = Callable[..., tuple[FloatArray, int]]
-"""A line's step: ``(x, rate, rng, **parameters) -> (y, rate out)``."""
+class Step(NamedTuple):
+    """A line's step: the library's function and how the chain calls it, ``(function, x,
+    rate in, rng, parameters) -> (y, rate out)``."""
+
+    function: Callable[..., FloatArray]
+    call: Callable[
+        [Callable[..., FloatArray], FloatArray, int, np.random.Generator, dict[str, Any]],
+        tuple[FloatArray, int],
+    ]
 
 
 def _keeps(f: Callable[..., FloatArray]) -> Step:
-    return lambda x, rate, _rng, **p: (f(x, **p), rate)
+    return Step(f, lambda f, x, rate, _rng, p: (f(x, **p), rate))
 
 
 def _to_8k(f: Callable[..., FloatArray], noisy: bool = False) -> Step:
     if noisy:
-        return lambda x, _rate, rng, **p: (f(x, rng, **p), TEL_RATE)
-    return lambda x, _rate, _rng, **p: (f(x, **p), TEL_RATE)
+        return Step(f, lambda f, x, _rate, rng, p: (f(x, rng, **p), TEL_RATE))
+    return Step(f, lambda f, x, _rate, _rng, p: (f(x, **p), TEL_RATE))
+
+
+def _at_rate(f: Callable[..., FloatArray]) -> Step:
+    return Step(f, lambda f, x, rate, _rng, p: (f(x, rate, **p), rate))
 
 
 STEPS: dict[str, Step] = {
@@ -239,11 +251,11 @@ STEPS: dict[str, Step] = {
     "cordless": _to_8k(cordless),
     "bluetooth": _to_8k(bluetooth, noisy=True),
     "mobile": _to_8k(mobile, noisy=True),
-    "jitter": lambda x, rate, rng, **p: (jitter(x, rng, rate, **p), rate),
-    "agc": lambda x, rate, _rng, **p: (agc(x, rate, **p), rate),
-    "band": lambda x, rate, _rng, **p: (band(x, rate, **p), rate),
-    "opus": lambda x, rate, _rng, **p: (opus(x, rate, **p), rate),
-    "drop_packets": lambda x, rate, rng, **p: (drop_packets(x, rate, rng, **p), rate),
+    "agc": _at_rate(agc),
+    "band": _at_rate(band),
+    "opus": _at_rate(opus),
+    "jitter": Step(jitter, lambda f, x, rate, rng, p: (f(x, rng, rate, **p), rate)),
+    "drop_packets": Step(drop_packets, lambda f, x, rate, rng, p: (f(x, rate, rng, **p), rate)),
 }
 """A line's steps by name."""
 
@@ -254,19 +266,26 @@ def line(
     """The room or channel a recipe's list of steps describes, from 16 kHz.
 
     Raises:
-        RecipeError: an unknown step (a wrong parameter is named when the line runs).
+        RecipeError: an unknown step, or a parameter its function lacks (the audio, rate and
+            random generator are the chain's).
     """
-    chain: list[tuple[str, Step, dict[str, Any]]] = []
+    chain: list[tuple[Step, dict[str, Any]]] = []
     for i, spec in enumerate(steps):
-        name, params = _table(spec, "step", f"{where}[{i}]")
+        at = f"{where}[{i}]"
+        name, params = _table(spec, "step", at)
         if name not in STEPS:
-            raise RecipeError(f"{where}[{i}]: unknown step {name!r}; known: {sorted(STEPS)}")
-        chain.append((name, STEPS[name], params))
+            raise RecipeError(f"{at}: unknown step {name!r}; known: {sorted(STEPS)}")
+        step = STEPS[name]
+        takes = set(inspect.signature(step.function).parameters) - {"x", "rate", "rng"}
+        if not set(params) <= takes:
+            wrong = sorted(set(params) - takes)
+            raise RecipeError(f"{at}: {name!r} has no parameter {wrong}; it takes {sorted(takes)}")
+        chain.append((step, params))
 
     def run(x: FloatArray, rng: np.random.Generator) -> tuple[FloatArray, int]:
         y, rate = x, RATE
-        for name, step, params in chain:
-            y, rate = _called(where, name, step, y, rate, rng, **params)
+        for step, params in chain:
+            y, rate = step.call(step.function, y, rate, rng, params)
         return y, rate
 
     return run

@@ -91,6 +91,8 @@ def test_the_vocabulary_refuses_what_it_does_not_know() -> None:
         _recipe.noise_maker("cafe", None, "noises.x")
     with pytest.raises(fg.RecipeError, match="takes 'of'"):
         _recipe.noise_maker({"maker": "reverberated", "reverb": ["50"]}, None, "noises.x")
+    with pytest.raises(fg.RecipeError, match=r"lines.x\[0\]: 'opus' has no parameter \['kbit'\]"):
+        _recipe.line([{"step": "opus", "kbit": 6}], "lines.x")
     with pytest.raises(fg.RecipeError, match=r"lines.x\[1\]: unknown step 'phaser'"):
         _recipe.line(["headset", "phaser"], "lines.x")
     with pytest.raises(fg.RecipeError, match="expected must be"):
