@@ -1,6 +1,6 @@
 """One library for the audio fixture sets: their recipes (``scripts/fixturegen/sets/*.toml``,
-read by the one generator ``scripts/make_set.py``) and the sets not yet turned into recipes
-(``scripts/make_*.py``).
+read by the one generator ``scripts/make_set.py``) and the three sets not yet turned into
+recipes (``scripts/make_adversarial3.py`` .. ``5.py``).
 
 A set is utterances (`Utterance`: what is said, the question it answers, what it must be
 understood as) spoken by voices (`piper`, `flite`, `espeak`, `festival`, `through_sox`) and
@@ -21,9 +21,10 @@ church: ``adversarial9`` on), ``_codes`` (one-time codes said and mis-said), ``_
 the committed sets already say and use, for a never-heard set to refuse), ``_neverheard`` (the
 three sets of a never-heard recipe, ``adversarial6`` on), ``_recipe`` (a recipe's vocabulary:
 voices, noise makers, line steps, expected results, by name with keyword parameters),
-``_plans`` (a never-heard recipe read into its `Plan`, voices and `Rig`; `make`, the
-generator), ``_render`` (the committed sets' conditions), ``_scene`` (speech in noise through a
-room or line, and noise alone: the sets from ``adversarial4`` on), ``_sets`` (questions, the
+``_plans`` (a never-heard recipe read into its `Plan`, voices and `Rig`; `make`, the generator,
+and its `KINDS`), ``_kinds`` (the other kinds of recipe: plain, takes, held-out pair,
+adversarial), ``_render`` (the committed sets' conditions), ``_scene`` (speech in noise through
+a room or line, and noise alone: the sets from ``adversarial4`` on), ``_sets`` (questions, the
 loop, the manifest), ``_heldout`` (a held-out pair of answers and confirmations),
 ``_adversarial``.
 
