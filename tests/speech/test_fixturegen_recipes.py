@@ -38,6 +38,28 @@ def _manifest(folder: str) -> dict[str, Any]:
     return data
 
 
+def _one_set(name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A one-set recipe and its committed manifest, checked for the description (naming the
+    generator) and the voices."""
+    data = _recipe.load(_recipe.recipe_path(name))
+    (folder,) = data["sets"]
+    manifest = _manifest(folder)
+    assert manifest["description"] == data["description"]
+    assert f"scripts/make_set.py {name}" in data["description"]
+    assert manifest["voices"] == list(data["voices"])
+    return data, manifest
+
+
+def _answers_said(name: str, rows: list[Any], fixtures: list[dict[str, Any]]) -> None:
+    """The fixtures answer exactly ``rows`` (the recipe's answers) and nothing else."""
+    said = _recipe.utterances(_recipe.recipe_path(name), rows)
+    heard = {
+        (e["id"], e["category"], e["text"], json.dumps(e["spec"]), json.dumps(e["expected"]))
+        for e in fixtures
+    }
+    assert heard == {(u, c, t, json.dumps(s), json.dumps(w)) for u, c, s, t, w in said}
+
+
 def test_the_recipes_are_there_and_their_scripts_are_gone() -> None:
     assert {"adversarial6", "adversarial7", "adversarial8", "adversarial9"} <= set(NEVER_HEARD)
     scripts = Path(__file__).resolve().parents[2] / "scripts"
@@ -134,8 +156,7 @@ def test_a_line_is_its_steps_composed_and_a_maker_its_function() -> None:
 
 @pytest.mark.parametrize("name", PAIRS)
 def test_a_pair_recipe_says_what_its_committed_sets_say(name: str) -> None:
-    path = _recipe.recipe_path(name)
-    data = _recipe.load(path)
+    data = _recipe.load(_recipe.recipe_path(name))
     answers, confirmations = (_manifest(s) for s in data["sets"])
     tail = f", never tuned on; regenerate with scripts/make_set.py {name}"
     assert [answers["description"], confirmations["description"]] == [
@@ -145,13 +166,8 @@ def test_a_pair_recipe_says_what_its_committed_sets_say(name: str) -> None:
     assert answers["voices"] == voices == confirmations["voices"]
     assert answers["conditions"] == data["conditions"]
     assert confirmations["conditions"] == list(fg.TAKE_CONDITIONS)
-    said = _recipe.utterances(path, data["answers"])
-    heard = {
-        (e["id"], e["category"], e["text"], json.dumps(e["spec"]), json.dumps(e["expected"]))
-        for e in answers["fixtures"]
-    }
-    assert heard == {(u, c, t, json.dumps(s), json.dumps(w)) for u, c, s, t, w in said}
-    assert len(answers["fixtures"]) == len(said) * len(voices) * len(data["conditions"])
+    _answers_said(name, data["answers"], answers["fixtures"])
+    assert len(answers["fixtures"]) == len(data["answers"]) * len(voices) * len(data["conditions"])
     takes = {e["id"]: e["text"] for e in confirmations["fixtures"]}
     assert takes == data["phrases"]
     assert len(confirmations["fixtures"]) == len(takes) * len(voices) * 4 * 2
@@ -159,12 +175,7 @@ def test_a_pair_recipe_says_what_its_committed_sets_say(name: str) -> None:
 
 @pytest.mark.parametrize("name", ADVERSARIAL)
 def test_an_adversarial_recipe_says_what_its_committed_set_says(name: str) -> None:
-    data = _recipe.load(_recipe.recipe_path(name))
-    (folder,) = data["sets"]
-    manifest = _manifest(folder)
-    assert manifest["description"] == data["description"]
-    assert f"scripts/make_set.py {name}" in data["description"]
-    assert manifest["voices"] == list(data["voices"])
+    data, manifest = _one_set(name)
     speech = [e for e in manifest["fixtures"] if e["category"] != "nonspeech"]
     said = {(e["id"], e["category"], e["text"], e["fair"]) for e in speech}
     assert said == {tuple(row) for row in data["sentences"]}
@@ -175,31 +186,16 @@ def test_an_adversarial_recipe_says_what_its_committed_set_says(name: str) -> No
 
 @pytest.mark.parametrize("name", PLAIN)
 def test_a_plain_recipe_says_what_its_committed_set_says(name: str) -> None:
-    path = _recipe.recipe_path(name)
-    data = _recipe.load(path)
-    (folder,) = data["sets"]
-    manifest = _manifest(folder)
-    assert manifest["description"] == data["description"]
-    assert f"scripts/make_set.py {name}" in data["description"]
-    assert manifest["voices"] == list(data["voices"])
+    data, manifest = _one_set(name)
     assert manifest["conditions"] == data["conditions"]
-    said = _recipe.utterances(path, data["answers"])
-    heard = {
-        (e["id"], e["category"], e["text"], json.dumps(e["spec"]), json.dumps(e["expected"]))
-        for e in manifest["fixtures"]
-    }
-    assert heard == {(u, c, t, json.dumps(s), json.dumps(w)) for u, c, s, t, w in said}
-    assert len(manifest["fixtures"]) == len(said) * len(data["voices"]) * len(data["conditions"])
+    _answers_said(name, data["answers"], manifest["fixtures"])
+    voices, conditions = len(data["voices"]), len(data["conditions"])
+    assert len(manifest["fixtures"]) == len(data["answers"]) * voices * conditions
 
 
 @pytest.mark.parametrize("name", TAKES)
 def test_a_takes_recipe_says_what_its_committed_set_says(name: str) -> None:
-    data = _recipe.load(_recipe.recipe_path(name))
-    (folder,) = data["sets"]
-    manifest = _manifest(folder)
-    assert manifest["description"] == data["description"]
-    assert f"scripts/make_set.py {name}" in data["description"]
-    assert manifest["voices"] == list(data["voices"])
+    data, manifest = _one_set(name)
     assert manifest["conditions"] == data["conditions"]
     assert {w for w, _ in data["babble"]} <= set(data["voices"])
     assert {e["id"]: e["text"] for e in manifest["fixtures"]} == data["phrases"]
