@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import importlib
 import json
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -201,3 +203,16 @@ def test_a_takes_recipe_says_what_its_committed_set_says(name: str) -> None:
     assert {e["id"]: e["text"] for e in manifest["fixtures"]} == data["phrases"]
     voices, conditions = len(data["voices"]), len(data["conditions"])
     assert len(manifest["fixtures"]) == len(data["phrases"]) * voices * conditions * 2
+
+
+def test_the_generator_lists_the_recipes_and_refuses_an_unknown_one() -> None:
+    script = Path(__file__).resolve().parents[2] / "scripts" / "make_set.py"
+    listed = subprocess.run(
+        [sys.executable, str(script), "--list"], capture_output=True, text=True, timeout=30
+    )
+    assert listed.returncode == 0 and listed.stdout.split() == fg.recipes()
+    unknown = subprocess.run(
+        [sys.executable, str(script), "adversarial0"], capture_output=True, text=True, timeout=30
+    )
+    assert unknown.returncode == 1
+    assert "no recipe 'adversarial0'" in unknown.stderr and "Traceback" not in unknown.stderr
