@@ -5,7 +5,7 @@ No development adversarial set holds the challenge word inside a sentence (adver
 and it stays held out), so the alignment margin cannot be checked against real extra words on
 them. This probe builds such utterances in memory from development audio only: a take of
 ``audio_fixtures/confirmations`` (the person says the challenge word) followed, after 150 ms
-of silence, by a tuning-set utterance of the same condition family (``audio_fixtures/*.wav``:
+of silence, by a tuning-set utterance of the same condition family (``audio_fixtures/*.flac``:
 "tomorrow morning", "the last one", "five hundred dollars", ...). Each is "confirm" said
 together with words that change what is meant ("confirm ... tomorrow morning"), so none may be
 taken as a challenge answer. Nothing is written to disk.
@@ -100,7 +100,7 @@ async def main_async(args: argparse.Namespace) -> None:
     for i, entry in enumerate(firsts):
         tail = TAILS[i % len(TAILS)]
         voice = TAIL_VOICES[i % len(TAIL_VOICES)]
-        tail_path = ROOT / f"{tail}__{voice}__{FAMILY[entry['condition']]}.wav"
+        tail_path = ROOT / f"{tail}__{voice}__{FAMILY[entry['condition']]}.flac"
         a, ra = await asyncio.to_thread(read_audio, audio_dir / entry["file"])
         b, rb = await asyncio.to_thread(read_audio, tail_path)
         pcm = _joined(a, ra, b, rb)

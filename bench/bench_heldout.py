@@ -17,10 +17,10 @@ heldout3's failures were read: the honest measure of what was designed on heldou
 ``heldout6`` (issue 32: yeses, no's and neither in voices and conditions no other set uses,
 made by ``scripts/make_adversarial5.py`` after the issue-32 rules; "a no that was not said"
 on audio nothing was tuned on), ``heldout7`` (the same kinds again, in the voices and
-conditions of ``scripts/make_adversarial6.py``, none used before; once generated and committed),
-``heldout8`` (again, in those of ``scripts/make_adversarial7.py``; once generated and
-committed), ``heldout9`` (again, in those of ``scripts/make_adversarial8.py``) and
-``heldout10`` (again, in those of ``scripts/make_adversarial9.py``, with more refusals and
+conditions of recipe ``adversarial6``, none used before; once generated and committed),
+``heldout8`` (again, in those of recipe ``adversarial7``; once generated and
+committed), ``heldout9`` (again, in those of recipe ``adversarial8``) and
+``heldout10`` (again, in those of recipe ``adversarial9``, with more refusals and
 more non-refusals a noisy recogniser might hear as "no"; once generated and committed).
 
 Prints, for the tuning set (``audio_fixtures``, what the recognisers are tuned on) and the

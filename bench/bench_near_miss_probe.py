@@ -37,7 +37,12 @@ from voice_hitl.voice._provider_events import transcription_of
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 import fixturegen as fg  # noqa: E402
-from make_confirmations import voices  # noqa: E402  (the tuning voices)
+
+
+def voices() -> dict[str, fg.Voice]:
+    """The voices of the tuning confirmations (recipe ``confirmations``)."""
+    return fg.recipe_voices("confirmations")
+
 
 IN_LEXICON = ("conform", "I'll conform", "can firm", "comfort", "confer", "a proof", "improve")
 OUTSIDE = ("inform", "can form", "come from", "I'll inform", "a groove", "I'll improve")
@@ -71,16 +76,24 @@ async def main_async(gaps_at: list[float]) -> None:
                     c = heard.competition
                     seen.append((c.gap, text, f"{name}/{condition}", c.competitor))
     labels = "/".join(f"{g:g}" for g in gaps_at)
-    print(f"near-miss probe ({sum(total.values())} utterances, tuning voices, clean and "
-          f"telephone); high tier at near-miss margin {labels} (an unmeasured layer counted "
-          "as passed: the second challenge answer)")
+    print(
+        f"near-miss probe ({sum(total.values())} utterances, tuning voices, clean and "
+        f"telephone); high tier at near-miss margin {labels} (an unmeasured layer counted "
+        "as passed: the second challenge answer)"
+    )
     for text in (*IN_LEXICON, *OUTSIDE):
         where = "in lexicon" if text in IN_LEXICON else "outside"
         highs = "/".join(str(counter[text]) for counter in high)
-        print(f"  {text!r:16s} ({where:10s}) {total[text]:3d}: low tier {low[text]:3d}, "
-              f"high tier {highs}")
-    print("  all: low tier " + str(sum(low.values())) + ", high tier "
-          + "/".join(str(sum(counter.values())) for counter in high))
+        print(
+            f"  {text!r:16s} ({where:10s}) {total[text]:3d}: low tier {low[text]:3d}, "
+            f"high tier {highs}"
+        )
+    print(
+        "  all: low tier "
+        + str(sum(low.values()))
+        + ", high tier "
+        + "/".join(str(sum(counter.values())) for counter in high)
+    )
     print("  gaps (nats, phrase, voice/condition, best competitor):")
     for gap, text, where, rival in sorted(seen):
         print(f"    {gap:6.1f}  {text!r:16s} {where:26s} {rival!r}")

@@ -44,7 +44,7 @@ def bench_dtmf(fixtures: Path) -> None:
     false_keys = 0
     audio = 0.0
     start = time.perf_counter()
-    wavs = sorted(fixtures.glob("*.wav"))
+    wavs = sorted(fixtures.glob("*.flac"))
     for wav in wavs:
         pcm, rate = read_wav(wav)
         audio += len(pcm) / rate

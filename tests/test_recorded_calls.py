@@ -53,7 +53,7 @@ def _changed_copy(tmp_path: Path) -> Path:
     manifest = json.loads((PHONE / "call.json").read_text())
     for turn in manifest["turns"]:
         turn["file"] = str((PHONE / turn["file"]).resolve())
-    manifest["turns"][1]["file"] = str(FIXTURES.parent / "forty_two__piper__clean.wav")
+    manifest["turns"][1]["file"] = str(FIXTURES.parent / "forty_two__piper__clean.flac")
     (folder / "call.json").write_text(json.dumps(manifest))
     return folder
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from providers.twilio import StreamResampler, mulaw_to_pcm16, pcm16_to_mulaw
-from voice_hitl.voice._audio import read_wav_pcm16
+from voice_hitl.speech.asr import read_wav
 
 EVERY_SAMPLE = np.arange(-32768, 32768, dtype=np.int16)
 EVERY_CODE = bytes(range(256))
@@ -55,7 +55,7 @@ def test_mulaw_against_libsndfile() -> None:
 
 
 def test_mulaw_round_trip_keeps_speech() -> None:
-    speech, _ = read_wav_pcm16("audio_fixtures/five_hundred_dollars__piper__telephone.wav")
+    speech, _ = read_wav("audio_fixtures/five_hundred_dollars__piper__telephone.flac")
     back = mulaw_to_pcm16(pcm16_to_mulaw(speech)).astype(float)
     noise = back - speech
     snr = 10 * np.log10(np.sum(speech.astype(float) ** 2) / np.sum(noise**2))
@@ -103,7 +103,7 @@ def test_pass_band_kept_and_aliases_removed() -> None:
 
 def test_close_to_soxr_on_speech() -> None:
     soxr = pytest.importorskip("soxr")
-    speech, rate = read_wav_pcm16("audio_fixtures/bank_transfer__piper__clean.wav")
+    speech, rate = read_wav("audio_fixtures/bank_transfer__piper__clean.flac")
     resampler = StreamResampler(rate, 8000)
     ours = resampler(speech).astype(float)[round(resampler.delay_seconds * 8000) :]
     theirs = soxr.resample(speech, rate, 8000, quality="VHQ").astype(float)

@@ -1,4 +1,6 @@
-"""One library for the audio fixture sets (``scripts/make_*.py``).
+"""One library for the audio fixture sets: their recipes (``scripts/fixturegen/sets/*.toml``,
+read by the one generator ``scripts/make_set.py``) and the three sets not yet turned into
+recipes (``scripts/make_adversarial3.py`` .. ``5.py``).
 
 A set is utterances (`Utterance`: what is said, the question it answers, what it must be
 understood as) spoken by voices (`piper`, `flite`, `espeak`, `festival`, `through_sox`) and
@@ -9,29 +11,33 @@ first two adversarial sets.
 
 Layout: ``_audio`` (files, seeds, levels), ``_voices``, ``_noise`` (noise, babble, channels,
 codecs), ``_impair`` (car, hum, wind and music noise; reverb, clipping, packet loss, Opus),
-``_ambient`` (street, fan and typing noise; speakerphone, Bluetooth CVSD, a muffled
-microphone: ``adversarial6`` on), ``_venues`` (cafe clinks and babble; a headset, a
-stairwell, a mobile call with lost frames, a cordless phone: ``adversarial7`` on), ``_homes``
-(running water, a kitchen, a car with the window down, a TV, noise in a hall; a VoIP jitter
-buffer, a laptop microphone, a phone across a room: ``adversarial8`` on), ``_daily`` (a
-bus, rain on a window, a vacuum cleaner, a baby crying; a pumping automatic gain control, an
-earbud microphone, a church: ``adversarial9`` on), ``_codes``
-(one-time codes said and mis-said), ``_fresh`` (what the committed sets already say and use,
-for a never-heard set to refuse), ``_neverheard`` (the three sets of a never-heard generator,
-``make_adversarial6.py`` on),
-``_render`` (the committed sets' conditions), ``_scene`` (speech in noise through a room or
-line, and noise alone: the sets from ``adversarial4`` on), ``_sets`` (questions, the loop,
-the manifest), ``_heldout`` (a held-out pair of answers and confirmations),
+``_ambient`` (street, fan and typing noise; speakerphone, Bluetooth CVSD, a muffled microphone:
+``adversarial6`` on), ``_venues`` (cafe clinks and babble; a headset, a stairwell, a mobile
+call with lost frames, a cordless phone: ``adversarial7`` on), ``_homes`` (running water, a
+kitchen, a car with the window down, a TV, noise in a hall; a VoIP jitter buffer, a laptop
+microphone, a phone across a room: ``adversarial8`` on), ``_daily`` (a bus, rain on a window, a
+vacuum cleaner, a baby crying; a pumping automatic gain control, an earbud microphone, a
+church: ``adversarial9`` on), ``_codes`` (one-time codes said and mis-said), ``_fresh`` (what
+the committed sets already say and use, for a never-heard set to refuse), ``_neverheard`` (the
+three sets of a never-heard recipe, ``adversarial6`` on), ``_recipe`` (a recipe's vocabulary:
+voices, noise makers, line steps, expected results, by name with keyword parameters),
+``_plans`` (a never-heard recipe read into its `Plan`, voices and `Rig`; `make`, the generator,
+and its `KINDS`), ``_kinds`` (the other kinds of recipe: plain, takes, held-out pair,
+adversarial), ``_render`` (the committed sets' conditions), ``_scene`` (speech in noise through
+a room or line, and noise alone: the sets from ``adversarial4`` on), ``_sets`` (questions, the
+loop, the manifest), ``_heldout`` (a held-out pair of answers and confirmations),
 ``_adversarial``.
 
-The scripts put ``scripts/`` on ``sys.path`` and ``import fixturegen``; none of this is part
-of the ``voice_hitl`` package, and CI never runs it (the sets are committed).
+The scripts (``make_set.py`` too) put ``scripts/`` on ``sys.path`` and ``import
+fixturegen``; none of this is part of the ``voice_hitl`` package, and CI never runs it (the
+sets are committed).
 
 Checking a change here: regenerate a set elsewhere and compare it with the committed files,
 byte for byte, manifest included::
 
-    FIXTUREGEN_ROOT=/tmp/regen python scripts/make_heldout4.py
+    FIXTUREGEN_ROOT=/tmp/regen python scripts/make_set.py heldout4
     cmp /tmp/regen/heldout4/manifest.json audio_fixtures/heldout4/manifest.json
+    FIXTUREGEN_ROOT=/tmp/regen python scripts/make_adversarial5.py   # a set not yet a recipe
 
 Every committed set but one regenerates byte-identical; ``dev_values``' 42 piper files come
 out up to 3 LSB apart (a few samples more on its telephone line, where a 1 LSB change can flip
@@ -93,7 +99,6 @@ from ._neverheard import (
     confirmation_set,
     dialogues,
     not_yes_set,
-    run,
 )
 from ._noise import (
     CODECS,
@@ -114,6 +119,8 @@ from ._noise import (
     two_talkers,
     white,
 )
+from ._plans import Recipe, make, read_recipe
+from ._recipe import MAKERS, SPECS, STEPS, RecipeError, recipe_voices, recipes
 from ._render import (
     Babble,
     render_answer,
@@ -174,11 +181,14 @@ __all__ = [
     "COLOUR",
     "CONFIRM",
     "DIGIT_WORDS",
+    "MAKERS",
     "NOISES",
     "NONSPEECH",
     "PAY",
     "RATE",
     "RATES",
+    "SPECS",
+    "STEPS",
     "REJECT",
     "SNRS",
     "TAKES",
@@ -194,6 +204,8 @@ __all__ = [
     "NoiseRow",
     "Plan",
     "Prepare",
+    "Recipe",
+    "RecipeError",
     "Render",
     "Rig",
     "Slot",
@@ -244,6 +256,7 @@ __all__ = [
     "jitter",
     "kitchen",
     "laptop_mic",
+    "make",
     "meta",
     "mixed",
     "mobile",
@@ -277,8 +290,10 @@ __all__ = [
     "render_tuning",
     "replaced",
     "resampled",
+    "read_recipe",
+    "recipe_voices",
+    "recipes",
     "reverberated",
-    "run",
     "said_before",
     "say",
     "say_tens",

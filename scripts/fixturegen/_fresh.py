@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -27,14 +28,42 @@ def _manifests(root: Path, skip: Iterable[str]) -> list[dict[str, Any]]:
 
 
 def _quoted(script: Path) -> set[str]:
-    """Every double-quoted string of ``script`` on one line, lower case."""
-    return {q.lower() for q in re.findall(r'"([^"\n]+)"', script.read_text())}
+    """Every double-quoted string of a ``make_*.py`` on one line; of a recipe (``.toml``), its
+    babble lines, voice names and its voices' and talkers' settings; lower case."""
+    if script.suffix != ".toml":
+        return {q.lower() for q in re.findall(r'"([^"\n]+)"', script.read_text())}
+    recipe = tomllib.loads(script.read_text())
+    voices = recipe.get("voices", {})
+    found = [*recipe.get("babble", []), *voices]
+    found += _strings([*voices.values(), *recipe.get("crowd", {}).get("talkers", [])])
+    return {str(q).lower() for q in found}
+
+
+def _strings(item: object) -> list[str]:
+    """Every string in ``item``'s lists and tables."""
+    if isinstance(item, str):
+        return [item]
+    if isinstance(item, dict):
+        return [s for value in item.values() for s in _strings(value)]
+    if isinstance(item, list):
+        return [s for value in item for s in _strings(value)]
+    return []
+
+
+def _scripts_folder(script: Path) -> Path:
+    """The ``scripts/`` folder of ``script``: a ``make_*.py`` in it, or a recipe in its
+    ``fixturegen/sets/``."""
+    folder = script.resolve().parent
+    return folder.parents[1] if folder.name == "sets" else folder
 
 
 def _quoted_by_others(script: Path) -> set[str]:
-    """`_quoted` of every other ``make_*.py`` beside ``script``."""
+    """`_quoted` of every other ``make_*.py`` and recipe (``fixturegen/sets/*.toml``) of
+    ``script``'s ``scripts/`` folder."""
+    folder = _scripts_folder(script)
+    others = [*folder.glob("make_*.py"), *(folder / "fixturegen" / "sets").glob("*.toml")]
     texts: set[str] = set()
-    for other in script.parent.glob("make_*.py"):
+    for other in others:
         if other.resolve() != script.resolve():
             texts |= _quoted(other)
     return texts
@@ -42,8 +71,8 @@ def _quoted_by_others(script: Path) -> set[str]:
 
 def said_before(script: Path, root: Path, skip: Iterable[str]) -> set[str]:
     """Every text a set under ``root`` says (but the sets named in ``skip``: the script's
-    own), and every quoted string of the other ``make_*.py`` beside ``script`` (their
-    babble lines), lower case."""
+    own), and every quoted string of the other ``make_*.py`` and recipes (`_quoted_by_others`:
+    their babble lines), lower case."""
     texts = _quoted_by_others(script)
     for manifest in _manifests(root, skip):
         for entry in manifest.get("fixtures", []):
@@ -84,17 +113,17 @@ def check_fresh(
     conditions: Iterable[str],
 ) -> None:
     """Refuse what the never-heard sets ``sets`` that ``script`` writes would share with the
-    others: a text a committed set says or another ``make_*.py`` quotes (`said_before`), a
-    voice or condition name a committed set uses (`check_unused`), and a voice name or an
-    espeak language and variant pair (``"en-us+m3"``, quoted in ``script``) another
-    ``make_*.py`` quotes. The committed sets are those in ``audio_fixtures/`` beside the
-    ``scripts/`` folder of ``script``.
+    others: a text a committed set says or another ``make_*.py`` or recipe quotes
+    (`said_before`), a voice or condition name a committed set uses (`check_unused`), and a
+    voice name or an espeak language and variant pair (``"en-us+m3"``, quoted in ``script``,
+    a ``make_*.py`` or a recipe) another one quotes. The committed sets are those in
+    ``audio_fixtures/`` beside the ``scripts/`` folder of ``script``.
 
     Raises:
         SystemExit: naming what was said or used before.
     """
     sets = tuple(sets)
-    root = script.resolve().parents[1] / "audio_fixtures"
+    root = _scripts_folder(script).parent / "audio_fixtures"
     before = said_before(script, root, sets)
     again = [t for t in texts if t.lower() in before]
     if again:

@@ -1,8 +1,8 @@
-"""The three sets of a never-heard generator (``make_adversarial6.py`` on), for the two
+"""The three sets of a never-heard recipe (``sets/adversarial6.toml`` on), for the two
 high-risk challenges, the word ("say confirm") and the one-time code ("say the code four,
 seven, two"): what is not a yes (`not_yes_set`), true confirmations in two takes
 (`dialogues`, `confirmation_set`) and answers of every kind (`answer_set`), all rendered by
-one `Rig`, as a `Plan` says. `run` is such a script's ``main``.
+one `Rig`, as a `Plan` says (read from the recipe by `fixturegen._plans`).
 
 Every fixture answering a code request has ``"code"`` (the digits asked for) after its
 ``condition``; files of noise alone (`NoiseRow`) close the first and the last set.
@@ -10,8 +10,6 @@ Every fixture answering a code request has ``"code"`` (the digits asked for) aft
 
 from __future__ import annotations
 
-import argparse
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +27,6 @@ from ._sets import (
     REJECT,
     Render,
     Slot,
-    fixtures_root,
     generate,
     write_manifest,
     yes,
@@ -46,7 +43,6 @@ __all__ = [
     "confirmation_set",
     "dialogues",
     "not_yes_set",
-    "run",
 ]
 
 Line = Callable[[FloatArray, np.random.Generator], tuple[FloatArray, int]]
@@ -261,7 +257,7 @@ def answer_set(
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """What a never-heard generator (``script``) says, in which sets:
+    """What a never-heard recipe (``script``: its file) says, in which sets:
 
     - ``sets``: the folders of what is not a yes, of the confirmations, of the answers;
     - ``sentences``: the code rows ``(id, category, code, text)`` and the word rows
@@ -327,22 +323,3 @@ class Plan:
             ),
             heldout: answer_set(out / heldout, self.answers, voices, rig, (last, CONFIRM), answers),
         }
-
-
-def run(
-    doc: str, plan: Plan, voices: Callable[[], dict[str, Voice]], rig: Callable[[], Rig]
-) -> int:
-    """A generator script's ``main``: ``--out DIR`` (default `fixtures_root`), the voices and
-    the rig made, ``plan.check``, then ``plan.write``; prints the files written, by set, and
-    the time it took."""
-    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=fixtures_root(), help="default: %(default)s")
-    args = parser.parse_args()
-    started = time.perf_counter()
-    speakers, sound = voices(), rig()
-    plan.check(list(speakers), sound.conditions)
-    counts = plan.write(args.out, speakers, sound)
-    for name, n in counts.items():
-        print(f"{args.out / name}: {n} files")
-    print(f"generated in {time.perf_counter() - started:.0f} s")
-    return 0

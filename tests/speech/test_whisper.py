@@ -130,14 +130,18 @@ def _fixture(name: str) -> tuple[Any, int, AnswerSpec, dict[str, Any]]:
 async def test_fixtures_through_tiny_en(model_rec: WhisperRecognizer) -> None:
     await model_rec.load()
     assert os.environ.get("HF_HUB_OFFLINE") == "1"
-    for name in ["yes__piper__clean.wav", "blue__flite__telephone.wav", "cash__piper__noisy.wav"]:
+    for name in (
+        "yes__piper__clean.flac",
+        "blue__flite__telephone.flac",
+        "cash__piper__noisy.flac",
+    ):
         pcm, rate, spec, expected = _fixture(name)
         hyps = await model_rec.recognize(pcm, rate, spec)
         assert hyps, name
         result = understand(hyps[0].text, spec)
         assert getattr(result, "value", None) == expected["value"], (name, hyps)
         assert 0.0 < hyps[0].score <= 1.0
-    pcm, rate, spec, _ = _fixture("weather__piper__clean.wav")
+    pcm, rate, spec, _ = _fixture("weather__piper__clean.flac")
     assert await model_rec.recognize(pcm, rate, spec) == []
 
 
@@ -145,7 +149,7 @@ async def test_model_is_shared_and_calls_are_serialised(model_rec: WhisperRecogn
     other = WhisperRecognizer()
     await asyncio.gather(model_rec.load(), other.load())
     assert model_rec._shared() is other._shared()
-    pcm, rate, spec, _ = _fixture("no__piper__clean.wav")
+    pcm, rate, spec, _ = _fixture("no__piper__clean.flac")
     first, second = await asyncio.gather(
         model_rec.recognize(pcm, rate, spec), other.recognize(pcm, rate, spec)
     )
