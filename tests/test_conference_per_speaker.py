@@ -4,6 +4,7 @@ start together, and noise on a bystander's line touches only that line."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import ClassVar
 
 import numpy as np
@@ -180,3 +181,35 @@ async def test_rtp_from_anyone_but_the_latched_source_is_counted_and_dropped(
         ]
         dropped = backend.media.stats.foreign - foreign_before
         assert dropped >= 2 * (len(confirm) // 160 - 1) * 9 // 10  # UDP on loopback: ~all
+
+
+async def test_eight_seats_and_a_caller_without_one_share_a_room(
+    janus: LocalJanus,  # noqa: F811
+) -> None:
+    # Janus 1.1.2 refused seats=8 (484: at most 5 groups) and, once a room had groups, any
+    # participant without one (483). Seats are relayed now: the room has no groups.
+    from conference import ConferenceEvent, ParticipantJoined
+    from conference.janus import RtpParticipant
+
+    backend = JanusConferenceBackend(janus.url, 4949, secret=janus.room_secret, seats=8)
+    joined: asyncio.Queue[ConferenceEvent] = asyncio.Queue()
+    backend.add_listener(joined.put_nowait)
+    await backend.start()
+    people: list[RtpParticipant] = []
+    try:
+        seated = [backend.reserve_seat(f"P{i}") for i in range(8)]
+        with pytest.raises(RuntimeError, match="all 8 seats of room 4949 are taken"):
+            backend.reserve_seat("P9")
+        people.append(await RtpParticipant(janus.url, 4949, "P0", seated[0]).join())
+        people.append(await RtpParticipant(janus.url, 4949, "Walk-in").join())  # no seat
+        names = set()
+        while len(names) < 2:
+            event = await asyncio.wait_for(joined.get(), 10)
+            if isinstance(event, ParticipantJoined):
+                names.add(event.participant.display_name)
+        assert names == {"P0", "Walk-in"}
+        assert people[1].participant_id in backend.participants
+    finally:
+        for person in people:
+            await person.leave()
+        await backend.aclose()

@@ -241,6 +241,17 @@ async def next_ended(queue: asyncio.Queue[ConferenceEvent]) -> ConferenceEnded:
     return event
 
 
+class TurnWords:
+    """The provider's recogniser in the spoken meeting: every utterance of the mix is a turn
+    ("go on"); the votes are heard per speaker, by Whisper."""
+
+    name = "turn-words"
+
+    async def recognize(self, pcm16: np.ndarray, sample_rate: int, spec: object) -> list[object]:
+        hypothesis = importlib.import_module("voice_hitl.speech.asr").Hypothesis
+        return [hypothesis("go on", 1.0, transcript="go on")]
+
+
 class ToneSynthesizer:
     """The bot's voice in these tests: a short tone per reply (no TTS model to load)."""
 
@@ -259,7 +270,9 @@ async def speech_channel(
     kit = VoiceKit()
     observed = Observed.on(kit)
     hears = await asr.load_recognizer(recognizer)
-    provider = local.LocalCascadeProvider(recognizer=hears, synthesizer=ToneSynthesizer())
+    # The provider's turns only wake the agent (it reads no words): a recogniser of no cost
+    # there, so the CPU goes to hearing each speaker.
+    provider = local.LocalCascadeProvider(recognizer=TurnWords(), synthesizer=ToneSynthesizer())
     agent = agent or ApprovalAgent(approvers=("Alice", "Bob"))  # the demo's bot
     human = HumanInputToolHandler(
         {"AskUserQuestion", "ConfirmAction"}, timeout=60.0, tool_definitions=[ASK, CONFIRM]

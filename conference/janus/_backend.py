@@ -237,8 +237,9 @@ class JanusConferenceBackend:
     def reserve_seat(self, display_name: str) -> Seat:
         """A seat for a plain-RTP participant (or a SIP gateway's leg): it sends PCMU RTP to
         ``seat.host``:``seat.port`` (and hears the room there) instead of joining Janus
-        itself; the bot joins the room for it under ``display_name`` and ``seat.participant_id``
-        (its :class:`~conference.ParticipantJoined` follows) and hears its own audio.
+        itself; with its first packet the bot joins the room for it under ``display_name`` and
+        ``seat.participant_id`` (its :class:`~conference.ParticipantJoined` follows) and hears
+        its own audio. A seat nobody calls is nobody in the room.
 
         Raises:
             RuntimeError: The backend is not started, has ended, or all seats are taken.
@@ -265,6 +266,7 @@ class JanusConferenceBackend:
             sock,
             hear=self.media.hear,
             stats=self.media.stats,
+            on_first=lambda relay: self._spawn(self._join_seat(relay), "janus-seat-join"),
             on_gone=self._seat_gone,
             idle_timeout=self.seat_idle_timeout,
         )
@@ -273,8 +275,11 @@ class JanusConferenceBackend:
         return seat
 
     async def _open_seat(self, relay: SeatRelay) -> None:
+        await relay.open()
+
+    async def _join_seat(self, relay: SeatRelay) -> None:
         try:
-            await relay.open(self._session, self.room)
+            await relay.join(self._session, self.room)
         except (ConnectionError, _wire.JanusWireError) as exc:
             logger.warning("janus room %s: %s", self.room, exc)
             self._relays.pop(relay.participant_id, None)

@@ -71,6 +71,7 @@ class SeatRelay:
         sock: The participant-facing socket (already bound: the seat names its port).
         hear: Called with each packet of their own audio (8 kHz PCM16) and its arrival time.
         stats: Where packets are counted.
+        on_first: Called once, with the caller's first packet: join the room for them.
         on_gone: Called once when the participant ended the seat (BYE or silence).
         idle_timeout: Seconds of no RTP after which the participant counts as gone.
     """
@@ -82,6 +83,7 @@ class SeatRelay:
         *,
         hear: Callable[[str, PCM16, float], None],
         stats: RtpStats,
+        on_first: Callable[[SeatRelay], None],
         on_gone: Callable[[SeatRelay, str], None],
         idle_timeout: float = 30.0,
     ) -> None:
@@ -91,6 +93,7 @@ class SeatRelay:
         self._hear = hear
         self.stats = stats
         self._on_gone = on_gone
+        self._on_first = on_first
         self.idle_timeout = idle_timeout
         self._caller = RtpLatch(stats, "a seat")
         self._janus = RtpLatch(stats, "a seat's room mix", expected=("", 0))
@@ -101,8 +104,20 @@ class SeatRelay:
         self._watch: asyncio.Task[None] | None = None
         self.gone: str | None = None
 
-    async def open(self, session: JanusSession, room: int) -> None:
-        """Open the sockets and join the room for the participant.
+    async def open(self) -> None:
+        """Open the sockets (the seat takes RTP from now on; the room leg is joined when the
+        caller's first packet arrives, so a seat nobody called is nobody in the room).
+
+        Cancellation: safe; call :meth:`aclose` to close what was opened.
+        """
+        sock, self._sock = self._sock, None
+        if sock is None:
+            return
+        self._outside = await open_udp(self._from_caller, sock)
+        self._inside = await open_udp(self._from_janus)
+
+    async def join(self, session: JanusSession, room: int) -> None:
+        """Join the room for the participant (their first packet arrived).
 
         Raises:
             JanusWireError: The room refused the join.
@@ -110,10 +125,7 @@ class SeatRelay:
 
         Cancellation: safe; call :meth:`aclose` to close what was opened.
         """
-        sock, self._sock = self._sock, None
-        assert sock is not None
-        self._outside = await open_udp(self._from_caller, sock)
-        self._inside = await open_udp(self._from_janus)
+        assert self._inside is not None
         self._handle = await session.attach()
         port = int(self._inside.get_extra_info("sockname")[1])
         joined = await session.call_async(
@@ -130,7 +142,6 @@ class SeatRelay:
                 f"a seat could not join room {room}: {errors[0] if errors else 'no join reply'}"
             )
         self._janus.expect((own[0].rtp_host, own[0].rtp_port))
-        self._last = asyncio.get_running_loop().time()
         self._watch = asyncio.create_task(self._watch_idle(), name="janus-seat-idle")
 
     def _from_caller(self, data: bytes, source: Address) -> None:
@@ -150,7 +161,9 @@ class SeatRelay:
             return
         self.stats.received += 1
         loop = asyncio.get_running_loop()
-        self._last = loop.time()
+        first, self._last = not self._last, loop.time()
+        if first:
+            self._on_first(self)
         self._hear(self.participant_id, mulaw_to_pcm16(packet.payload), self._last)
         if self._inside is not None and self._janus.source is not None:
             self._inside.sendto(data, self._janus.source)
