@@ -8,8 +8,8 @@ Two figures:
   The difference per call is what the step adds to every ungated call. Best of ``--repeats``
   runs, the two configurations interleaved, gc disabled while timing. Target: under 2 us.
   The gate's whole call costs tens of microseconds and varies by more than that on a shared
-  machine, so the step is also timed alone: ``approvals.empty`` and ``policy_for`` on the
-  ungated call, 100,000 times (the rest of the step is two attribute checks).
+  machine, so the step is also timed alone: the no-kit check and the lookup of the gate's and
+  the kit's policies on the ungated call (``ToolGate._approval``), 100,000 times.
 * **yes -> handler**: a gated tool's call waits on its ``ConfirmAction`` request; the time from
   ``resolve(...)`` (the person's yes reaching the handler) to the tool's handler starting,
   ``--samples`` calls, p50 / p99 / max.
@@ -40,6 +40,7 @@ from voice_hitl import (
     ToolApprovals,
     ToolCall,
     ToolGate,
+    VoiceKit,
 )
 
 TARGET_US = 2.0
@@ -82,9 +83,11 @@ async def _time_calls(gate: ToolGate, calls: int) -> float:
 
 async def added_cost(calls: int, repeats: int) -> tuple[float, float]:
     """Best seconds per call without approvals and with approvals declared for other tools."""
-    plain = ToolGate("c", ChannelType.REALTIME_VOICE, tools=[LOOKUP, TRANSFER], tool_handler=_host)
-    gated = ToolGate("c", ChannelType.REALTIME_VOICE, tools=[LOOKUP, TRANSFER], tool_handler=_host)
+    plain = _gate()
+    plain.kit = VoiceKit()  # no approvals declared (a gate with host tools needs a kit)
+    gated = _gate()
     gated.approvals = _declared()
+    gated.kit = _kit()  # the gate's own and the kit's policies, all for other tools
     assert (await gated.call(ToolCall("lookup", {"key": "k"}))).outcome == "ok"
     await _time_calls(plain, calls // 10)  # warm-up
     await _time_calls(gated, calls // 10)
@@ -127,20 +130,40 @@ async def yes_to_handler(samples: int) -> list[float]:
     return latencies
 
 
+def _gate() -> ToolGate:
+    """A gate serving the host tools, with a human-input handler to ask approvals through."""
+    human = HumanInputToolHandler({"AskUserQuestion"}, timeout=60, tool_definitions=[ASK])
+    tools = [LOOKUP, TRANSFER]
+    return ToolGate(
+        "c", ChannelType.REALTIME_VOICE, tools=tools, tool_handler=_host, human_input=human
+    )
+
+
+def _kit() -> VoiceKit:
+    kit = VoiceKit()
+    kit.require_approval("wire")
+    kit.require_approval(when=lambda name, args: name == "wire" and args.get("amount", 0) > 9)
+    return kit
+
+
 def step_cost(calls: int, repeats: int) -> float:
-    """Best seconds per ``policy_for`` of an ungated call (the step's only work besides two
-    attribute checks), approvals declared for other tools."""
-    approvals = _declared()
+    """Best seconds per approval step of an ungated call: the no-kit check and the lookup of
+    the gate's and the kit's policies (``ToolGate._approval``), both declared for other
+    tools."""
+    gate = _gate()
+    gate.approvals = _declared()
+    gate.kit = _kit()
     arguments = {"key": "k"}
-    policy_for = approvals.policy_for
+    lookup = gate._approval
     best = float("inf")
     gc.disable()
     try:
         for _ in range(repeats):
             start = time.perf_counter()
             for _ in range(calls):
-                if not approvals.empty:
-                    policy_for("lookup", arguments)
+                if gate._kit is None and gate._approvals is None:
+                    raise AssertionError("unbound")
+                lookup("lookup", arguments)
             best = min(best, (time.perf_counter() - start) / calls)
     finally:
         gc.enable()
@@ -167,7 +190,7 @@ async def main(argv: list[str]) -> int:
         f"added {added_us:+.2f} us per call (target < {TARGET_US} us)"
     )
     step = step_cost(args.calls * 5, args.repeats)
-    print(f"the step alone (empty + policy_for on an ungated call): {step * 1e6:.3f} us")
+    print(f"the step alone (no-kit check + gate and kit policy lookup): {step * 1e6:.3f} us")
     latencies = await yes_to_handler(args.samples)
     print(
         f"yes -> gated tool handler starts ({args.samples} calls): "

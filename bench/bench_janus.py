@@ -274,7 +274,7 @@ async def bot_cpu(url: str, secret: str, seconds: float, codec: CodecName) -> No
     lane = backend.open_audio()
     frames: list[tuple[float, MixedFrame]] = []
     reader = asyncio.create_task(collect(lane, frames))
-    spec = json.dumps([[s.display_name, s.participant_id, s.group] for s in seats])
+    spec = json.dumps([[s.display_name, s.participant_id, s.host, s.port] for s in seats])
     child = await asyncio.create_subprocess_exec(
         sys.executable, __file__, "--speak", url, str(ROOM + 50), spec, str(seconds),
         stdout=subprocess.PIPE,
@@ -297,8 +297,8 @@ async def bot_cpu(url: str, secret: str, seconds: float, codec: CodecName) -> No
 
 async def speak_child(url: str, room: int, spec: str, seconds: float) -> None:
     people = [
-        await RtpParticipant(url, room, name, Seat(pid, group, name)).join()
-        for name, pid, group in json.loads(spec)
+        await RtpParticipant(url, room, name, Seat(pid, name, host, port)).join()
+        for name, pid, host, port in json.loads(spec)
     ]
     print("joined", flush=True)
     loop = asyncio.get_running_loop()

@@ -10,8 +10,11 @@ frames, pushed as fast as the session takes them), a tool call every second (``g
 the model speaking one second in every five (audio deltas), then the recorded keypad
 confirmation and operator answer. Printed:
 
-- recording overhead per call-second: process CPU with and without a recorder, bytes written
-  per minute of call, and the tool-result path: the tap's own cost per frame (p50/p99) and the
+- recording overhead per call-second: process CPU (the writer thread's included) with and
+  without a recorder, in ``--rounds`` alternating pairs in the same run (median and range of
+  the difference); the flush delay (from a frame's tap to its flush to the OS: p50, p99, max;
+  the bound the writer states is 250 ms); bytes written per minute of call; the tool-result
+  path: the tap's own cost per frame (p50/p99) and the
   function-call-to-output latency at the server with and without a recorder (p50/p99 over
   ``--tool-calls`` calls, in separate calls without audio);
 - wire and audio replay time of that call against the same agent;
@@ -45,8 +48,11 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def run_call(root: Path | None, seconds: int, tool_calls: int = 0) -> dict[str, Any]:
-    """One call; returns CPU seconds, tool-result latencies and the recording's folder."""
+async def run_call(
+    root: Path | None, seconds: int, tool_calls: int = 0, *, paced: bool = False
+) -> dict[str, Any]:
+    """One call; returns CPU seconds, tool-result latencies and the recording's folder
+    (``paced``: the caller's audio at the pace a phone line delivers it, 20 ms a frame)."""
     async with RealtimeTestServer() as server:
         url = f"{server.url}?call_id=rtc_sip_1"
         provider = OpenAIRealtimeProvider(api_key="sk-bench", url=url, reconnect=FAST)
@@ -59,11 +65,15 @@ async def run_call(root: Path | None, seconds: int, tool_calls: int = 0) -> dict
                 recorder.attach(voice)
             session = await voice.start_session("branch-7", participant_id="caller-1",
                                                 session_id="bench-call")
+            if recorder is not None:
+                recorder.recordings[0].writer.flush_delays = []
             conn = await server.next_connection()
             await conn.expect("session.update")
             for second in range(seconds):
                 for index in range(50):
                     bank.transport.push_caller_audio("bench-call", caller_frame(index))
+                    if paced:
+                        await asyncio.sleep(0.02)
                 for _ in range(50):
                     await conn.expect("input_audio_buffer.append")
                 if second % 5 == 0:
@@ -83,7 +93,8 @@ async def run_call(root: Path | None, seconds: int, tool_calls: int = 0) -> dict
             await recorder.aclose()
         cpu = time.process_time() - cpu
     folder = recorder.folders[0] if recorder is not None else None
-    return {"cpu": cpu, "latencies": latencies, "folder": folder}
+    delays = (recorder.recordings[0].writer.flush_delays or []) if recorder is not None else []
+    return {"cpu": cpu, "latencies": latencies, "folder": folder, "flush_delays": delays}
 
 
 def _sizes(folder: Path) -> dict[str, int]:
@@ -126,11 +137,21 @@ async def main() -> None:
     parser.add_argument("--seconds", type=int, default=30)
     parser.add_argument("--replays", type=int, default=100)
     parser.add_argument("--tool-calls", type=int, default=500, help="for the latency figures")
+    parser.add_argument("--rounds", type=int, default=5, help="pairs without/with a recorder")
+    parser.add_argument("--paced-seconds", type=int, default=20,
+                        help="a call at a phone line's pace, for the flush delay")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         await run_call(None, 2)  # warm up (imports, the SDK's types)
-        plain = await run_call(None, args.seconds)
-        recorded = await run_call(Path(scratch), args.seconds)
+        await run_call(Path(scratch) / "warm", 2)
+        plains, recordeds, fast_delays = [], [], []
+        for index in range(args.rounds):  # alternating, so load drifts hit both alike
+            plain = await run_call(None, args.seconds)
+            recorded = await run_call(Path(scratch) / f"round-{index}", args.seconds)
+            plains.append(plain["cpu"])
+            recordeds.append(recorded["cpu"])
+            fast_delays += recorded["flush_delays"]
+        paced = await run_call(Path(scratch) / "paced", args.paced_seconds, paced=True)
         latency = {
             "without": (await run_call(None, 0, args.tool_calls))["latencies"],
             "with": (await run_call(Path(scratch) / "latency", 0, args.tool_calls))["latencies"],
@@ -141,9 +162,24 @@ async def main() -> None:
         minutes = args.seconds / 60
         print(f"call: {args.seconds} s of caller audio, {args.seconds} tool calls, "
               f"{args.seconds // 5} s of model audio, 1 keypad answer, 1 operator answer")
-        print(f"CPU per call-second: {1000 * plain['cpu'] / args.seconds:.1f} ms without a "
-              f"recorder, {1000 * recorded['cpu'] / args.seconds:.1f} ms with one "
-              f"(+{1000 * (recorded['cpu'] - plain['cpu']) / args.seconds:.1f} ms)")
+        pairs = zip(plains, recordeds, strict=True)
+        added = sorted(1000 * (r - p) / args.seconds for p, r in pairs)
+        print(f"CPU per call-second over {args.rounds} pairs: "
+              f"{1000 * statistics.median(plains) / args.seconds:.1f} ms without a recorder, "
+              f"{1000 * statistics.median(recordeds) / args.seconds:.1f} ms with one; added "
+              f"median +{statistics.median(added):.1f} ms (range {added[0]:+.1f} to "
+              f"{added[-1]:+.1f})")
+        for name, delays in (
+            (f"a {args.paced_seconds} s call at a phone line's pace", paced["flush_delays"]),
+            ("the calls above (audio as fast as the session takes it)", fast_delays),
+        ):
+            ms = [1000 * d for d in delays]
+            if not ms:
+                print(f"flush delay, {name}: not measured (this writer does not report it)")
+                continue
+            print(f"flush delay (tap to the OS), {name}: {len(ms)} flushes, "
+                  f"p50 {_pct(ms, 0.5):.1f} ms, p99 {_pct(ms, 0.99):.1f} ms, "
+                  f"max {max(ms):.1f} ms (stated bound 250 ms)")
         print(f"bytes per minute of call: {size / minutes / 1e6:.2f} MB "
               f"({', '.join(f'{k} {v / 1e3:.0f} kB' for k, v in sorted(files.items()))})")
         taps = _tap_cost()

@@ -8,9 +8,15 @@ per subscriber, checking each signature):
   signed ``request.opened`` event (each with its own answer links); p50 / p99 / max over
   ``--events`` requests, one at a time. Also the service's cost of queuing one event for every
   subscriber (``Webhooks.offer``: building, link minting), which runs on the service's loop.
-* **link answer**: ``POST /v1/links/{token}`` (a "Yes" link) until the worker's ``wait()``
-  returns the answer (what the model reads); p50 / p99 / max over ``--answers``; and the same
-  with ``POST /v1/requests/{id}/answer`` (the HTTP API) for scale.
+* **a hanging receiver**: one receiver that accepts every POST and never replies, beside
+  ``--healthy`` healthy ones (all in this process): each event's time from ``offer`` until each
+  healthy receiver has it; p50 / p99 / max over ``--events`` events x receivers. Each receiver
+  has its own lane, so the hanging one holds only its own slots.
+* **answer -> tool result with and without subscribers**: ``POST /v1/requests/{id}/answer``
+  (and a "Yes" link) until the worker's ``wait()`` returns the answer (what the model reads),
+  answered as soon as the request is on the board, so the ``request.opened`` fan-out is in
+  flight; with 0 and with ``--subscribers`` subscribers whose receivers run in another process
+  (as real receivers do); p50 / p99 / max over ``--answers``.
 
 Run it from a checkout with the ``server`` extra::
 
@@ -31,7 +37,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from voice_hitl import HumanInputHandler
-from voice_hitl.board import BoardBridge, MemoryBoard
+from voice_hitl.board import BoardBridge, BoardRequest, MemoryBoard
 from voice_hitl.service import (
     AnswerLinks,
     Operator,
@@ -92,7 +98,10 @@ async def main(args: argparse.Namespace) -> None:
         app = create_app(
             board, Operators.from_tokens({TOKEN: Operator("bench")}), webhooks=hooks, links=links
         )
-        async with running_service(app) as url, BoardBridge(handler, board, worker_id="w-bench"):
+        async with (
+            running_service(app) as url,
+            BoardBridge(handler, board, worker_id="w-bench") as bridge,
+        ):
             links.base_url = url
             fan_out: list[float] = []
             for n in range(args.events):
@@ -120,24 +129,132 @@ async def main(args: argparse.Namespace) -> None:
             print(f"queuing one event for all of them (offer): {quantiles(offers)}")
             print(f"bad signatures seen by the receivers: {receivers.bad}")
 
-            await handler.close()
-    # The answers on a service without webhooks (with them, the fan-out of every event to
-    # every subscriber shares the service's loop; see the README's figures).
-    await answers(args)
+            await handler.close()  # withdraws the open requests: their events go out too
+            await bridge.drain()
+            await hooks.drain()
+    await hanging(args)
+    for subscribers in (0, args.subscribers):
+        await answers(args, subscribers)
 
 
-async def answers(args: argparse.Namespace) -> None:
+class Timed:
+    """In-process receivers that note when each event reached each of them; ``/hang`` never
+    replies."""
+
+    def __init__(self) -> None:
+        self.arrivals: dict[str, list[float]] = {}
+        self.changed = asyncio.Condition()
+        self.forever = asyncio.Event()
+
+    async def endpoint(self, request: Request) -> Response:
+        body = await request.body()
+        if request.path_params["n"] == "hang":
+            await self.forever.wait()
+        event = verify_webhook(SECRET, body, request.headers, time.time())
+        async with self.changed:
+            self.arrivals.setdefault(event["request"]["id"], []).append(time.perf_counter())
+            self.changed.notify_all()
+        return Response("ok")
+
+
+async def hanging(args: argparse.Namespace) -> None:
+    receivers = Timed()
+    app = Starlette(routes=[Route("/{n}", receivers.endpoint, methods=["POST"])])
+    async with running_service(app) as hook_url:
+        names = ["hang", *(str(n) for n in range(args.healthy))]
+        hooks = Webhooks([WebhookSubscription(n, f"{hook_url}/{n}", SECRET) for n in names])
+        await hooks.start()
+        latencies: list[float] = []
+        try:
+            for n in range(args.events):
+                request = BoardRequest(f"h{n}", "ConfirmAction", {"action": "x"}, "w", time.time())
+                started = time.perf_counter()
+                hooks.offer("request.opened", request)
+                async with receivers.changed:
+                    await receivers.changed.wait_for(
+                        lambda rid=request.id: len(receivers.arrivals.get(rid, ())) >= args.healthy
+                    )
+                latencies += [(t - started) * 1000 for t in receivers.arrivals[request.id]]
+            held = hooks.lanes()["hang"]
+        finally:
+            receivers.forever.set()
+            await hooks.aclose()
+    print(
+        f"one receiver that never replies, {args.healthy} healthy ones: the healthy ones get "
+        f"each event in {quantiles(latencies)}; the hanging one holds {held['waiting']} "
+        f"event(s), {held['overflowed']} refused to its dead letters"
+    )
+
+
+RECEIVER_PROCESS = """
+import asyncio, sys, uvicorn
+from starlette.applications import Starlette
+from starlette.responses import Response
+from starlette.routing import Route
+
+async def hook(request):
+    await request.body()
+    return Response("ok")
+
+async def main():
+    config = uvicorn.Config(Starlette(routes=[Route("/{n}", hook, methods=["POST"])]),
+                            host="127.0.0.1", port=0, log_level="error")
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        await asyncio.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    print(port, flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+    server.should_exit = True
+    await task
+
+asyncio.run(main())
+"""
+
+
+async def answers(args: argparse.Namespace, subscribers: int) -> None:
+    import sys
+
+    receiver = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        RECEIVER_PROCESS,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert receiver.stdout is not None and receiver.stdin is not None
+    hook_url = f"http://127.0.0.1:{int(await receiver.stdout.readline())}"
     board = MemoryBoard()
     handler = HumanInputHandler()
     links = AnswerLinks(b"bench-link-key-0123456789", "http://placeholder")
-    app = create_app(board, Operators.from_tokens({TOKEN: Operator("bench")}), links=links)
+    subs = [WebhookSubscription(f"s{n}", f"{hook_url}/{n}", SECRET) for n in range(subscribers)]
+    hooks = Webhooks(subs, links=links.for_request) if subs else None
+    app = create_app(
+        board, Operators.from_tokens({TOKEN: Operator("bench")}), links=links, webhooks=hooks
+    )
+    try:
+        await _answers(args, subscribers, app, board, handler, links, hooks)
+    finally:
+        receiver.stdin.close()
+        await receiver.wait()
+
+
+async def _answers(
+    args: argparse.Namespace,
+    subscribers: int,
+    app: Starlette,
+    board: MemoryBoard,
+    handler: HumanInputHandler,
+    links: AnswerLinks,
+    hooks: Webhooks | None,
+) -> None:
     async with (
         running_service(app) as url,
         BoardBridge(handler, board, worker_id="w-bench") as bridge,
         httpx.AsyncClient(base_url=url) as client,
     ):
         links.base_url = url
-
         async def answer_with(use_link: bool) -> list[float]:
             times = []
             for n in range(args.answers):
@@ -162,8 +279,13 @@ async def answers(args: argparse.Namespace) -> None:
                 assert response.status_code == 200, response.text
             return times
 
-        print(f"link answer -> tool result: {quantiles(await answer_with(True))}")
-        print(f"API answer -> tool result (same setup): {quantiles(await answer_with(False))}")
+        api = quantiles(await answer_with(False))
+        link = quantiles(await answer_with(True))
+        if hooks is not None:
+            await hooks.drain()
+            assert hooks.dead_letters() == [], hooks.dead_letters()[:3]
+        print(f"{subscribers} subscribers: API answer -> tool result: {api}")
+        print(f"{subscribers} subscribers: link answer -> tool result: {link}")
         await handler.close()
 
 
@@ -171,5 +293,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--subscribers", type=int, default=100)
     parser.add_argument("--events", type=int, default=30)
+    parser.add_argument("--healthy", type=int, default=20)
     parser.add_argument("--answers", type=int, default=200)
     asyncio.run(main(parser.parse_args()))

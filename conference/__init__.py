@@ -1,7 +1,8 @@
 """Conference channels: a bot in a multi-party call that asks the right people.
 
 A :class:`ConferenceChannel` feeds the participants' mixed audio to one realtime provider
-session (hot-pluggable) and serves its tool calls through the core gate on the conference door.
+session (hot-pluggable), and with :class:`PerSpeakerHearing` hears each participant on their
+own stream, and serves its tool calls through the core gate on the conference door.
 Human-input requests can be addressed to participants (``ask`` / ``approvers`` + ``quorum``);
 approvals settle at a quorum of distinct approvers and carry HMAC-signed receipts.
 """
@@ -21,13 +22,17 @@ from ._backend import (
     Participant,
     ParticipantJoined,
     ParticipantLeft,
+    PerSpeakerBackend,
+    SpeakerAudio,
+    SpeakerFrame,
     SpeakerTranscription,
 )
 from ._channel import CHANNEL_CLOSED, UNPLUGGED, ConferenceChannel
 from ._config import ConferenceRealtimeConfig
 from ._exceptions import AddressingError, ApprovalDeniedError, ApprovalTimeoutError
+from ._hearing import HeardSpan, PerSpeakerHearing, SpeakerEars
 from ._line import ConferenceLine
-from ._memory import InMemoryAudioLane, InMemoryConferenceBackend
+from ._memory import InMemoryAudioLane, InMemoryConferenceBackend, InMemorySpeakerLane
 from ._mixer import mix_pcm16
 from ._receipts import ApprovalReceipt, Decision, sign_receipt, verify_receipt
 from ._roster import Addressing, parse_addressing, resolve_participant
@@ -53,12 +58,19 @@ __all__ = [
     "ConferenceListener",
     "ConferenceRealtimeConfig",
     "Decision",
+    "HeardSpan",
     "InMemoryAudioLane",
     "InMemoryConferenceBackend",
+    "InMemorySpeakerLane",
     "MixedFrame",
     "Participant",
     "ParticipantJoined",
     "ParticipantLeft",
+    "PerSpeakerBackend",
+    "PerSpeakerHearing",
+    "SpeakerAudio",
+    "SpeakerEars",
+    "SpeakerFrame",
     "SpeakerTranscription",
     "mix_pcm16",
     "parse_addressing",

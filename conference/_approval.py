@@ -19,6 +19,7 @@ from types import MappingProxyType
 from typing import Any
 
 from voice_hitl._checks import positive_seconds
+from voice_hitl.tools._approval_policy import ALWAYS_HINT
 
 from ._backend import Participant
 from ._exceptions import ApprovalDeniedError, ApprovalTimeoutError
@@ -48,6 +49,8 @@ class ApprovalResult:
     approvals: tuple[Approval, ...]
     approved_at: datetime
     approved: bool = True
+    always: bool = False
+    """Every counted approver asked for "always" ("approve always", as the question offers)."""
 
     @property
     def approvers(self) -> tuple[str, ...]:
@@ -61,6 +64,7 @@ class ApprovalResult:
             "action": self.action,
             "approvers": [a.participant.display_name for a in self.approvals],
             "approved_at": self.approved_at.isoformat(),
+            **({"always": True} if self.always else {}),
         }
 
 
@@ -97,7 +101,8 @@ class ApprovalRequest:
         if not key:
             raise ValueError("the receipt key must be non-empty bytes")
         self.request_id = request_id or f"ap_{secrets.token_hex(6)}"
-        self.action = action
+        self.action = action.removesuffix(ALWAYS_HINT)  # refusals read the action, not the hint
+        self._asked_always: set[str] = set()
         self.quorum = quorum
         self.approvers: Mapping[str, Participant] = MappingProxyType(unique)
         self.details: Mapping[str, Any] = MappingProxyType(dict(details or {}))
@@ -180,8 +185,9 @@ class ApprovalRequest:
     def _receipt(self, participant_id: str, decision: Decision, at: datetime) -> ApprovalReceipt:
         return sign_receipt(self._key, self.request_id, participant_id, decision, at.isoformat())
 
-    def vote(self, participant_id: str, decision: Decision) -> bool:
-        """Record one participant's answer.
+    def vote(self, participant_id: str, decision: Decision, *, always: bool = False) -> bool:
+        """Record one participant's answer (``always``: an approval that asked for "always",
+        granted only when every counted approver asked for it).
 
         Returns:
             True when the answer counted; False when it was ignored (logged): the request
@@ -225,11 +231,18 @@ class ApprovalRequest:
             return False
         approval = Approval(participant, at, self._receipt(participant_id, "approve", at))
         self._approvals[participant_id] = approval
+        if always:
+            self._asked_always.add(participant_id)
         self._counted(participant, approval.receipt)
         if len(self._approvals) >= self.quorum:
             self._settle(
                 ApprovalResult(
-                    self.request_id, self.action, self.quorum, tuple(self._approvals.values()), at
+                    self.request_id,
+                    self.action,
+                    self.quorum,
+                    tuple(self._approvals.values()),
+                    at,
+                    always=self._approvals.keys() <= self._asked_always,
                 ),
                 None,
             )

@@ -5,6 +5,31 @@ name), each participant's audio in, and one bot track out. The channel sees the 
 audio already mixed N -> 1 (:class:`MixedFrame`, which says who was speaking in it when the
 backend can tell) through an audio lane it opens per provider plug, and the roster changes and
 speaker-attributed transcriptions as :data:`ConferenceEvent` values.
+
+A backend that can also hand over each participant's OWN audio (:class:`PerSpeakerBackend`)
+lets the channel hear every participant on their own stream (``ConferenceChannel(hearing=)``):
+detection and recognition per speaker, each utterance attributed to the stream it was heard
+on, so back-to-back, overlapping and simultaneous answers each keep their speaker, and noise
+on one line touches only that line. The mix still goes to the provider for its conversation.
+
+How other conferencing servers map onto :class:`PerSpeakerBackend` (per-participant tracks
+are native there, so no mix has to be taken apart):
+
+- **LiveKit.** ``participants`` is ``room.remote_participants`` (``identity`` as the id,
+  ``name`` as the display name); ``participant_connected``/``participant_disconnected`` become
+  ``ParticipantJoined``/``ParticipantLeft`` and the room's ``disconnected`` event
+  ``ConferenceEnded``. ``open_speakers`` subscribes to each participant's microphone track
+  (``track_subscribed`` with ``TrackKind.KIND_AUDIO``) and reads it with
+  ``rtc.AudioStream(track, sample_rate=..., num_channels=1)``: every ``AudioFrameEvent`` is
+  one :class:`SpeakerFrame` of that participant, stamped with the loop time it arrived.
+  ``open_audio`` mixes the same frames with ``mix_pcm16`` for the provider and publishes the
+  bot's speech as one ``rtc.LocalAudioTrack`` fed by an ``rtc.AudioSource``.
+- **Daily.** ``participants`` is ``call_client.participants()`` minus ``local`` (the session
+  id as the id, ``user_name`` as the display name), ``on_participant_joined``/``_left``
+  report the roster and ``on_call_state_updated`` (``left``) the end. ``open_speakers`` sets
+  an audio renderer per participant (``call_client.set_audio_renderer(participant_id,
+  callback, audio_source="microphone")``), whose callback hands each participant's own PCM
+  frames over as :class:`SpeakerFrame` values; the bot speaks through a virtual microphone.
 """
 
 from __future__ import annotations
@@ -23,6 +48,9 @@ __all__ = [
     "ConferenceListener",
     "MixedFrame",
     "Participant",
+    "PerSpeakerBackend",
+    "SpeakerAudio",
+    "SpeakerFrame",
     "ParticipantJoined",
     "ParticipantLeft",
     "SpeakerTranscription",
@@ -144,4 +172,54 @@ class ConferenceBackend(Protocol):
 
     def open_audio(self) -> ConferenceAudio:
         """Open a lane: the mixed audio from now on, and the bot track out."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class SpeakerFrame:
+    """One frame of one participant's own audio.
+
+    Attributes:
+        participant_id: Whose audio it is (the stream it came on, never a guess).
+        samples: Mono PCM16 at the lane's ``sample_rate``.
+        at: When the frame's first sample was heard, in seconds on the backend's media clock
+            (one clock for every participant, so spans of speech compare).
+    """
+
+    participant_id: str
+    samples: PCM16 = field(repr=False)
+    at: float = 0.0
+
+
+@runtime_checkable
+class SpeakerAudio(Protocol):
+    """Each participant's own audio in, one :class:`SpeakerFrame` at a time."""
+
+    sample_rate: int
+    """The rate of every frame's samples."""
+
+    def frames(self) -> AsyncIterator[SpeakerFrame]:
+        """Every participant's frames as they arrive (interleaved); ends when the lane
+        closes or the call ends."""
+        ...
+
+    def keypad(self, participant_id: str) -> bool:
+        """True when the participant's line can carry keypad tones in band (a phone or SIP
+        leg); the bot offers the keypad only to a room where every addressed line does."""
+        ...
+
+    async def aclose(self) -> None:
+        """Close the lane; :meth:`frames` ends. Idempotent.
+
+        Cancellation: safe.
+        """
+
+
+@runtime_checkable
+class PerSpeakerBackend(ConferenceBackend, Protocol):
+    """A backend that also gives each participant's own audio (see the module docstring
+    for how LiveKit and Daily rooms map onto it)."""
+
+    def open_speakers(self, sample_rate: int) -> SpeakerAudio:
+        """Open a lane of every participant's own audio at ``sample_rate``, from now on."""
         ...

@@ -1,10 +1,13 @@
 """``ConferenceChannel``: a bot in a multi-party call that asks the right people.
 
 The participants' audio is mixed N -> 1 by the backend and fed to one realtime provider
-session; the bot's audio is played to everyone. The session's tool calls come through the
-conference door (``Door.CONFERENCE``) into one :class:`~voice_hitl.ToolGate` with
-``ChannelType.CONFERENCE``, driven by the core :class:`~voice_hitl.SessionDriver`. The provider
-can be unplugged and plugged again while the call goes on.
+session; the bot's audio is played to everyone. With ``hearing=`` (a backend that gives each
+participant's own audio), the channel itself hears every participant on their own stream and
+attributes each utterance to it; the provider still hears the mix for its conversation. The
+session's tool calls come through the conference door (``Door.CONFERENCE``) into one
+:class:`~voice_hitl.ToolGate` with ``ChannelType.CONFERENCE``, driven by the core
+:class:`~voice_hitl.SessionDriver`. The provider can be unplugged and plugged again while the
+call goes on.
 """
 
 from __future__ import annotations
@@ -14,14 +17,11 @@ import enum
 import logging
 import secrets
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 
 from providers.base import (
     PCM16,
     ProviderEvent,
     ProviderSession,
-    SpeechStartedEvent,
-    TranscriptionEvent,
 )
 from voice_hitl import (
     AITool,
@@ -40,18 +40,20 @@ from voice_hitl.voice._audio import resample_pcm16
 from voice_hitl.voice._connect_hooks import SessionHooked
 
 from ._answers_api import AnswersApi
-from ._attribution import TurnAttribution, attribution
+from ._attribution import TurnAttribution
 from ._backend import (
     ConferenceBackend,
     ConferenceEnded,
     ConferenceEvent,
-    MixedFrame,
     Participant,
     ParticipantLeft,
+    PerSpeakerBackend,
     SpeakerTranscription,
 )
 from ._config import ConferenceRealtimeConfig
 from ._desk import AnswerDesk
+from ._hearing import PerSpeakerHearing, SpeakerEars
+from ._hearing_api import HearingApi
 from ._line import ConferenceLine
 from ._plug import RealtimePlug
 
@@ -68,7 +70,7 @@ class _State(enum.Enum):
     CLOSED = "closed"
 
 
-class ConferenceChannel(AnswersApi, SessionHooked):
+class ConferenceChannel(AnswersApi, HearingApi, SessionHooked):
     """A conference bot channel: one realtime provider session hears everyone.
 
     Args:
@@ -79,6 +81,13 @@ class ConferenceChannel(AnswersApi, SessionHooked):
             request (a quorum approval): ``EvidencePolicy(spoken=False)`` counts none, and
             votes are then cast with :meth:`answer` (give a ``VoiceResponder`` serving the
             channel the same policy).
+        hearing: Hear each participant on their own stream (the backend must be a
+            :class:`~conference.PerSpeakerBackend`): utterances are attributed to the stream
+            they were heard on, and the provider's transcriptions of the mix are its
+            conversation only, never a participant's answer.
+
+    Raises:
+        TypeError: ``hearing`` was given for a backend without per-speaker audio.
     """
 
     channel_type = ChannelType.CONFERENCE
@@ -90,7 +99,14 @@ class ConferenceChannel(AnswersApi, SessionHooked):
         backend: ConferenceBackend,
         realtime: ConferenceRealtimeConfig | None = None,
         evidence: EvidencePolicy | None = None,
+        hearing: PerSpeakerHearing | None = None,
     ) -> None:
+        if hearing is not None and not isinstance(backend, PerSpeakerBackend):
+            raise TypeError(
+                f"conference {channel_id!r}: hearing= needs a backend with per-speaker audio "
+                f"(open_speakers), and {type(backend).__name__} has none"
+            )
+        self.hearing = hearing
         self._channel_id = channel_id
         self.backend = backend
         self.realtime = realtime
@@ -229,13 +245,14 @@ class ConferenceChannel(AnswersApi, SessionHooked):
                 self._scopes.add(plug.human.inner)
             self._wire(plug)
             self._plug = plug
-            plug.start(self._on_frame)
-
-    def _on_frame(self, frame: MixedFrame) -> None:
-        for speaker in frame.speakers:
-            who = speaker if speaker in self.backend.participants else None
-            self._turn.heard(who)
-            self._utterance.add(who)
+            if self.hearing is None:
+                plug.start(self._on_frame)
+                return
+            assert isinstance(self.backend, PerSpeakerBackend)
+            speakers = self.backend.open_speakers(self.hearing.sample_rate)
+            plug.start(
+                self._on_frame, speakers, SpeakerEars(self.hearing, self._heard, speakers.keypad)
+            )
 
     async def unplug_realtime(self) -> None:
         """Unplug the provider; the call and the roster go on. Idempotent.
@@ -284,14 +301,6 @@ class ConferenceChannel(AnswersApi, SessionHooked):
 
     # -- events ----------------------------------------------------------------------------
 
-    def add_speech_listener(self, listener: Callable[[Heard], None]) -> Callable[[], None]:
-        """Call ``listener`` with what the plugged provider heard participants say (attributed
-        final utterances, and speech starting); returns a remover."""
-        self._speech_listeners.append(listener)
-        return lambda: (
-            self._speech_listeners.remove(listener) if listener in self._speech_listeners else None
-        )
-
     @property
     def realtime_config(self) -> ConferenceRealtimeConfig | None:
         """The plugged config (None when unplugged)."""
@@ -313,73 +322,29 @@ class ConferenceChannel(AnswersApi, SessionHooked):
             await plug.lane.play(audio[start : start + step])
 
     def find_line(self, event: PendingInputEvent) -> ConferenceLine | None:
-        """The line a spoken dialogue asks ``event`` on (None when unplugged or not ours)."""
-        if event.channel_id != self._channel_id or self._plug is None:
+        """The line a spoken dialogue asks ``event`` on (None when unplugged or not ours);
+        it offers the keypad only when every addressed participant's line carries tones the
+        channel reads (per-speaker hearing)."""
+        plug = self._plug
+        if event.channel_id != self._channel_id or plug is None:
             return None
-        return ConferenceLine(self)
+        speakers = plug.speakers
+        addressed = self.addressed_participants(event) or list(self.backend.participants)
+        keypad = speakers is not None and all(speakers.keypad(pid) for pid in addressed)
+        return ConferenceLine(self, keypad=keypad and bool(addressed))
 
     def addressed_participants(self, event: PendingInputEvent) -> list[str] | None:
         """Ids of the participants who must answer ``event`` (None: anyone in the call)."""
         addressed = self.addressed_to(event.pending_id)
         return None if addressed is None else [p.participant_id for p in addressed]
 
-    def _hear(self, heard: Heard) -> None:
-        for listener in list(self._speech_listeners):
-            try:
-                listener(heard)
-            except Exception:
-                logger.exception("conference %r: speech listener failed", self._channel_id)
-
-    def add_provider_listener(
-        self, listener: Callable[[ProviderEvent], None]
-    ) -> Callable[[], None]:
-        """Observe the plugged provider's events (this plug and later ones); returns a
-        remover. The listener must not block."""
-        self._provider_listeners.append(listener)
-        return lambda: (
-            self._provider_listeners.remove(listener)
-            if listener in self._provider_listeners
-            else None
-        )
-
-    def _on_provider_event(self, event: ProviderEvent) -> None:
-        for listener in list(self._provider_listeners):
-            try:
-                listener(event)
-            except Exception:
-                logger.exception("conference %r: provider listener failed", self._channel_id)
-        if isinstance(event, SpeechStartedEvent):
-            self._hear(Heard("speech_started"))
-            return
-        if not isinstance(event, TranscriptionEvent) or not event.final:
-            return
-        if event.role == "assistant":
-            self._turn.bot_spoke()
-            return
-        # The provider's own attribution, else the backend's: the one participant heard
-        # during this utterance. Overlapping speakers make it nobody's answer.
-        heard, self._utterance = self._utterance, set()
-        speaker = event.speaker_id
-        if speaker is None and len(heard) == 1:
-            speaker = next(iter(heard))
-        if speaker is None:
-            return
-        if speaker not in self.backend.participants:
-            logger.warning(
-                "conference %r: speaker %r is not on the roster", self._channel_id, speaker
-            )
-            self._turn.heard(None)
-            return
-        self._turn.heard(speaker)
-        said = replace(Heard.of(event, speaker), attribution=attribution(speaker, heard))
-        self._hear(said)
-        self._desk.spoken(speaker, said.text, said)
-
     def _on_backend_event(self, event: ConferenceEvent) -> None:
         if isinstance(event, ConferenceEnded):
             self._ended_by_backend(event.reason)
         elif isinstance(event, ParticipantLeft):
             self._desk.participant_left(event.participant, event.reason)
+            if self.ears is not None:
+                self.ears.forget(event.participant.participant_id)
         elif isinstance(event, SpeakerTranscription) and event.final:
             self._turn.heard(event.participant_id)
             self._desk.spoken(event.participant_id, event.text)

@@ -30,7 +30,7 @@ from ._backend import Participant
 from ._exceptions import AddressingError
 from ._receipts import ApprovalReceipt, Decision
 from ._roster import Addressing, parse_addressing, resolve_participants
-from ._yesno import read_yes_no
+from ._yesno import read_yes_no, says_always
 
 __all__ = ["AnswerDesk"]
 
@@ -346,7 +346,8 @@ class AnswerDesk:
             if evidence is not None:
                 question.evidence[participant_id] = evidence
             try:
-                return question.approval.vote(participant_id, decision)
+                always = decision == "approve" and says_always(answer)
+                return question.approval.vote(participant_id, decision, always=always)
             finally:
                 question.evidence.pop(participant_id, None)
         if question.addressing is not None and participant_id not in question.addressing.ids:
@@ -421,7 +422,9 @@ class AnswerDesk:
                 )
                 return False
         if question.approval is not None:
-            return question.approval.vote(participant_id, "approve" if verdict else "deny")
+            decision: Decision = "approve" if verdict else "deny"
+            always = verdict and says_always(text)
+            return question.approval.vote(participant_id, decision, always=always)
         answer = "yes" if verdict else "no"
         return self.answer(question.pending_id, participant_id, answer, via="speech")
 

@@ -24,10 +24,17 @@ __all__ = ["ConferenceLine"]
 
 
 class ConferenceLine:
-    """Speaks to the whole call; hears only the addressed participants."""
+    """Speaks to the whole call; hears only the addressed participants.
 
-    def __init__(self, channel: ConferenceChannel) -> None:
+    Args:
+        channel: The conference.
+        keypad: Every addressed participant's line carries keypad tones the channel reads
+            (per-speaker hearing of phone or SIP legs); otherwise no prompt offers the keypad.
+    """
+
+    def __init__(self, channel: ConferenceChannel, *, keypad: bool = False) -> None:
         self.channel = channel
+        self.keypad = keypad
 
     @property
     def can_say(self) -> bool:
@@ -67,12 +74,11 @@ class ConferenceLine:
         recognizer: Recognizer | None = None,
     ) -> Inbox:
         """Hear attributed speech of ``addressed`` participants (anyone's when None). A local
-        ``recognizer`` is not used here: the mixed audio has no single speaker."""
+        ``recognizer`` is not used here: the channel's per-speaker hearing (or the provider)
+        recognises."""
         inbox = Inbox(addressed if addressed is not None else None)
-        session = self.channel.provider_session
-        if session is not None:
-            session.expect_answer(expecting)
-            inbox.on_close(lambda: session.expect_answer(None))
+        self.channel.expect_answer(expecting)
+        inbox.on_close(lambda: self.channel.expect_answer(None))
 
         def from_backend(event: ConferenceEvent) -> None:
             if isinstance(event, SpeakerTranscription) and event.final:

@@ -2,7 +2,8 @@
 
 Participants push PCM16 frames of any size; each :meth:`InMemoryConferenceBackend.tick` takes
 one frame's worth of samples from every participant (silence where one has nothing buffered),
-mixes them with :func:`~conference.mix_pcm16` and hands the mix to every open audio lane. The
+mixes them with :func:`~conference.mix_pcm16` and hands the mix to every open audio lane, and
+each participant's own frame to every open per-speaker lane (``open_speakers``). The
 bot's audio is played to every participant in the call when it is played. Who spoke in a frame
 is decided by level: a participant whose samples peak at ``speech_threshold`` or more.
 """
@@ -17,6 +18,7 @@ from types import MappingProxyType
 import numpy as np
 
 from providers.base import PCM16
+from voice_hitl.voice._audio import resample_pcm16
 from voice_hitl.voice._transport import check_pcm16
 
 from ._backend import (
@@ -26,12 +28,13 @@ from ._backend import (
     Participant,
     ParticipantJoined,
     ParticipantLeft,
+    SpeakerFrame,
     SpeakerTranscription,
 )
 from ._mixer import mix_pcm16
 from ._sample_fifo import SampleFifo
 
-__all__ = ["InMemoryAudioLane", "InMemoryConferenceBackend"]
+__all__ = ["InMemoryAudioLane", "InMemoryConferenceBackend", "InMemorySpeakerLane"]
 
 logger = logging.getLogger("conference.memory")
 
@@ -72,24 +75,70 @@ class InMemoryAudioLane:
         self._backend._lanes.discard(self)
 
 
+class InMemorySpeakerLane:
+    """A per-speaker lane of :class:`InMemoryConferenceBackend` (see ``SpeakerAudio``)."""
+
+    def __init__(self, backend: InMemoryConferenceBackend, sample_rate: int) -> None:
+        self._backend = backend
+        self.sample_rate = sample_rate
+        self._queue: asyncio.Queue[SpeakerFrame | None] = asyncio.Queue()
+        self.closed = False
+
+    def _feed(self, participant_id: str, samples: PCM16, at: float) -> None:
+        if self.closed:
+            return
+        if self.sample_rate != self._backend.sample_rate:
+            samples = resample_pcm16(samples, self._backend.sample_rate, self.sample_rate)
+        self._queue.put_nowait(SpeakerFrame(participant_id, samples, at))
+
+    async def frames(self) -> AsyncIterator[SpeakerFrame]:
+        while True:
+            item = await self._queue.get()
+            if item is None:
+                return
+            yield item
+
+    def keypad(self, participant_id: str) -> bool:
+        return participant_id in self._backend._keypads
+
+    async def aclose(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self._queue.put_nowait(None)
+        self._backend._speaker_lanes.discard(self)
+
+
 class InMemoryConferenceBackend:
     """An in-process conference: a roster, per-participant audio in, one bot track out.
 
     Args:
         frame_samples: Samples per mixed frame (480 is 20 ms at 24 kHz).
         speech_threshold: The peak level at which a participant counts as speaking in a frame.
+        sample_rate: The rate of the audio participants push (the per-speaker lanes resample
+            it to their own rate; the mix is handed over as pushed).
 
     Raises:
-        ValueError: ``frame_samples`` or ``speech_threshold`` is not positive.
+        ValueError: ``frame_samples`` or ``speech_threshold`` is not positive, or
+            ``sample_rate`` is below 8000.
     """
 
-    def __init__(self, *, frame_samples: int = 480, speech_threshold: int = 500) -> None:
+    def __init__(
+        self, *, frame_samples: int = 480, speech_threshold: int = 500, sample_rate: int = 24_000
+    ) -> None:
         if frame_samples <= 0:
             raise ValueError(f"frame_samples must be positive, got {frame_samples}")
         if not 0 < speech_threshold <= 32767:
             raise ValueError(f"speech_threshold must be in 1..32767, got {speech_threshold}")
+        if sample_rate < 8_000:
+            raise ValueError(f"sample_rate must be at least 8000, got {sample_rate}")
         self.frame_samples = frame_samples
         self.speech_threshold = speech_threshold
+        self.sample_rate = sample_rate
+        self.clock = 0.0
+        """Seconds of audio mixed so far (the per-speaker frames' media clock)."""
+        self._keypads: set[str] = set()
+        self._speaker_lanes: set[InMemorySpeakerLane] = set()
         self._participants: dict[str, Participant] = {}
         self._inbound: dict[str, SampleFifo] = {}
         self._heard: dict[str, list[PCM16]] = {}
@@ -103,8 +152,15 @@ class InMemoryConferenceBackend:
         """The participants in the call now, by id (a read-only view)."""
         return MappingProxyType(self._participants)
 
-    def join(self, participant_id: str, display_name: str | None = None) -> Participant:
+    def join(
+        self, participant_id: str, display_name: str | None = None, *, keypad: bool = False
+    ) -> Participant:
         """Add a participant; its audio is mixed from the next tick on.
+
+        Args:
+            participant_id: Its id.
+            display_name: Its name (the id by default).
+            keypad: Its line carries keypad tones in band (a phone leg).
 
         Raises:
             ValueError: The id is empty or already in the call.
@@ -112,6 +168,8 @@ class InMemoryConferenceBackend:
         if participant_id in self._participants:
             raise ValueError(f"participant {participant_id!r} is already in the conference")
         participant = Participant(participant_id, display_name or participant_id)
+        if keypad:
+            self._keypads.add(participant_id)
         self._participants[participant_id] = participant
         self._inbound[participant_id] = SampleFifo()
         self._heard[participant_id] = []
@@ -128,6 +186,7 @@ class InMemoryConferenceBackend:
         if participant is None:
             raise ValueError(f"participant {participant_id!r} is not in the conference")
         del self._inbound[participant_id]
+        self._keypads.discard(participant_id)
         self._emit(ParticipantLeft(participant, reason))
         return participant
 
@@ -158,11 +217,15 @@ class InMemoryConferenceBackend:
         n = self.frame_samples
         chunks: list[PCM16] = []
         speakers: set[str] = set()
+        at = self.clock
         for participant_id, fifo in self._inbound.items():
             chunk = fifo.take(n)
             chunks.append(chunk)
             if len(chunk) and int(np.abs(chunk.astype(np.int32)).max()) >= self.speech_threshold:
                 speakers.add(participant_id)
+            for speaker_lane in list(self._speaker_lanes):
+                speaker_lane._feed(participant_id, chunk, at)
+        self.clock += n / self.sample_rate
         frame = MixedFrame(mix_pcm16(chunks, n), frozenset(speakers))
         for lane in list(self._lanes):
             lane._feed(frame)
@@ -189,10 +252,23 @@ class InMemoryConferenceBackend:
         self._lanes.add(lane)
         return lane
 
+    def open_speakers(self, sample_rate: int) -> InMemorySpeakerLane:
+        """Open a lane that receives every participant's own frame from the next tick on
+        (resampled to ``sample_rate``).
+
+        Raises:
+            ValueError: ``sample_rate`` is below 8000.
+        """
+        if sample_rate < 8_000:
+            raise ValueError(f"sample_rate must be at least 8000, got {sample_rate}")
+        lane = InMemorySpeakerLane(self, sample_rate)
+        self._speaker_lanes.add(lane)
+        return lane
+
     @property
     def open_lanes(self) -> int:
-        """How many audio lanes are open."""
-        return len(self._lanes)
+        """How many audio lanes (mixed and per-speaker) are open."""
+        return len(self._lanes) + len(self._speaker_lanes)
 
     # -- transcription and events ------------------------------------------------------------
 

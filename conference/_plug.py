@@ -20,8 +20,9 @@ from voice_hitl import (
     ToolGate,
 )
 
-from ._backend import ConferenceAudio, ConferenceBackend, MixedFrame
+from ._backend import ConferenceAudio, ConferenceBackend, MixedFrame, SpeakerAudio
 from ._config import ConferenceRealtimeConfig
+from ._hearing import SpeakerEars
 from ._serving import ConferenceHumanInput, QuestionDesk
 
 __all__ = ["RealtimePlug"]
@@ -31,7 +32,8 @@ logger = logging.getLogger("conference.plug")
 
 @dataclass(eq=False)
 class RealtimePlug:
-    """A plugged provider: its gate, session, driver, audio lane and mixed-audio pump."""
+    """A plugged provider: its gate, session, driver, audio lane and mixed-audio pump, and
+    with per-speaker hearing, the per-speaker lane and what hears it."""
 
     channel_id: str
     config: ConferenceRealtimeConfig
@@ -43,6 +45,9 @@ class RealtimePlug:
     hooks: ConnectHooks
     pump: asyncio.Task[None] | None = None
     interrupted: bool = False
+    speakers: SpeakerAudio | None = None
+    ears: SpeakerEars | None = None
+    listening: asyncio.Task[None] | None = None
 
     @classmethod
     async def connect(
@@ -112,12 +117,29 @@ class RealtimePlug:
         driver.add_listener(listener)
         return cls(channel_id, config, gate, human, provider_session, driver, lane, hooks)
 
-    def start(self, on_frame: Callable[[MixedFrame], None]) -> None:
-        """Start reading the session's events and feeding it the mixed audio."""
+    def start(
+        self,
+        on_frame: Callable[[MixedFrame], None],
+        speakers: SpeakerAudio | None = None,
+        ears: SpeakerEars | None = None,
+    ) -> None:
+        """Start reading the session's events and feeding it the mixed audio, and with
+        ``speakers`` and ``ears``, hearing each participant's own audio (the plug closes
+        both when it disconnects)."""
         self.driver.start()
         self.pump = asyncio.create_task(
             self._pump(on_frame), name=f"mix-in-{self.driver.session_id}"
         )
+        if speakers is not None and ears is not None:
+            self.speakers, self.ears = speakers, ears
+            self.listening = asyncio.create_task(
+                self._listen(speakers, ears), name=f"speakers-in-{self.driver.session_id}"
+            )
+
+    @staticmethod
+    async def _listen(speakers: SpeakerAudio, ears: SpeakerEars) -> None:
+        async for frame in speakers.frames():
+            ears.feed(frame)
 
     async def _pump(self, on_frame: Callable[[MixedFrame], None]) -> None:
         try:
@@ -136,10 +158,14 @@ class RealtimePlug:
 
         Cancellation: don't cancel; call it again to finish.
         """
-        pump = self.pump
-        if pump is not None:
-            pump.cancel()
-            await asyncio.gather(pump, return_exceptions=True)
+        for task in (self.pump, self.listening):
+            if task is not None:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        if self.ears is not None:
+            await self.ears.aclose()
+        if self.speakers is not None:
+            await self.speakers.aclose()
         if not self.interrupted:
             self.interrupted = True
             try:

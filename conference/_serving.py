@@ -61,6 +61,8 @@ class ConferenceHumanInput(HumanInputToolHandler):
     :class:`~voice_hitl.HumanInputHandler`, so ``resolve`` / ``reject`` on it still work.
     """
 
+    names_approvers = True  # it addresses named approvers and counts a quorum
+
     def __init__(self, inner: HumanInputToolHandler, desk: QuestionDesk) -> None:
         super().__init__(
             inner.tool_names,

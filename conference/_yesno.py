@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from voice_hitl.speech import Answer, AnswerSpec, understand
+from voice_hitl.speech._text import tokens
+from voice_hitl.tools._approval_policy import asks_always
 
-__all__ = ["read_yes_no"]
+__all__ = ["read_yes_no", "says_always"]
 
 _YES_OR_NO = AnswerSpec.confirm("approve?", default=None)
 
@@ -19,3 +21,9 @@ def read_yes_no(text: str) -> bool | None:
         if isinstance(understood, Answer) and isinstance(understood.value, bool)
         else None
     )
+
+
+def says_always(text: str) -> bool:
+    """True when an approver's yes asks for "always" unambiguously ("approve always", as the
+    question offers; not "yes, but not always")."""
+    return asks_always(tokens(text))

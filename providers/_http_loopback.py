@@ -2,8 +2,11 @@
 
 It speaks HTTP through ``h11`` (sans-I/O, already installed with ``httpx``, which both vendors'
 SDKs use), keeps connections alive as the SDK clients expect, and hands each request to one
-async handler that returns a status and a JSON body. Every connection task belongs to the
-server: :meth:`LoopbackHTTPServer.aclose` cancels and awaits them.
+async handler that returns a status and a JSON body (or, to play a broken server, raw bytes of
+any content type, or a body cut mid-way). While the handler runs the server watches the
+connection: a client that hangs up cancels the handler and is counted in
+:attr:`LoopbackHTTPServer.dropped`. Every connection task belongs to the server:
+:meth:`LoopbackHTTPServer.aclose` cancels and awaits them.
 """
 
 from __future__ import annotations
@@ -43,11 +46,22 @@ class HTTPRequest:
 
 @dataclass(frozen=True, slots=True)
 class HTTPReply:
-    """A JSON reply: status, body, extra headers."""
+    """A reply: status, body (sent as JSON), extra headers.
+
+    ``raw`` sends those bytes instead, as ``content_type``; ``cut_after`` declares the whole
+    body's length but sends only that many bytes, then closes the connection.
+    """
 
     status: int
-    body: Any
+    body: Any = None
     headers: Mapping[str, str] | None = None
+    raw: bytes | None = None
+    content_type: str = "application/json"
+    cut_after: int | None = None
+
+    def encoded(self) -> bytes:
+        """The body's bytes."""
+        return self.raw if self.raw is not None else json.dumps(self.body).encode()
 
 
 Handler = Callable[[HTTPRequest], Awaitable[HTTPReply]]
@@ -60,7 +74,19 @@ class LoopbackHTTPServer:
         self._handler = handler
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
+        self._hangups = asyncio.Condition()
         self.port = 0
+        self.dropped: list[HTTPRequest] = []
+        """Requests whose client hung up before their reply (their handler was cancelled)."""
+
+    async def wait_dropped(self, count: int = 1) -> list[HTTPRequest]:
+        """Wait until ``count`` clients have hung up on their request; returns them.
+
+        Cancellation: safe.
+        """
+        async with self._hangups:
+            await self._hangups.wait_for(lambda: len(self.dropped) >= count)
+        return list(self.dropped)
 
     @property
     def url(self) -> str:
@@ -112,22 +138,24 @@ class LoopbackHTTPServer:
                 request = await self._read_request(conn, reader)
                 if request is None:
                     return
-                try:
-                    reply = await self._handler(request)
-                except Exception as exc:  # a bug in a test handler: answer 500, keep serving
-                    logger.exception("loopback handler failed: %s %s", request.method, request.path)
-                    reply = HTTPReply(500, {"error": {"message": repr(exc)}})
-                body = json.dumps(reply.body).encode()
+                reply = await self._answer(conn, reader, request)
+                if reply is None:  # the client hung up: its handler was cancelled
+                    async with self._hangups:
+                        self.dropped.append(request)
+                        self._hangups.notify_all()
+                    return
+                body = reply.encoded()
                 headers = [
-                    ("content-type", "application/json"),
+                    ("content-type", reply.content_type),
                     ("content-length", str(len(body))),
                     *(reply.headers or {}).items(),
                 ]
-                parts = (
-                    conn.send(h11.Response(status_code=reply.status, headers=headers)),
-                    conn.send(h11.Data(data=body)),
-                    conn.send(h11.EndOfMessage()),
-                )
+                head = conn.send(h11.Response(status_code=reply.status, headers=headers)) or b""
+                if reply.cut_after is not None:  # a body cut mid-way: send part, hang up
+                    writer.write(head + body[: reply.cut_after])
+                    await writer.drain()
+                    return
+                parts = (head, conn.send(h11.Data(data=body)), conn.send(h11.EndOfMessage()))
                 writer.write(b"".join(p for p in parts if p))  # one write: one segment
                 await writer.drain()
                 if conn.our_state is h11.MUST_CLOSE:
@@ -139,6 +167,30 @@ class LoopbackHTTPServer:
             writer.close()
             with contextlib.suppress(ConnectionError, asyncio.CancelledError):
                 await writer.wait_closed()
+
+    async def _answer(
+        self, conn: h11.Connection, reader: asyncio.StreamReader, request: HTTPRequest
+    ) -> HTTPReply | None:
+        """Run the handler while watching the connection; None when the client hung up."""
+        handler: asyncio.Future[HTTPReply] = asyncio.ensure_future(self._handler(request))
+        watch = asyncio.create_task(reader.read(65536), name="loopback-http-watch")
+        try:
+            await asyncio.wait((handler, watch), return_when=asyncio.FIRST_COMPLETED)
+            if not handler.done():
+                if watch.exception() is not None or not watch.result():
+                    return None  # reset or end of stream: the client is gone
+                await asyncio.wait((handler,))  # it sent its next request early: keep waiting
+        finally:
+            for task in (handler, watch):
+                task.cancel()
+            await asyncio.gather(handler, watch, return_exceptions=True)
+            if watch.done() and not watch.cancelled() and watch.exception() is None:
+                conn.receive_data(watch.result())  # what the client sent meanwhile, EOF too
+        try:
+            return handler.result()
+        except Exception as exc:  # a bug in a test handler: answer 500, keep serving
+            logger.exception("loopback handler failed: %s %s", request.method, request.path)
+            return HTTPReply(500, {"error": {"message": repr(exc)}})
 
     @staticmethod
     async def _read_request(

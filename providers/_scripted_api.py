@@ -8,7 +8,10 @@ every vendor: a request the SDK's types reject gets a 400 and is kept in ``rejec
 accepted one is recorded (``requests``, :meth:`next_request`) and answered with the next
 queued reply (waiting up to ``reply_timeout`` seconds for one if none is queued, then a 500
 naming the missing reply); a scripted reply the SDK's model rejects is a bug in the test and
-answers 500 (kept in ``rejected`` too).
+answers 500 (kept in ``rejected`` too). A test that plays a broken server queues an
+:class:`~providers._http_loopback.HTTPReply` instead (an HTML page, malformed JSON, a body cut
+mid-way: sent as is); a client that hangs up while its request waits is counted in
+:attr:`~ScriptedAPIServer.dropped`.
 """
 
 from __future__ import annotations
@@ -66,7 +69,9 @@ class ScriptedAPIServer(Generic[R]):
     def __init__(self, *, reply_timeout: float = 10.0) -> None:
         self.reply_timeout = reply_timeout
         self._http = LoopbackHTTPServer(self._handle)
-        self._replies: asyncio.Queue[R | Callable[[dict[str, Any]], R]] = asyncio.Queue()
+        self._replies: asyncio.Queue[R | HTTPReply | Callable[[dict[str, Any]], R]] = (
+            asyncio.Queue()
+        )
         self._arrivals: asyncio.Queue[RecordedRequest] = asyncio.Queue()
         self.requests: list[RecordedRequest] = []
         self.rejected: list[PayloadError] = []
@@ -83,9 +88,22 @@ class ScriptedAPIServer(Generic[R]):
         """The base URL to give the SDK client (``base_url=``), :attr:`base_path` included."""
         return f"{self._http.url}{self.base_path}"
 
-    def reply(self, reply: R | Callable[[dict[str, Any]], R]) -> None:
-        """Queue a reply, or a function of the request body returning one."""
+    def reply(self, reply: R | HTTPReply | Callable[[dict[str, Any]], R]) -> None:
+        """Queue a reply, or a function of the request body returning one, or an
+        :class:`HTTPReply` to send as is (unchecked: a broken server)."""
         self._replies.put_nowait(reply)
+
+    @property
+    def dropped(self) -> list[HTTPRequest]:
+        """Requests whose client hung up before their reply was sent."""
+        return list(self._http.dropped)
+
+    async def wait_dropped(self, count: int = 1) -> list[HTTPRequest]:
+        """Wait until ``count`` clients have hung up on a request still waiting.
+
+        Cancellation: safe.
+        """
+        return await self._http.wait_dropped(count)
 
     async def next_request(self) -> RecordedRequest:
         """The next accepted request, in arrival order (waits for it).
@@ -145,6 +163,8 @@ class ScriptedAPIServer(Generic[R]):
             missing = PayloadError(f"no reply was queued within {self.reply_timeout:g}s")
             self.rejected.append(missing)
             return self.error(500, str(missing))
+        if isinstance(script, HTTPReply):
+            return script
         reply: R = script(body) if callable(script) else script
         response = self.respond(body, reply)
         try:

@@ -10,20 +10,26 @@ from redis_rig import RedisServer, _unavailable, start_redis_server
 
 from voice_hitl.board import BoardEvent, MemoryBoard, RequestBoard
 
-__all__ = ["BACKENDS", "EventLog", "eventually", "make_board", "throwaway_redis"]
+__all__ = ["BACKENDS", "CONFORMANCE", "EventLog", "eventually", "make_board", "throwaway_redis"]
 
 BACKENDS = ["memory", "redis"]
+CONFORMANCE = [*BACKENDS, "redis-cluster", "redis-sentinel"]
+"""The board's own suites also run on a 3-master cluster and on a Sentinel-watched master."""
 
 
 async def make_board(kind: str, request: pytest.FixtureRequest) -> RequestBoard:
     """A fresh board of ``kind`` (the Redis one under the test's own key prefix)."""
     if kind == "memory":
         return MemoryBoard()
-    url = request.getfixturevalue("redis_url")
-    prefix = request.getfixturevalue("redis_prefix")
     from voice_hitl.board import RedisBoard
 
-    return RedisBoard(url, prefix=prefix)
+    prefix = request.getfixturevalue("redis_prefix")
+    if kind == "redis-cluster":
+        return RedisBoard(request.getfixturevalue("redis_cluster_url"), prefix=prefix)
+    if kind == "redis-sentinel":
+        url = request.getfixturevalue("redis_sentinel_url")
+        return RedisBoard(url, prefix=prefix, min_replicas=1)
+    return RedisBoard(request.getfixturevalue("redis_url"), prefix=prefix)
 
 
 class EventLog:

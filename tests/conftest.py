@@ -6,7 +6,12 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
-from redis_rig import redis_prefix, redis_url  # noqa: F401  (fixtures for every test module)
+from redis_rig import (  # noqa: F401  (fixtures for every test module)
+    redis_cluster_url,
+    redis_prefix,
+    redis_sentinel_url,
+    redis_url,
+)
 
 
 @pytest.fixture(autouse=True)

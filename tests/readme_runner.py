@@ -1,12 +1,13 @@
-"""Run README Python examples, one after another, in this process (used by test_readme_examples).
+"""Run the Python examples of the README and the site, one after another, in this process.
 
-``python readme_runner.py BLOCKS.json RESULTS.json``: ``BLOCKS.json`` is a list of examples,
-each a list of ``[readme_line, code]`` parts run in order in one fresh module (an example that
-continues the one above it has two parts). Each example runs in its own empty working directory
-as a module named ``readme_example``, so a program's ``if __name__ == "__main__":`` part (the
-call that needs a real service) is left out, and is stopped after ``BOUND_SECONDS`` of wall
-time (SIGALRM). ``RESULTS.json`` gets, per example, ``null`` when it ran, or the
-traceback. Tracebacks name README.md and its line numbers.
+Used by ``test_readme_examples``. ``python readme_runner.py BLOCKS.json RESULTS.json``:
+``BLOCKS.json`` is a list of examples, each ``{"file": PATH, "parts": [[line, code], ...]}``,
+whose parts run in order in one fresh module (an example that continues the one above it has
+two parts or more). Each example runs in its own empty working directory as a module named
+``readme_example``, so a program's ``if __name__ == "__main__":`` part (the call that needs a
+real service) is left out, and is stopped after ``BOUND_SECONDS`` of wall time (SIGALRM).
+``RESULTS.json`` gets, per example, ``null`` when it ran, or the traceback. Tracebacks name
+the Markdown file and its line numbers.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def _alarm(signum: int, frame: Any) -> NoReturn:
     raise ExampleTimeout(f"the example ran for more than {BOUND_SECONDS} s")
 
 
-def run_example(parts: list[tuple[int, str]], readme: str) -> str | None:
+def run_example(parts: list[tuple[int, str]], source: str) -> str | None:
     """Run one example's parts in a fresh module; return the traceback, or None."""
     module = types.ModuleType("readme_example")
     sys.modules["readme_example"] = module
@@ -41,8 +42,8 @@ def run_example(parts: list[tuple[int, str]], readme: str) -> str | None:
         signal.alarm(BOUND_SECONDS)
         try:
             for line, code in parts:
-                # Blank lines in front keep the README's line numbers in tracebacks.
-                compiled = compile("\n" * (line - 1) + code, readme, "exec")
+                # Blank lines in front keep the file's line numbers in tracebacks.
+                compiled = compile("\n" * (line - 1) + code, source, "exec")
                 exec(compiled, module.__dict__)
         except BaseException:  # reported, whatever it is
             return traceback.format_exc()
@@ -54,11 +55,11 @@ def run_example(parts: list[tuple[int, str]], readme: str) -> str | None:
 
 
 def main() -> None:
-    blocks_path, results_path, readme = sys.argv[1:4]
+    blocks_path, results_path = sys.argv[1:3]
     with open(blocks_path, encoding="utf-8") as f:
-        examples: list[list[tuple[int, str]]] = json.load(f)
+        examples: list[dict[str, Any]] = json.load(f)
     signal.signal(signal.SIGALRM, _alarm)
-    results = [run_example(parts, readme) for parts in examples]
+    results = [run_example(example["parts"], example["file"]) for example in examples]
     with open(results_path, "w", encoding="utf-8") as f:
         json.dump(results, f)
 

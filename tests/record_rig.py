@@ -60,10 +60,12 @@ class Bank:
         provider: RealtimeProvider,
         *,
         balance: int = 1234,
+        note: str = "paid by direct debit",
         instructions: str = PROMPT,
         phone: bool = False,
     ) -> None:
         self.balance = balance
+        self.note = note
         self.transport = LocalTransport()
         self.phone = TwilioTransport() if phone else None
         self.kit = VoiceKit()
@@ -93,7 +95,8 @@ class Bank:
         self.responder.serve(self.voice)
 
     async def tools(self, name: str, arguments: dict[str, Any]) -> str:
-        return json.dumps({"account": arguments.get("account"), "balance": self.balance})
+        account = arguments.get("account")
+        return json.dumps({"account": account, "balance": self.balance, "note": self.note})
 
     async def no_closing_by_phone(self, event: Any, ctx: HookContext) -> HookResult | None:
         if event.tool_name == "close_account":
@@ -379,4 +382,76 @@ async def record_reconnect(root: Path) -> Path:
             await voice.end_session(session)
         await recorder.aclose()
     (folder,) = recorder.folders
+    return folder
+
+
+async def record_shared_room(root: Path) -> list[Path]:
+    """Two sessions on one channel in the same room, each with an operator question."""
+    async with RealtimeTestServer() as server:
+        provider = OpenAIRealtimeProvider(api_key="sk-test", url=server.url, reconnect=FAST)
+        recorder = CallRecorder(root)
+        bank = Bank(provider)
+        async with bank as voice:
+            recorder.attach(voice)
+            sessions, conns = [], []
+            for caller in ("caller-1", "caller-2"):
+                sessions.append(await voice.start_session("branch-7", caller, session_id=caller))
+                conns.append(await server.next_connection())
+                await conns[-1].expect("session.update")
+            for conn, fee in zip(conns, ("fee", "charge"), strict=True):
+                question = {"question": f"Operator: waive the {fee}?", "choices": ["yes", "no"]}
+                call = await conn.function_call("AskUserQuestion", question)
+                asked = conn.expect("response.create", lambda e, fee=fee: fee in str(e))
+                await _operator_answers(bank, conn, asked)
+                await conn.expect_function_call_output(call)
+                await bank.reports.get()
+            for session in sessions:
+                await voice.end_session(session)
+        await recorder.aclose()
+    return recorder.folders
+
+
+SECRET = "Quixotic Zebrafish"
+"""What the caller says in ``record_secret``'s call (a free-text answer: the words are the
+answer), to be found nowhere in a redacted recording."""
+
+
+async def record_secret(provider_kind: str, root: Path, **recorder: Any) -> Path:
+    """A call whose caller says :data:`SECRET` to a free-text question, then an operator's
+    question (whose request's context holds the call's transcript so far)."""
+    server: Any = RealtimeTestServer() if provider_kind == "openai" else LiveTestServer(
+        auto_respond=True
+    )
+    openai = provider_kind == "openai"
+    async with server:
+        provider: RealtimeProvider
+        if openai:
+            provider = OpenAIRealtimeProvider(api_key="sk-test", url=server.url, reconnect=FAST)
+        else:
+            reconnect = LiveReconnect(max_attempts=1, initial_delay=0.0, max_delay=0.0)
+            provider = GeminiLiveProvider(api_key="g-test", url=server.url, reconnect=reconnect)
+        recorder_ = CallRecorder(root, **recorder)
+        bank = Bank(provider)
+        async with bank as voice:
+            recorder_.attach(voice)
+            session = await voice.start_session("branch-7", "caller-1", session_id="secret")
+            conn = await server.next_connection()
+            if openai:
+                await conn.expect("session.update")
+            asked_kind = "response.create" if openai else "clientContent"
+            result = conn.expect_function_call_output if openai else conn.expect_tool_response
+            question = {"question": "Which name is on the card?"}
+            call = await conn.function_call("AskUserQuestion", question)
+            await conn.expect(asked_kind, lambda body: "name is on the card" in json.dumps(body))
+            await conn.transcribe_user(SECRET)
+            await result(call)
+            question = {"question": "Operator: is the name on file?", "choices": ["yes", "no"]}
+            call = await conn.function_call("AskUserQuestion", question)
+            asked = conn.expect(asked_kind, lambda body: "on file" in json.dumps(body))
+            await _operator_answers(bank, conn, asked)
+            await result(call)
+            await _reports(bank, 2)
+            await voice.end_session(session)
+        await recorder_.aclose()
+    (folder,) = recorder_.folders
     return folder

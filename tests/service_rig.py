@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,3 +81,32 @@ def operator_client(app: Any, token: str) -> httpx.AsyncClient:
         base_url="http://service",
         headers={"Authorization": f"Bearer {token}"},
     )
+
+
+async def answer_until_final(
+    client: httpx.AsyncClient,
+    rid: str,
+    key: str | None,
+    seen: list[tuple[int, str]],
+    answer: str = "red",
+    check: Callable[[httpx.Response], None] | None = None,
+) -> httpx.Response:
+    """Answer (``red``) as a careful client does: retry 503 / 504 (same key) until a final
+    status; every status and error code met is appended to ``seen`` (and each reply handed to
+    ``check`` the moment it arrives)."""
+    headers = {"Idempotency-Key": key} if key else {}
+    try:
+        async with asyncio.timeout(20):
+            while True:
+                response = await client.post(
+                    f"/v1/requests/{rid}/answer", json={"answer": answer}, headers=headers
+                )
+                code = response.json()["error"]["code"] if response.status_code >= 400 else ""
+                seen.append((response.status_code, code))
+                if check is not None:
+                    check(response)
+                if response.status_code not in (503, 504):
+                    return response
+                await asyncio.sleep(0.05)
+    except TimeoutError:
+        raise AssertionError(f"no final answer in 20 s: {seen}") from None

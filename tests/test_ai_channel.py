@@ -170,6 +170,7 @@ async def test_host_handler_reads_the_turns_author() -> None:
         tool_handler=host,
         tools=[LOOKUP],
     )
+    VoiceKit().register_channel(ai)  # host tools are served only where a kit's rules reach
     await ai.respond("x", author_id="carol")
     await ai.respond("y")
     assert actors == ["carol"]

@@ -4,6 +4,7 @@ operator desk; used once, used twice, expired, tampered, and for a request alrea
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 from collections.abc import AsyncIterator
@@ -191,3 +192,34 @@ async def test_an_operator_makes_links_for_a_message_of_their_own(tmp_path: Path
         other = await r.ask("ConfirmAction", {"action": "x"})
         bad = await r.client.post(f"/v1/requests/{other.id}/links", json={"to": "a b"}, headers=ann)
         assert bad.status_code == 422 and "'to'" in bad.text
+
+
+@pytest.mark.parametrize("part", ["payload", "mac"])
+def test_every_other_last_character_is_refused_even_where_it_decodes_the_same(part: str) -> None:
+    # The last base64 character of an unpadded part carries unused low bits: some variants
+    # decode to the same bytes. Only the canonical spelling is a valid link.
+    links = AnswerLinks(b"link-key-0123456789abcdef", "https://ops.example")
+    request = BoardRequest("r-1", "ConfirmAction", {"action": "x"}, "w", 1.0)
+    for label in ("Y", "Ye", "Yes"):  # one of three payload lengths leaves no spare bits
+        token = links.mint(request, "chat", "answer", True, label).rsplit("/", 1)[1]
+        payload, mac = token.split(".")
+        target = payload if part == "payload" else mac
+        if len(target) % 4:  # an unpadded part whose last character has spare bits
+            break
+    assert links.check(token).request_id == "r-1"
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    variants = [target[:-1] + c for c in alphabet if c != target[-1]]
+    assert len(variants) == 63
+    same_bytes = 0
+    for variant in variants:
+        altered = f"{variant}.{mac}" if part == "payload" else f"{payload}.{variant}"
+        with contextlib.suppress(ValueError):
+            decoded = base64.urlsafe_b64decode(variant + "=" * (-len(variant) % 4))
+            canonical = base64.urlsafe_b64decode(target + "=" * (-len(target) % 4))
+            same_bytes += decoded == canonical
+        with pytest.raises(LinkInvalidError):
+            links.check(altered)
+    assert same_bytes >= 1  # the variants the old check accepted are among those refused
+    for padded in (token.replace(".", "=."), token + "=", token.replace(".", ".+")):
+        with pytest.raises(LinkInvalidError):
+            links.check(padded)

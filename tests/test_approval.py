@@ -20,6 +20,7 @@ from providers.mock import MockRealtimeProvider
 from voice_hitl import (
     AITool,
     ApprovalPolicy,
+    ApprovalSetupError,
     Escalation,
     HookContext,
     HookResult,
@@ -321,32 +322,47 @@ async def test_the_deadline_denies_by_default_and_proceeds_when_declared() -> No
     await rig.kit.aclose()
 
 
-async def test_a_channel_without_human_input_refuses_a_gated_tool() -> None:
-    kit = VoiceKit()
-    provider = MockRealtimeProvider()
+async def test_a_channel_without_human_input_is_refused_when_the_policy_meets_it() -> None:
     host = RecordingHost()
-    voice = RealtimeVoiceChannel("bare", provider=provider, tools=[TRANSFER], tool_handler=host)
-    kit.register_channel(voice)
-    kit.require_approval("transfer")
-    session = await voice.start_session("r")
-    read = await DoorDriver("provider", provider, None).call(
-        session, "transfer", {"amount": 1, "to": "a"}
+    bare = RealtimeVoiceChannel(
+        "bare", provider=MockRealtimeProvider(), tools=[TRANSFER], tool_handler=host
     )
-    assert read.json() == {
-        "error": "Tool 'transfer' was not approved: it needs a person's yes and channel "
-        "'bare' has no human-input handler to ask"
-    }
+    kit = VoiceKit()
+    kit.register_channel(bare)
+    with pytest.raises(ApprovalSetupError, match="'bare' has no human_input_handler="):
+        kit.require_approval("transfer")  # declared after registration: refused, not kept
+    assert kit.approvals.empty
+    other = VoiceKit()
+    other.require_approval("transfer")
+    late = RealtimeVoiceChannel(
+        "late", provider=MockRealtimeProvider(), tools=[TRANSFER], tool_handler=host
+    )
+    with pytest.raises(ApprovalSetupError, match="'late' has no human_input_handler="):
+        other.register_channel(late)  # declared before registration: the channel is refused
     assert host.calls == []
     await kit.aclose()
+    await late.close()
 
 
-async def test_a_gate_of_its_own_wins_over_the_kit() -> None:
+async def test_a_gate_policy_of_its_own_wins_but_never_hides_the_kits() -> None:
     rig = approval_rig()
     rig.kit.require_approval("transfer")
-    rig.voice.gate.approvals = ToolApprovals()  # this channel: nothing needs approval
+    rig.voice.gate.approvals = ToolApprovals()  # an empty set of its own: the kit's still holds
     session = await rig.start()
-    assert not (await rig.driver.call(session, "transfer", {"amount": 1, "to": "a"})).is_error
-    assert rig.observed.requests.empty()
+    reading = asyncio.ensure_future(rig.driver.call(session, "transfer", {"amount": 1, "to": "a"}))
+    request = await rig.observed.requests.get()
+    assert request.tool_name == "ConfirmAction" and rig.host.calls == []
+    rig.answer(request, {"answer": False})
+    assert (await reading).is_error and rig.host.calls == []
+    own = ToolApprovals()
+    own.require("transfer", ApprovalPolicy(risk="low"))
+    rig.voice.gate.approvals = own  # the gate's own policy for the tool wins over the kit's
+    reading = asyncio.ensure_future(rig.driver.call(session, "transfer", {"amount": 2, "to": "a"}))
+    request = await rig.observed.requests.get()
+    assert request.context["risk"] == "low"
+    rig.answer(request, {"answer": True})
+    assert not (await reading).is_error
+    assert rig.host.calls == [("transfer", {"amount": 2, "to": "a"})]
     await rig.kit.aclose()
 
 

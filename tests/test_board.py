@@ -7,7 +7,7 @@ import time
 from collections.abc import AsyncIterator
 
 import pytest
-from board_rig import BACKENDS, EventLog, eventually, make_board
+from board_rig import CONFORMANCE, EventLog, eventually, make_board
 
 from voice_hitl.board import (
     BoardClaimed,
@@ -21,7 +21,7 @@ from voice_hitl.board import (
 )
 
 
-@pytest.fixture(params=BACKENDS)
+@pytest.fixture(params=CONFORMANCE)
 async def board(request: pytest.FixtureRequest) -> AsyncIterator[RequestBoard]:
     made = await make_board(request.param, request)
     try:

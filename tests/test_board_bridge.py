@@ -7,7 +7,7 @@ import json
 from collections.abc import AsyncIterator
 
 import pytest
-from board_rig import BACKENDS, eventually, make_board, throwaway_redis
+from board_rig import CONFORMANCE, eventually, make_board, throwaway_redis
 
 from voice_hitl import HumanInputHandler, HumanInputRejectedError, RequestEvent, RequestSettled
 from voice_hitl.board import BoardBridge, BoardStatus, RequestBoard
@@ -19,7 +19,7 @@ TRANSCRIPT = (
 )
 
 
-@pytest.fixture(params=BACKENDS)
+@pytest.fixture(params=CONFORMANCE)
 async def board(request: pytest.FixtureRequest) -> AsyncIterator[RequestBoard]:
     made = await make_board(request.param, request)
     try:

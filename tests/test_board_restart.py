@@ -18,7 +18,7 @@ import httpx
 import pytest
 from board_rig import eventually, throwaway_redis
 from redis_rig import RedisServer
-from service_rig import ANN, BOB, TOKENS, ask_colour, operator_client
+from service_rig import ANN, BOB, TOKENS, answer_until_final, ask_colour, operator_client
 
 from voice_hitl import HumanInputHandler
 from voice_hitl.board import BoardBridge, BoardStatus, RedisBoard
@@ -89,27 +89,6 @@ async def site(redis_prefix: str, rebuild_window: float = 30.0) -> AsyncIterator
         await worker_board.aclose()
         await service_board.aclose()
         await asyncio.to_thread(server.stop)
-
-
-async def answer_until_final(
-    client: httpx.AsyncClient, rid: str, key: str | None, seen: list[tuple[int, str]]
-) -> httpx.Response:
-    """Answer "red" as a careful client does: retry 503 / 504 (same key) until a final
-    status; every status and error code met is appended to ``seen``."""
-    headers = {"Idempotency-Key": key} if key else {}
-    try:
-        async with asyncio.timeout(20):
-            while True:
-                response = await client.post(
-                    f"/v1/requests/{rid}/answer", json={"answer": "red"}, headers=headers
-                )
-                code = response.json()["error"]["code"] if response.status_code >= 400 else ""
-                seen.append((response.status_code, code))
-                if response.status_code not in (503, 504):
-                    return response
-                await asyncio.sleep(0.05)
-    except TimeoutError:
-        raise AssertionError(f"no final answer in 20 s: {seen}") from None
 
 
 async def test_a_taken_answer_whose_acknowledgement_met_the_restarted_server_is_not_lost(

@@ -7,6 +7,7 @@ import asyncio
 import json
 from pathlib import Path
 
+import httpx
 from browser_rig import chromium_page
 from service_rig import ANN, TOKENS
 
@@ -86,5 +87,21 @@ async def test_a_click_in_the_console_answers_the_models_question(tmp_path: Path
         await withdrawn.wait_for()
         assert "Withdrawn" in await withdrawn.inner_text()
         assert "the voice session ended" in await withdrawn.inner_text()
+
+        # Signed in with a server-side session (the token itself is not kept); signing out
+        # ends the session on the service, not only in the tab.
+        kept = await page.evaluate("sessionStorage.getItem('voice-hitl-token')")
+        assert kept.startswith("vhs_") and ANN not in kept
+        async with httpx.AsyncClient(base_url=url) as client:
+            bearer = {"Authorization": f"Bearer {kept}"}
+            assert (await client.get("/v1/me", headers=bearer)).json()["name"] == "ann"
+            await page.locator("#signout").click()
+            await page.locator("#login").wait_for()
+            # announced once the service confirmed the session ended
+            await page.wait_for_function(
+                "document.querySelector('#announce').textContent === 'Signed out'"
+            )
+            refused = await client.get("/v1/me", headers=bearer)
+            assert refused.status_code == 401 and "signed out" in refused.text
     await kit.aclose()
     await asyncio.to_thread(journal.close)

@@ -19,6 +19,7 @@ from voice_hitl import (
     HookTrigger,
     HumanInputToolHandler,
     PendingInputEvent,
+    ToolApprovals,
     ToolCall,
     ToolCallReport,
     ToolFailedError,
@@ -99,6 +100,8 @@ def make_gate(
     if kit is not None:
         gate.kit = kit
         kit.attach_human_input("voice", human.handler)
+    else:
+        gate.approvals = ToolApprovals()  # no kit: this gate declares that none needs a yes
     return gate, host, human
 
 

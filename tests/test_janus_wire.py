@@ -27,7 +27,6 @@ from conference.janus import (
     read_events,
 )
 from conference.janus._resample import StreamResampler
-from conference.janus._rtp import forwarded_g711_payload
 from conference.janus._wire import (
     BridgeError,
     OwnJoin,
@@ -166,17 +165,6 @@ def test_bad_rtp_is_named(data: bytes, message: str) -> None:
         parse_rtp(data)
 
 
-def test_group_forwarder_payload_is_read_despite_the_garbage_flag_bits() -> None:
-    payload = bytes(range(160))
-    # Janus leaves the previous group's payload in the CC/X/P bits: parse_rtp refuses it.
-    packet = bytes([0x80 | 0x1F, 0x00]) + bytes(10) + payload
-    with pytest.raises(ValueError):
-        parse_rtp(packet)
-    assert forwarded_g711_payload(packet) == payload
-    with pytest.raises(ValueError, match="172-byte"):
-        forwarded_g711_payload(packet[:-1])
-
-
 def test_audio_level_is_minus_dbov() -> None:
     assert audio_level(np.zeros(160, np.int16)) == 127
     assert audio_level(np.full(160, 32767, np.int16)) == 0
@@ -251,11 +239,15 @@ def high_band(x: np.ndarray) -> float:
 def test_backend_checks_its_arguments() -> None:
     with pytest.raises(ValueError, match="room must be a positive"):
         JanusConferenceBackend("http://127.0.0.1:1/janus", 0, secret="s")
-    with pytest.raises(ValueError, match=r"seats must be in 0\.\.64"):
-        JanusConferenceBackend("http://127.0.0.1:1/janus", 1, secret="s", seats=65)
+    with pytest.raises(ValueError, match=r"seats must be in 0\.\.1024"):
+        JanusConferenceBackend("http://127.0.0.1:1/janus", 1, secret="s", seats=1025)
+    with pytest.raises(ValueError, match="seat_idle_timeout must be above 0"):
+        JanusConferenceBackend("http://127.0.0.1:1/janus", 1, secret="s", seat_idle_timeout=0)
     backend = JanusConferenceBackend("http://127.0.0.1:1/janus", 1, secret="s")
-    with pytest.raises(RuntimeError, match="all 0 seats"):
+    with pytest.raises(RuntimeError, match="seats are reserved once the backend started"):
         backend.reserve_seat("Alice")
+    with pytest.raises(ValueError, match="display_name must not be empty"):
+        backend.reserve_seat(" ")
 
 
 async def test_unreachable_janus_fails_start_and_leaves_nothing_open() -> None:
@@ -347,3 +339,20 @@ async def test_talking_events_of_webrtc_participants_label_the_frames() -> None:
         "ConferenceEnded",
     ]
     assert backend.participants == {} and backend.ended is not None
+
+
+def test_an_rtp_latch_takes_one_source_and_ssrc_and_counts_the_rest() -> None:
+    from conference.janus._latch import RtpLatch, RtpStats
+
+    stats = RtpStats()
+    first = RtpLatch(stats, "a seat")
+    assert first.accepts(("10.0.0.1", 5000), 7)  # latches on the first valid packet
+    assert first.accepts(("10.0.0.1", 5000), 7)
+    assert not first.accepts(("10.0.0.2", 5000), 7)  # another address
+    assert not first.accepts(("10.0.0.1", 5001), 7)  # another port
+    assert not first.accepts(("10.0.0.1", 5000), 8)  # another SSRC
+    janus = RtpLatch(stats, "the room mix", expected=("", 0))
+    assert not janus.accepts(("127.0.0.1", 9), 1)  # nothing before the join says where
+    janus.expect(("127.0.0.1", 9))
+    assert janus.accepts(("127.0.0.1", 9), 1) and not janus.accepts(("127.0.0.1", 9), 2)
+    assert stats.foreign == 5

@@ -103,13 +103,14 @@ async def test_redis_read_commands_refuse_a_prefix_that_is_not_a_journal(
         listing = ["journal", "list", "--redis", redis_url, "--prefix"]
         code, out, err = await asyncio.to_thread(run, [*listing, redis_prefix + "none"], capsys)
         assert code == 2 and f"no journal under prefix '{redis_prefix}none'" in err
-        await asyncio.to_thread(client.set, f"{redis_prefix}other:entries", "an app's value")
+        other = "{" + redis_prefix + "other}:entries"  # the journal's keys carry a hash tag
+        await asyncio.to_thread(client.set, other, "an app's value")
         code, out, err = await asyncio.to_thread(run, [*listing, redis_prefix + "other"], capsys)
         assert code == 2 and "entries is a Redis string, not a journal's stream" in err, err
-        keys = await asyncio.to_thread(client.keys, f"{redis_prefix}*")
-        assert keys == [f"{redis_prefix}other:entries".encode()]  # nothing was written
+        keys = await asyncio.to_thread(client.keys, "*" + redis_prefix + "*")
+        assert keys == [other.encode()]  # nothing was written
     finally:
-        await asyncio.to_thread(client.delete, f"{redis_prefix}other:entries")
+        await asyncio.to_thread(client.delete, other)
         client.close()
 
 
@@ -207,11 +208,11 @@ async def test_a_redis_tail_deleted_with_its_head_key_set_back_is_found(
     assert (await asyncio.to_thread(run, verify, capsys))[:2] == (0, "chain intact: 6 entries\n")
     client = redis.Redis.from_url(redis_url)
     try:
-        stream = f"{prefix}:entries"
+        stream = "{" + prefix + "}:entries"
         items = client.xrange(stream)
         client.xdel(stream, items[-1][0], items[-2][0])  # no secret needed for any of this
         kept = json.loads(items[-3][1][b"e"])
-        client.set(f"{prefix}:head", f"{kept['seq']}:{kept['digest']}")
+        client.set("{" + prefix + "}:head", f"{kept['seq']}:{kept['digest']}")
         code, _, err = await asyncio.to_thread(run, verify, capsys)
         assert code == 1 and "entries 5..6 are missing from the end (deleted?)" in err, err
     finally:

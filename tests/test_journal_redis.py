@@ -110,7 +110,7 @@ async def test_an_edited_or_deleted_entry_or_tail_is_detected(
     assert await asyncio.to_thread(main, verify) == 0
     assert "chain intact: 10 entries" in capsys.readouterr().out
     client = _client(redis_url)
-    stream = f"{prefix}:entries"
+    stream = "{" + prefix + "}:entries"
     try:
         ids = [i for i, _ in client.xrange(stream)]
         # tail: the last entry deleted (the chain before it is intact; the head says more)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -16,7 +17,7 @@ from voice_hitl import HumanInputHandler
 from voice_hitl.journal import Journal, JournalEntry, JournalStore, verify_chain
 
 KEY = b"store-suite-key"
-STORES = ["sqlite", "redis"]
+STORES = ["sqlite", "redis", "redis-cluster", "redis-sentinel"]
 
 
 @pytest.fixture(params=STORES)
@@ -36,7 +37,7 @@ def make_store(
             pytest.importorskip("redis", reason="the Redis journal needs the 'redis' extra")
             from voice_hitl.journal import RedisJournalStore
 
-            url = request.getfixturevalue("redis_url")
+            url = request.getfixturevalue(request.param.replace("-", "_") + "_url")
             prefix = request.getfixturevalue("redis_prefix") + "journal"
             store = RedisJournalStore(url, prefix=prefix)
         opened.append(store)
@@ -141,3 +142,65 @@ async def test_contains_finds_exactly_what_is_stored(
         assert not await asyncio.to_thread(store.contains, forged)
     beyond = dataclasses.replace(gap, seq=3)
     assert not await asyncio.to_thread(store.contains, beyond)
+
+
+@pytest.mark.parametrize("topology", ["redis_cluster_url", "redis_sentinel_url"])
+async def test_journal_on_redis_writes_every_entry_on_a_cluster_and_a_sentinel_master(
+    topology: str, request: pytest.FixtureRequest, redis_prefix: str
+) -> None:
+    """``Journal.on_redis`` with a cluster or Sentinel URL writes every entry (none dropped at
+    close) into one chain that verifies."""
+    url = request.getfixturevalue(topology)
+    journal = Journal.on_redis(url, KEY, prefix=redis_prefix + "onredis")
+    handler = HumanInputHandler()
+    journal.attach(handler)
+    ids = await answered(handler, 20)
+    await asyncio.to_thread(journal.close)
+    assert journal.stats.dropped == 0 and journal.stats.failures == 0
+    from voice_hitl.journal import RedisJournalStore
+
+    reader = RedisJournalStore(url, prefix=redis_prefix + "onredis", read_only=True)
+    try:
+        entries = await asyncio.to_thread(reader.read)
+        one = await asyncio.to_thread(reader.read, ids[3])  # through the per-request index
+    finally:
+        reader.close()
+    assert journal.stats.written == len(entries) == 40
+    assert verify_chain(entries, KEY) == []
+    assert [e.kind for e in one] == ["opened", "settled"]
+
+
+async def test_a_chain_that_went_back_gets_a_gap_entry(redis_url: str, redis_prefix: str) -> None:
+    """A failover to a replica that had not received the newest entries: the head the writer
+    reads is behind what it wrote. It writes a gap entry naming them, then goes on."""
+    redis = pytest.importorskip("redis", reason="the Redis journal needs the 'redis' extra")
+    from voice_hitl.journal import RedisJournalStore
+
+    prefix = redis_prefix + "wentback"
+    journal = Journal(RedisJournalStore(redis_url, prefix=prefix), KEY, retry_interval=0.01)
+    journal.start()
+    handler = HumanInputHandler()
+    journal.attach(handler)
+    await answered(handler, 3)  # entries 1..6
+    assert await asyncio.to_thread(journal.flush)
+    client = redis.Redis.from_url(redis_url)
+    try:  # what a promoted replica that had entries 1..4 only would hold
+        stream = "{" + prefix + "}:entries"
+        items = client.xrange(stream)
+        client.xdel(stream, items[-1][0], items[-2][0])
+        kept = json.loads(items[-3][1][b"e"])
+        client.set("{" + prefix + "}:head", f"{kept['seq']}:{kept['digest']}")
+    finally:
+        client.close()
+    later = await answered(handler, 1)
+    await asyncio.to_thread(journal.close)
+    reader = RedisJournalStore(redis_url, prefix=prefix, read_only=True)
+    try:
+        entries = await asyncio.to_thread(reader.read)
+    finally:
+        reader.close()
+    assert verify_chain(entries, KEY) == []
+    assert [e.kind for e in entries[4:]] == ["gap", "opened", "settled"]
+    assert entries[4].data["missing"] == "5..6" and "went back" in entries[4].data["reason"]
+    assert {e.request_id for e in entries[5:]} == set(later)
+    assert journal.stats.gaps == 1

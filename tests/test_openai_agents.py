@@ -26,6 +26,8 @@ from providers.openai_realtime_testing import RealtimeTestServer, ServerConnecti
 from voice_hitl import (
     ASK_USER_QUESTION,
     CONFIRM_ACTION,
+    ApprovalPolicy,
+    ApprovalSetupError,
     HookContext,
     HookResult,
     HookTrigger,
@@ -172,9 +174,7 @@ async def test_human_input_tools_are_sdk_function_tools_settled_on_close(rig: Ag
     event = await rig.requests.get()
     assert event.tool_name == "AskUserQuestion" and event.tool_call_id == call_id
     assert rig.human.handler.resolve(event.pending_id, json.dumps({"answer": "savings"}))
-    assert json.loads(await rig.conn.expect_function_call_output(call_id)) == {
-        "answer": "savings"
-    }
+    assert json.loads(await rig.conn.expect_function_call_output(call_id)) == {"answer": "savings"}
     second = await rig.conn.function_call("AskUserQuestion", {"question": "And the amount?"})
     await rig.requests.get()
     await rig.bridge.aclose()
@@ -197,3 +197,96 @@ async def test_confirm_always_answers_the_next_approvals_at_once(rig: AgentsRig)
     assert grant.tool == "transfer"
     await rig.bridge.aclose()
     assert rig.bridge.approvals.grants() == []
+
+
+# -- issue 45: a tool the SDK would run unasked is refused; the kit's policies reach it ----
+
+
+def plain_transfer(bank: Bank) -> Any:
+    @function_tool
+    async def transfer(amount: int, to: str) -> str:
+        """Move money between the caller's accounts."""
+        bank.moved.append((amount, to))
+        return f"moved {amount} to {to}"
+
+    return transfer
+
+
+def bare_human() -> HumanInputToolHandler:
+    return HumanInputToolHandler({"AskUserQuestion"}, tool_definitions=[ASK_USER_QUESTION])
+
+
+def test_a_policy_tool_without_needs_approval_is_refused_at_construction() -> None:
+    transfer = plain_transfer(Bank())
+    with pytest.raises(ApprovalSetupError, match=r"needs_approval=True"):
+        AgentsRealtimeBridge(
+            human=bare_human(), tools=[transfer], approvals={"transfer": ApprovalPolicy()}
+        )
+    # Without a policy naming it, the bridge's default covers only what the SDK pauses.
+    AgentsRealtimeBridge(human=bare_human(), tools=[transfer])
+
+
+async def test_a_kit_policy_over_a_tool_the_sdk_runs_unasked_is_refused_either_order() -> None:
+    transfer = plain_transfer(Bank())
+    kit = VoiceKit()
+    kit.require_approval("transfer")
+    with pytest.raises(ApprovalSetupError, match=r"'transfer'.*a policy names it"):
+        kit.register_channel(AgentsRealtimeBridge(human=bare_human(), tools=[transfer]))
+    other = VoiceKit()
+    bridge = AgentsRealtimeBridge(human=bare_human(), tools=[transfer], channel_id="b2")
+    other.register_channel(bridge)
+    with pytest.raises(ApprovalSetupError, match="a when= rule may pick its calls"):
+        other.require_approval(when=lambda tool, args: args.get("amount", 0) > 100)
+    assert other.approvals.empty  # refused, not kept
+    await bridge.aclose()
+
+
+def test_named_approvers_on_the_bridge_are_refused() -> None:
+    with pytest.raises(ApprovalSetupError, match="cannot tell who is speaking"):
+        AgentsRealtimeBridge(
+            human=bare_human(),
+            tools=[Bank().tool()],
+            approvals={"transfer": ApprovalPolicy(approvers=["alice", "bob"], quorum=2)},
+        )
+
+
+async def test_attach_checks_the_sessions_agent_tools() -> None:
+    from agents.realtime import OpenAIRealtimeWebSocketModel
+
+    kit = VoiceKit()
+    kit.require_approval("transfer")
+    bridge = AgentsRealtimeBridge(human=bare_human())  # not told about the agent's tools
+    kit.register_channel(bridge)
+    agent = RealtimeAgent(name="bank", tools=[plain_transfer(Bank())])
+    session = RealtimeSession(OpenAIRealtimeWebSocketModel(), agent, None)
+    with pytest.raises(ApprovalSetupError, match="the session's agent"):
+        bridge.attach(session)
+    asked = RealtimeSession(
+        OpenAIRealtimeWebSocketModel(), RealtimeAgent(name="bank", tools=[Bank().tool()]), None
+    )
+    bridge.attach(asked)
+    await kit.aclose()
+
+
+async def test_a_kit_policy_reaches_the_sdk_session(rig: AgentsRig) -> None:
+    rig.kit.require_approval("transfer", operator="supervisor")  # wins over the default
+    call_id = await rig.conn.function_call("transfer", {"amount": 70, "to": "x"})
+    event = await rig.requests.get()
+    assert event.tool_name == CONFIRM_ACTION.name
+    assert event.context["addressed"] == ["supervisor"] and rig.bank.moved == []
+    assert rig.human.handler.resolve(event.pending_id, '{"answer": true}', by="maria")
+    assert await rig.conn.expect_function_call_output(call_id) == "moved 70 to x"
+    assert rig.bank.moved == [(70, "x")]
+
+
+async def test_a_repeated_approval_event_for_an_open_call_is_not_answered(
+    rig: AgentsRig,
+) -> None:
+    call_id = await rig.conn.function_call("transfer", {"amount": 3, "to": "a"})
+    await rig.question()
+    event = await rig.requests.get()
+    await rig.bridge._answer("transfer", call_id, '{"amount": 9000, "to": "b"}')
+    assert rig.requests.empty() and rig.bank.moved == []
+    await rig.conn.dtmf("1")
+    assert await rig.conn.expect_function_call_output(call_id) == "moved 3 to a"
+    assert rig.bank.moved == [(3, "a")] and event.tool_call_id == call_id

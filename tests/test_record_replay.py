@@ -54,7 +54,7 @@ def test_a_recorded_call_is_one_self_contained_folder(recorded: dict[str, Path])
     lines = (folder / "wire.jsonl").read_text().splitlines()
     assert (manifest["format"], manifest["version"], manifest["complete"]) == (
         "voice-hitl-call",
-        2,
+        3,
         True,
     )
     assert manifest["provider"]["kind"] == "openai" and manifest["provider"]["query"] == (
@@ -172,3 +172,124 @@ def test_a_dropped_connection_replays_as_a_reconnect(tmp_path: Path) -> None:
     assert result.same, result.report()
     changed = asyncio.run(replay(folder, agent=partial(Bank, balance=5), patience=1.0))
     assert changed.divergence is not None and "1234" in changed.report()
+
+
+async def test_a_changed_note_in_the_users_tool_result_fails_the_replay(
+    recorded: dict[str, Path],
+) -> None:
+    """Only the project's own varying fields are left out: a ``note`` in the user's tool result
+    is the user's data and is compared, on both providers' wires."""
+    for kind in ("openai", "gemini"):
+        agent = partial(Bank, note="account in arrears")
+        result = await replay(recorded[kind], agent=agent, patience=2.0)
+        assert result.divergence is not None, result.report()
+        text = result.divergence.report()
+        assert "paid by direct debit" in text and "account in arrears" in text, text
+
+
+@pytest.mark.parametrize(
+    ("change", "shown"),
+    [
+        ({"voice": "cedar"}, '"voice": "cedar"'),
+        ({"transcription_model": "whisper-1"}, '"model": "whisper-1"'),
+        ({"turn_detection": {"type": "semantic_vad"}}, '"type": "semantic_vad"'),
+    ],
+)
+async def test_a_changed_session_configuration_fails_the_replay(
+    recorded: dict[str, Path], change: dict[str, Any], shown: str
+) -> None:
+    from providers.openai_realtime import RealtimeOptions
+
+    options = RealtimeOptions(**change)
+    result = await replay(recorded["openai"], agent=Bank, options=options, patience=2.0)
+    assert result.divergence is not None and result.divergence.line == 1, result.report()
+    assert "session.update" in result.divergence.what and shown in result.report()
+
+
+def test_only_the_projects_varying_fields_are_left_out() -> None:
+    """By place: a spoken answer's recogniser figures and an approval's time (unless strict),
+    never the same key names in the user's results or elsewhere in the answer."""
+    from voice_hitl.recording._volatile import WireNormaliser, answer_compared
+
+    heard = {
+        "answer": 500, "choice_id": None, "transcript": "five hundred", "confidence": 0.91,
+        "via": "speech", "actor_id": "caller",
+        "evidence": {"risk": "low", "turns": 1, "confidence": 0.99, "audio": {"snr_db": 44.1}},
+    }
+    other_cpu = {**heard, "transcript": "five hundred dollars", "confidence": 0.87,
+                 "evidence": {**heard["evidence"], "confidence": 0.9, "audio": {"snr_db": 41.0}}}
+    assert answer_compared(heard) == answer_compared(other_cpu)
+    assert answer_compared(heard, strict=True) != answer_compared(other_cpu, strict=True)
+    assert answer_compared(heard) != answer_compared({**heard, "answer": 50})
+    assert answer_compared(heard) != answer_compared({**heard, "evidence": {"risk": "high"}})
+    typed = {**heard, "via": "console"}  # an operator's JSON: compared whole
+    assert answer_compared(typed) != answer_compared({**typed, "confidence": 0.5})
+    approval = {"approved": True, "action": "x", "approvers": ["A"], "approved_at": "t1"}
+    assert answer_compared(approval) == answer_compared({**approval, "approved_at": "t2"})
+    assert answer_compared(approval) != answer_compared({**approval, "approvers": ["B"]})
+
+    normalise = WireNormaliser(frozenset({"AskUserQuestion"}), {"c1": "AskUserQuestion",
+                                                                "c2": "lookup"})
+
+    def output(call_id: str, body: dict[str, Any], event: str) -> Any:
+        item = {"type": "function_call_output", "call_id": call_id, "output": json.dumps(body)}
+        return normalise({"type": "conversation.item.create", "event_id": event, "item": item})
+
+    assert output("c1", heard, "e1") == output("c1", other_cpu, "e2")
+    assert output("c2", heard, "e1") != output("c2", other_cpu, "e1")  # the user's tool
+    assert output("c2", {"note": "a"}, "e1") != output("c2", {"note": "b"}, "e1")
+
+    def gemini(name: str, body: dict[str, Any]) -> Any:
+        response = {"id": "f1", "name": name, "response": {"output": body}}
+        return normalise({"toolResponse": {"functionResponses": [response]}})
+
+    assert gemini("AskUserQuestion", heard) == gemini("AskUserQuestion", other_cpu)
+    assert gemini("lookup", heard) != gemini("lookup", other_cpu)
+    session = {"type": "session.update", "session": {"audio": {"output": {"voice": "marin"}}}}
+    changed = {"type": "session.update", "session": {"audio": {"output": {"voice": "cedar"}}}}
+    assert normalise(session) != normalise(changed)
+
+
+async def test_an_agent_factory_that_returns_no_channel_is_named(
+    recorded: dict[str, Path],
+) -> None:
+    with pytest.raises(TypeError, match="the agent factory must return a RealtimeVoiceChannel"):
+        await replay(recorded["openai"], agent=lambda provider: None)
+
+
+def test_sessions_sharing_a_room_each_get_their_own_folder(tmp_path: Path) -> None:
+    from record_rig import record_shared_room
+
+    folders = asyncio.run(record_shared_room(tmp_path))
+    assert [folder.name for folder in folders] == ["caller-1", "caller-2"]
+    for folder, fee in zip(folders, ("fee", "charge"), strict=True):
+        (story,) = json.loads((folder / "stories.json").read_text())["stories"]
+        assert story["arguments"]["question"] == f"Operator: waive the {fee}?"
+        assert story["actor"] == folder.name
+        result = asyncio.run(replay(folder, agent=Bank))
+        assert result.same, result.report()
+
+
+def test_a_request_no_wire_can_place_between_sessions_is_named_not_guessed() -> None:
+    from datetime import UTC, datetime
+    from types import SimpleNamespace
+
+    from voice_hitl.human._lifecycle import RequestOpened
+    from voice_hitl.human._pending import PendingInput
+    from voice_hitl.recording import CallRecorder
+
+    calls = [
+        SimpleNamespace(config=SimpleNamespace(room_id="branch-7"), call_ids=set(),
+                        request_ids=set(), ambiguous=None, story=lambda event: None)
+        for _ in range(2)
+    ]
+    request = PendingInput("p1", "AskUserQuestion", {}, room_id="branch-7", tool_call_id="c9")
+    opened = RequestOpened(request, datetime.now(UTC))
+    CallRecorder._opened(opened, calls)  # type: ignore[arg-type]
+    assert all(not call.request_ids for call in calls)
+    assert all("could not be told apart" in call.ambiguous for call in calls)
+    calls[1].call_ids.add("c9")  # the provider's frame names the session
+    for call in calls:
+        call.ambiguous = None
+    CallRecorder._opened(opened, calls)  # type: ignore[arg-type]
+    assert [call.request_ids for call in calls] == [set(), {"p1"}]

@@ -31,7 +31,7 @@ pytest_plugins = ["pytester"]
 
 
 def test_the_phone_call_replays_as_recorded(recorded_call: RecordedCall) -> None:
-    """The README's example: a plain test with the plugin's fixture."""
+    """The recording guide's example (docs/guides/recording.md): a plain test with the fixture."""
     result = recorded_call.check(PHONE)
     assert [s["tool"] for s in result.actual] == ["AskUserQuestion", "ConfirmAction"]
     assert [s["answer"]["answer"] for s in result.actual] == [500, True]

@@ -8,9 +8,11 @@ import json
 from typing import Any
 
 import httpx
-from service_rig import ANN, TOKENS, ask_colour, rig
+import pytest
+from service_rig import ANN, BOB, TOKENS, ask_colour, rig
 
 from voice_hitl import HumanInputHandler
+from voice_hitl._cli import main
 from voice_hitl.board import (
     BoardBridge,
     BoardStatus,
@@ -19,7 +21,9 @@ from voice_hitl.board import (
     MemoryBoard,
     SettleResult,
 )
+from voice_hitl.board._model import iso
 from voice_hitl.service import create_app
+from voice_hitl.service._serve import running_service
 
 AUTH = {"Authorization": f"Bearer {ANN}"}
 
@@ -42,10 +46,12 @@ class HeldTakes(MemoryBoard):
         self.released = asyncio.Event()
         self.claims = 0
         self.claimed = asyncio.Event()
+        self.claimed_once = asyncio.Event()
 
     async def claim(self, *args: Any, **kwargs: Any) -> ClaimResult:
         result = await super().claim(*args, **kwargs)
         self.claims += 1
+        self.claimed_once.set()
         if self.hold and self.claims == len(self.hold) + 10:
             self.claimed.set()
         return result
@@ -185,7 +191,8 @@ async def test_two_operators_racing_get_one_200_and_one_409() -> None:
         )
         assert read in ("red", "Dark blue")
         loser = next(response for response in both if response.status_code == 409)
-        assert loser.json()["error"]["code"] == "already_settled"
+        # settled before the loser's claim, or the winner's claim still waiting on the call
+        assert loser.json()["error"]["code"] in ("already_settled", "being_answered")
         assert (await r.board.get(rid)).status is BoardStatus.ANSWERED  # type: ignore[union-attr]
 
 
@@ -214,3 +221,53 @@ async def test_a_take_whose_reply_was_lost_is_delivered_after_reconnecting() -> 
         assert response.status_code == 200, response.text
         assert json.loads(await waiting)["answer"] == "red"
         assert r.bridge.reconnects >= 1
+
+
+async def test_an_answer_waiting_on_the_call_is_being_answered_with_who_and_until(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A claim held by another operator used to be 409 already_settled with no settled object."""
+    board = HeldTakes()
+    handler = HumanInputHandler()
+    async with (
+        running_service(create_app(board, TOKENS, ack_timeout=30)) as url,
+        BoardBridge(handler, board, worker_id="w-held") as bridge,
+        httpx.AsyncClient(base_url=url) as client,
+    ):
+        rid = await ask_colour(bridge, room="room-b")
+        board.hold = {rid}
+        waiting = asyncio.create_task(handler.wait(rid))
+        first = asyncio.create_task(
+            client.post(f"/v1/requests/{rid}/answer", json={"answer": "red"}, headers=AUTH)
+        )
+        while (found := await board.get(rid)) is None or found.claim is None:
+            await board.claimed_once.wait()  # set by the claim itself: no polling on time
+        bob = {"Authorization": f"Bearer {BOB}"}
+        second = await client.post(
+            f"/v1/requests/{rid}/answer", json={"answer": "Dark blue"}, headers=bob
+        )
+        assert second.status_code == 409, second.text
+        error = second.json()["error"]
+        assert error["code"] == "being_answered" and "settled" not in error
+        claim = error["claim"]
+        assert claim["by"] == "ann" and claim["status"] == "answered" and claim["via"] == "api"
+        assert claim["until"] == iso(found.claim.until)
+        assert int(second.headers["Retry-After"]) == error["retry_after"] >= 1
+        assert "being answered by ann" in error["message"]
+        code, _, err = await asyncio.to_thread(
+            _cli, capsys, "answer", rid, "red", "--url", url, "--token", BOB
+        )
+        assert code == 8 and "being answered by ann" in err and "(409)" in err
+        board.released.set()
+        assert (await first).status_code == 200
+        assert json.loads(await waiting)["answer"] == "red"
+        late = await client.post(f"/v1/requests/{rid}/answer", json={"answer": "red"}, headers=bob)
+        assert late.json()["error"]["code"] == "already_settled"
+        assert late.json()["error"]["settled"]["by"] == "ann"
+        await handler.close()
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err

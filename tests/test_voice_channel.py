@@ -355,6 +355,7 @@ async def test_session_config_offers_the_human_input_tools() -> None:
         human_input_handler=human_tools(),
         instructions="be brief",
     )
+    VoiceKit().register_channel(voice)  # host tools are served only where a kit's rules reach
     session = await voice.start_session("r")
     config = provider.sessions[0].config
     assert {t.name for t in config.tools} == {"lookup", ASK.name, CONFIRM.name}

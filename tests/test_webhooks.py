@@ -254,7 +254,7 @@ async def test_a_full_queue_makes_dead_letters_at_once_and_escalations_are_sent(
         # One in flight, two queued at most: the rest are dead letters, with the reason.
         assert results.count(False) >= 3
         dead = hooks.dead_letters()
-        assert dead and all(d.error == "the delivery queue was full" for d in dead)
+        assert dead and all(d.error == "the receiver's delivery queue was full" for d in dead)
         release.set()
         await hooks.drain()
         escalated = [e for e in seen if e["type"] == "request.escalated"]
@@ -381,3 +381,75 @@ async def test_a_standalone_service_sends_a_workers_escalation(
     )
     assert set(escalated["links"]) == {"yes", "no", "reject"}
     assert escalated["id"] != got[0]["id"]
+
+
+async def test_a_receiver_that_never_replies_holds_only_its_own_lane(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """One shared runner and semaphore let a hanging receiver delay every other receiver's
+    events by ~31 s. Each receiver now has its own queue, deliveries and connections: the
+    others get each event while the hanging one holds its two slots, and its overflow is
+    counted, logged and dead-lettered, not lost."""
+    receiver = Receiver()
+    receiver.held.add("hang")
+    arrived = asyncio.Condition()
+    inner = receiver.endpoint
+
+    async def counting(request: Request) -> Response:
+        response = await inner(request)
+        async with arrived:
+            arrived.notify_all()
+        return response
+
+    def count(name: str) -> int:
+        return len(receiver.got.get(name, []))
+
+    receiver.endpoint = counting  # type: ignore[method-assign]
+    total = 12
+    async with running_service(receiver.app()) as hook_url:
+        hooks = Webhooks(
+            [sub(hook_url, "hang"), sub(hook_url, "a"), sub(hook_url, "b")],
+            max_in_flight=2,
+            queue_size=4,
+            timeout=30,
+        )
+        await hooks.start()
+        try:
+            for n in range(total):
+                request = BoardRequest(f"r{n}", "ConfirmAction", {"action": "x"}, "w", time.time())
+                hooks.offer("request.opened", request)
+                # Far below the hanging receiver's 30 s attempt timeout: nothing waits on it.
+                async with asyncio.timeout(20), arrived:
+                    await arrived.wait_for(lambda n=n: count("a") > n and count("b") > n)
+            assert count("hang") == 2 and not receiver.hold.is_set()  # its two slots, held
+            lanes = hooks.lanes()
+            assert count("a") == count("b") == total
+            assert lanes["a"]["overflowed"] == lanes["b"]["overflowed"] == 0
+            # 2 in flight, 1 at the lane's runner, 4 queued: the rest refused, each visible
+            overflowed = lanes["hang"]["overflowed"]
+            assert overflowed == hooks.overflowed == total - 2 - 1 - 4
+            dead = hooks.dead_letters()
+            assert [d.subscription for d in dead] == ["hang"] * overflowed
+            assert [d.event["request"]["id"] for d in dead] == [
+                f"r{n}" for n in range(total - overflowed, total)
+            ]
+            assert any("hang: queue full" in r.getMessage() for r in caplog.records)
+            receiver.hold.set()
+            await hooks.drain()
+            assert hooks.lanes()["hang"]["delivered"] == total - overflowed
+            assert hooks.retry(dead[0].id) is True  # a dead letter is sent again on demand
+            await hooks.drain()
+            assert hooks.lanes()["hang"]["delivered"] == total - overflowed + 1
+        finally:
+            receiver.hold.set()
+            await hooks.aclose()
+
+
+def test_lanes_need_distinct_names_and_room_for_one_event() -> None:
+    a = WebhookSubscription("a", "http://127.0.0.1:9/a", SECRET)
+    with pytest.raises(ValueError, match="its own name"):
+        Webhooks([a, WebhookSubscription("a", "http://127.0.0.1:9/b", SECRET)])
+    with pytest.raises(ValueError, match="at least 1"):
+        Webhooks([a], queue_size=0)
+    with pytest.raises(ValueError, match="at least 1"):
+        Webhooks([a], max_in_flight=0)

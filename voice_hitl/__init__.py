@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._exceptions import (
+    ApprovalSetupError,
     AudioFormatError,
     ChannelClosedError,
     HumanInputRejectedError,
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from .responder._risk import EvidencePolicy
     from .text._ai_channel import AIChannel
     from .text._ai_external import ExternalToolHandler, ToolDecision
+    from .text._ai_policy import PolicyExternalToolHandler
     from .text._ai_round import current_tool_actor_id
     from .text._ai_types import AIContext, AIMessage, AIProvider, AIResponse, AIToolCall, ServedCall
     from .tools._approval_policy import ApprovalPolicy, ApprovalRule, canonical_arguments
@@ -116,6 +118,7 @@ _LAZY: dict[str, str] = {
     "AIChannel": "voice_hitl.text._ai_channel",
     "ExternalToolHandler": "voice_hitl.text._ai_external",
     "ToolDecision": "voice_hitl.text._ai_external",
+    "PolicyExternalToolHandler": "voice_hitl.text._ai_policy",
     "current_tool_actor_id": "voice_hitl.text._ai_round",
     "AIContext": "voice_hitl.text._ai_types",
     "AIMessage": "voice_hitl.text._ai_types",
@@ -191,6 +194,7 @@ __all__ = [
     "AIResponse",
     "AIToolCall",
     "ExternalToolHandler",
+    "PolicyExternalToolHandler",
     "ServedCall",
     "ToolDecision",
     "current_tool_actor_id",
@@ -259,6 +263,7 @@ __all__ = [
     "PendingInputStatus",
     "ProviderError",
     "ToolArgumentsError",
+    "ApprovalSetupError",
     "ToolCall",
     "ToolCallContext",
     "ToolCallReport",

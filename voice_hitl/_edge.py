@@ -10,7 +10,9 @@ everywhere:
 - JSON nested at most :data:`MAX_DEPTH` levels (deeper input would exhaust the interpreter's
   recursion in the JSON decoder, the schema validator or a renderer);
 - at most :data:`MAX_BYTES` bytes of JSON text (a message or a body) and at most
-  :data:`MAX_ITEMS` values in one document.
+  :data:`MAX_ITEMS` values in one document;
+- finite numbers only (``NaN`` and ``Infinity`` are not JSON, though Python's decoder takes
+  them); a tool call's arguments also stay within :data:`MAX_ARGUMENT_NUMBER`.
 
 :func:`check_value` checks a decoded value, :func:`load_json` decodes and checks text,
 :func:`scrub` makes a value safe to show when it did not come through the edge (lone surrogates
@@ -21,6 +23,7 @@ where.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,6 +31,7 @@ from ._exceptions import VoiceHitlError
 
 __all__ = [
     "MAX_ARGUMENT_BYTES",
+    "MAX_ARGUMENT_NUMBER",
     "MAX_BYTES",
     "MAX_DEPTH",
     "MAX_ITEMS",
@@ -51,6 +55,10 @@ MAX_ARGUMENT_BYTES = 1024 * 1024
 """Largest tool-call arguments accepted from a model (host tools may take bulky input; the
 depth limit and the surrogate check are the same as everywhere)."""
 
+MAX_ARGUMENT_NUMBER = 2**53
+"""Largest magnitude of a number in a tool call's arguments: every integer up to it has one
+exact JSON form on every parser, so an approval bound to the arguments means one amount."""
+
 
 class EdgeError(VoiceHitlError, ValueError):
     """Input refused at the edge; the message says what is wrong and where.
@@ -70,7 +78,12 @@ def _where(path: list[str]) -> str:
 
 
 def check_value(
-    value: Any, *, what: str = "the input", max_depth: int = MAX_DEPTH, max_items: int = MAX_ITEMS
+    value: Any,
+    *,
+    what: str = "the input",
+    max_depth: int = MAX_DEPTH,
+    max_items: int = MAX_ITEMS,
+    max_number: float = math.inf,
 ) -> None:
     """Check a decoded JSON-shaped value (iteratively: any depth is safe to check).
 
@@ -79,9 +92,11 @@ def check_value(
         what: Names the input in the message (``"the arguments"``, ``"the answer"``...).
         max_depth: The deepest nesting accepted.
         max_items: The most values accepted.
+        max_number: The largest magnitude of a number accepted.
 
     Raises:
-        EdgeError: A lone surrogate in a string or a key, nesting too deep, too many values.
+        EdgeError: A lone surrogate in a string or a key, nesting too deep, too many values,
+            a number that is not finite or larger than ``max_number``.
     """
     stack: list[tuple[Any, int, list[str]]] = [(value, 0, [])]
     count = 0
@@ -92,6 +107,8 @@ def check_value(
             raise EdgeError(f"{what} holds more than {max_items} values", code="too_large")
         if isinstance(item, str):
             _check_text(item, what, path)
+        elif isinstance(item, float | int) and not isinstance(item, bool):
+            _check_number(item, what, path, max_number)
         elif isinstance(item, Mapping | list | tuple):
             if depth >= max_depth:
                 raise EdgeError(
@@ -105,6 +122,20 @@ def check_value(
             else:
                 for index, child in enumerate(item):
                     stack.append((child, depth + 1, [*path, str(index)]))
+
+
+def _check_number(number: float, what: str, path: list[str], largest: float) -> None:
+    if isinstance(number, float) and not math.isfinite(number):
+        raise EdgeError(
+            f"{what} holds a number that is not finite ({number!r}) at {_where(path)}; "
+            "give a finite number"
+        )
+    if abs(number) > largest:
+        shown = f"{number:.3g}" if isinstance(number, float) else f"{number.bit_length()} bits"
+        raise EdgeError(
+            f"{what} holds a number too large ({shown}) at {_where(path)}; "
+            f"numbers must be within ±{largest:.0f}"
+        )
 
 
 def _check_text(text: str, what: str, path: list[str]) -> None:

@@ -12,6 +12,7 @@ catch what they would expect::
     │   └── ToolRefusedError                          the call was refused (policy, a person)
     ├── UnservedToolCallError                         a handler does not serve that tool name
     ├── ToolArgumentsError (also ValueError)          arguments do not match the tool's schema
+    ├── ApprovalSetupError (also ValueError)          a setup that could run a gated tool unasked
     ├── ChannelClosedError (also RuntimeError)        the channel or session is closed
     ├── speech.AnswerSpecError (also ValueError)      a question spec / its tool arguments
     ├── AudioFormatError (also ValueError)            audio that is not mono PCM16 (or a bad rate)
@@ -23,6 +24,7 @@ A tool error's ``str()`` is exactly the text the model reads inside ``{"error": 
 from __future__ import annotations
 
 __all__ = [
+    "ApprovalSetupError",
     "AudioFormatError",
     "ChannelClosedError",
     "HumanInputRejectedError",
@@ -75,6 +77,13 @@ class UnservedToolCallError(VoiceHitlError):
 
 class ToolArgumentsError(VoiceHitlError, ValueError):
     """Tool arguments are not valid JSON or do not match the tool's JSON Schema."""
+
+
+class ApprovalSetupError(VoiceHitlError, ValueError):
+    """A setup that could not satisfy an approval policy, refused when it is built (a channel
+    not registered with a kit, no human-input handler to ask through, named approvers on a
+    channel that cannot tell who is speaking, a runtime that would run the tool unasked); the
+    message names the missing step."""
 
 
 class AudioFormatError(VoiceHitlError, ValueError):

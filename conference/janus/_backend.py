@@ -2,12 +2,17 @@
 
 The bot joins the room as a plain-RTP participant (G.711 µ-law on loopback by default, Opus as
 an option), so it hears the room's mix without itself and speaks into it. The roster follows the
-room's join and leave events, with display names. Who spoke in each mixed frame comes from two
-sources joined with the frame's arrival (see ``_speakers``): talking events for WebRTC
-participants, and for plain-RTP participants, for whom Janus 1.1.2 emits no talking events, the
-level of their own AudioBridge group, which the bot receives through an RTP forwarder. A
-plain-RTP participant gets such a seat from :meth:`JanusConferenceBackend.reserve_seat` and
-joins with its id and group.
+room's join and leave events, with display names.
+
+Each participant's own audio (``open_speakers``, for per-speaker hearing) comes from **seats**:
+a plain-RTP participant or SIP gateway leg given a seat (:meth:`JanusConferenceBackend.
+reserve_seat`) sends its RTP to the bot, which hears it and relays it to an AudioBridge leg it
+joined for them (``_relay``). AudioBridge cannot forward one participant's own audio (only a
+room's or a group's mix, and Janus 1.1.2 allows 5 groups a room), so the room has no groups:
+any number of seats fit, and WebRTC and plain-RTP clients without a seat join as before (heard
+in the mix the provider hears; their answers are attributed only where a backend can tell who
+spoke, see ``docs/guides/conference-janus.md``). Who spoke in each mixed frame comes from
+the seats' own levels and, for WebRTC participants, AudioBridge's talking events (``_speakers``).
 
 A participant leaving or being kicked, and the room being destroyed, reach listeners as
 :class:`~conference.ParticipantLeft`; the room destroyed, the bot kicked, or the Janus session
@@ -21,8 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Coroutine, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -37,8 +41,9 @@ from .._backend import (
 from . import _wire
 from ._client import JanusSession
 from ._codec import CodecName, make_codec
-from ._lane import JanusAudioLane
+from ._lane import JanusAudioLane, JanusSpeakerLane
 from ._media import BotMedia
+from ._relay import Seat, SeatRelay, bind_udp
 from ._speakers import SpeakerClock
 
 __all__ = ["JanusConferenceBackend", "Seat"]
@@ -46,17 +51,7 @@ __all__ = ["JanusConferenceBackend", "Seat"]
 logger = logging.getLogger("conference.janus")
 
 _ROOM_EXISTS = 486
-_BOT_GROUP = "bot"
-
-
-@dataclass(frozen=True, slots=True)
-class Seat:
-    """Where a plain-RTP participant joins so the bot can tell when they speak: join with
-    ``"id": participant_id`` and ``"group": group``."""
-
-    participant_id: int
-    group: str
-    display_name: str
+MAX_SEATS = 1024
 
 
 class JanusConferenceBackend:
@@ -67,8 +62,10 @@ class JanusConferenceBackend:
         room: The AudioBridge room id.
         secret: The room's secret (to create it, forward its audio, kick, destroy).
         create: Create the room (and destroy it on close); otherwise join an existing one.
-        seats: Plain-RTP participants whose speech the bot attributes by level (each gets an
-            AudioBridge group and a forwarder; 0 leaves the room without groups).
+        seats: How many seats may be taken at once (plain-RTP participants heard on their own
+            stream through the bot, :meth:`reserve_seat`); 0..1024.
+        media_host: The address seated participants send their RTP to.
+        seat_idle_timeout: Seconds of no RTP after which a seated participant counts as gone.
         sample_rate: The rate of the lanes' audio (the plugged provider's rate).
         display_name: The bot's name in the room.
         jitter_depth: Packets (20 ms each) the input jitter buffer holds before playing.
@@ -91,6 +88,8 @@ class JanusConferenceBackend:
         secret: str,
         create: bool = True,
         seats: int = 0,
+        media_host: str = "127.0.0.1",
+        seat_idle_timeout: float = 30.0,
         sample_rate: int = 24_000,
         display_name: str = "voice-hitl bot",
         jitter_depth: int = 3,
@@ -100,8 +99,10 @@ class JanusConferenceBackend:
     ) -> None:
         if room <= 0:
             raise ValueError(f"room must be a positive AudioBridge room id, got {room}")
-        if not 0 <= seats <= 64:
-            raise ValueError(f"seats must be in 0..64, got {seats}")
+        if not 0 <= seats <= MAX_SEATS:
+            raise ValueError(f"seats must be in 0..{MAX_SEATS}, got {seats}")
+        if not seat_idle_timeout > 0:
+            raise ValueError(f"seat_idle_timeout must be above 0, got {seat_idle_timeout}")
         if sample_rate < 8_000:
             raise ValueError(f"sample_rate must be at least 8000, got {sample_rate}")
         self.url = url
@@ -110,7 +111,7 @@ class JanusConferenceBackend:
         self.create = create
         self.display_name = display_name
         self.sample_rate = sample_rate
-        self.clock = SpeakerClock()
+        self.clock = SpeakerClock(window=0.09)
         self.media = BotMedia(
             sample_rate, self.clock, jitter_depth=jitter_depth, codec=make_codec(codec)
         )
@@ -121,9 +122,11 @@ class JanusConferenceBackend:
             keepalive=keepalive,
             request_timeout=request_timeout,
         )
-        self._seat_groups = [f"seat{i}" for i in range(1, seats + 1)]
-        self._free_groups = list(self._seat_groups)
-        self._seats = {g: Seat(secrets.randbelow(2**50) + 1, g, g) for g in self._seat_groups}
+        self.seats = seats
+        self.media_host = media_host
+        self.seat_idle_timeout = seat_idle_timeout
+        self._relays: dict[str, SeatRelay] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
         self._handle: int | None = None
         self._own_id: str | None = None
         self._participants: dict[str, Participant] = {}
@@ -153,14 +156,6 @@ class JanusConferenceBackend:
             self._handle = await self._session.attach()
             if self.create:
                 await self._create_room()
-            seat_ports = [
-                await self.media.open_seat(str(self._seats[g].participant_id))
-                for g in self._seat_groups
-            ]
-            for group, port in zip(self._seat_groups, seat_ports, strict=True):
-                await self._session.call(
-                    self._handle, _wire.rtp_forward(self.room, self.secret, group=group, port=port)
-                )
             await self.media.open()
             joined = await self._session.call_async(
                 self._handle,
@@ -168,7 +163,6 @@ class JanusConferenceBackend:
                     self.room,
                     self.display_name,
                     rtp_port=self.media.local_port,
-                    group=_BOT_GROUP if self._seat_groups else None,
                     codec=self.media.codec.name,
                     payload_type=self.media.codec.payload_type,
                 ),
@@ -187,13 +181,9 @@ class JanusConferenceBackend:
 
     async def _create_room(self) -> None:
         assert self._handle is not None
-        groups = [_BOT_GROUP, *self._seat_groups] if self._seat_groups else []
         try:
             await self._session.call(
-                self._handle,
-                _wire.room_create(
-                    self.room, self.secret, sampling_rate=16_000, groups=groups
-                ),
+                self._handle, _wire.room_create(self.room, self.secret, sampling_rate=16_000)
             )
             self._created = True
         except _wire.JanusWireError as exc:
@@ -205,6 +195,14 @@ class JanusConferenceBackend:
 
         Cancellation: safe; sockets and tasks are closed regardless.
         """
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        usable = self._session if self._session.lost is None and self.ended is None else None
+        for relay in list(self._relays.values()):
+            await relay.aclose(usable if not self._created else None)
+        self._relays.clear()
         try:
             if self._handle is not None and self._session.lost is None and self.ended is None:
                 try:
@@ -237,21 +235,72 @@ class JanusConferenceBackend:
         return MappingProxyType(self._participants)
 
     def reserve_seat(self, display_name: str) -> Seat:
-        """A seat for a plain-RTP participant: join with its id and group.
+        """A seat for a plain-RTP participant (or a SIP gateway's leg): it sends PCMU RTP to
+        ``seat.host``:``seat.port`` (and hears the room there) instead of joining Janus
+        itself; the bot joins the room for it under ``display_name`` and ``seat.participant_id``
+        (its :class:`~conference.ParticipantJoined` follows) and hears its own audio.
 
         Raises:
-            RuntimeError: No seat is free (raise ``seats=``).
+            RuntimeError: The backend is not started, has ended, or all seats are taken.
+            ValueError: ``display_name`` is empty.
         """
-        if not self._free_groups:
+        if not display_name.strip():
+            raise ValueError("a seat's display_name must not be empty")
+        if self._handle is None or self.ended is not None:
+            raise RuntimeError(f"room {self.room}: seats are reserved once the backend started")
+        if len(self._relays) >= self.seats:
             raise RuntimeError(
-                f"all {len(self._seat_groups)} seats of room {self.room} are taken; "
-                "give the backend more seats="
+                f"all {self.seats} seats of room {self.room} are taken; give the backend more "
+                "seats="
             )
-        group = self._free_groups.pop(0)
-        base = self._seats[group]
-        seat = Seat(base.participant_id, group, display_name)
-        self._seats[group] = seat
+        sock = bind_udp(self.media_host)
+        seat = Seat(
+            secrets.randbelow(2**50) + 1,
+            display_name,
+            self.media_host,
+            int(sock.getsockname()[1]),
+        )
+        relay = SeatRelay(
+            seat,
+            sock,
+            hear=self.media.hear,
+            stats=self.media.stats,
+            on_gone=self._seat_gone,
+            idle_timeout=self.seat_idle_timeout,
+        )
+        self._relays[relay.participant_id] = relay
+        self._spawn(self._open_seat(relay), "janus-seat-open")
         return seat
+
+    async def _open_seat(self, relay: SeatRelay) -> None:
+        try:
+            await relay.open(self._session, self.room)
+        except (ConnectionError, _wire.JanusWireError) as exc:
+            logger.warning("janus room %s: %s", self.room, exc)
+            self._relays.pop(relay.participant_id, None)
+            await relay.aclose(self._session)
+
+    def _spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
+        task = asyncio.create_task(coro, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _seat_gone(self, relay: SeatRelay, reason: str) -> None:
+        logger.info("janus room %s: a seated participant %s", self.room, reason)
+        self._spawn(self._close_seat(relay.participant_id), "janus-seat-close")
+
+    async def _close_seat(self, participant_id: str) -> None:
+        relay = self._relays.pop(participant_id, None)
+        if relay is not None:
+            await relay.aclose(self._session)
+
+    async def release_seat(self, participant_id: str) -> None:
+        """End a seat: the bot's leg for it leaves the room (the participant leaves). Does
+        nothing for an id that holds no seat.
+
+        Cancellation: safe; the sockets are closed regardless.
+        """
+        await self._close_seat(participant_id)
 
     async def kick(self, participant_id: str) -> None:
         """Remove a participant from the room (they leave with reason "was kicked").
@@ -293,10 +342,28 @@ class JanusConferenceBackend:
             self.media.lanes.add(lane)
         return lane
 
+    def open_speakers(self, sample_rate: int) -> JanusSpeakerLane:
+        """Open a lane of every seated participant's own audio at ``sample_rate``, from now
+        on (ended at once if the call ended).
+
+        Raises:
+            ValueError: ``sample_rate`` is below 8000.
+        """
+        if sample_rate < 8_000:
+            raise ValueError(f"sample_rate must be at least 8000, got {sample_rate}")
+        lane = JanusSpeakerLane(sample_rate, lambda pid: pid in self._relays)
+        if self.ended is not None:
+            lane.end()
+        else:
+            self.media.speaker_lanes.add(lane)
+        return lane
+
     @property
     def open_lanes(self) -> int:
-        """How many audio lanes are open."""
-        return sum(1 for lane in self.media.lanes if not lane.closed)
+        """How many audio lanes (mixed and per-speaker) are open."""
+        return sum(1 for lane in self.media.lanes if not lane.closed) + sum(
+            1 for lane in self.media.speaker_lanes if not lane.closed
+        )
 
     # -- events ------------------------------------------------------------------------------
 
@@ -350,9 +417,8 @@ class JanusConferenceBackend:
     def _leave(self, participant_id: str, reason: str) -> None:
         participant = self._participants.pop(participant_id, None)
         self.clock.forget(participant_id)
-        for group, seat in self._seats.items():
-            if str(seat.participant_id) == participant_id and group not in self._free_groups:
-                self._free_groups.append(group)
+        if participant_id in self._relays:
+            self._spawn(self._close_seat(participant_id), "janus-seat-close")
         if participant is not None:
             self._emit(ParticipantLeft(participant, reason))
 

@@ -1,4 +1,5 @@
-"""``JanusAudioLane``: one audio lane of a :class:`~conference.janus.JanusConferenceBackend`."""
+"""The lanes of a :class:`~conference.janus.JanusConferenceBackend`: ``JanusAudioLane`` (the
+room's mix in, the bot's speech out) and ``JanusSpeakerLane`` (each seat's own audio in)."""
 
 from __future__ import annotations
 
@@ -8,15 +9,15 @@ from typing import TYPE_CHECKING
 from providers.base import PCM16
 from voice_hitl.voice._transport import check_pcm16
 
-from .._backend import MixedFrame
+from .._backend import MixedFrame, SpeakerFrame
 from .._sample_fifo import SampleFifo
 from ._resample import StreamResampler
 from ._rtp import FRAME_SAMPLES
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+    from collections.abc import AsyncIterator, Callable
 
-__all__ = ["JanusAudioLane", "OutboundAudio"]
+__all__ = ["JanusAudioLane", "JanusSpeakerLane", "OutboundAudio"]
 
 
 class OutboundAudio:
@@ -103,6 +104,59 @@ class JanusAudioLane:
 
     async def aclose(self) -> None:
         """Close the lane; :meth:`mixed` ends. Idempotent.
+
+        Cancellation: safe.
+        """
+        self.end()
+
+
+class JanusSpeakerLane:
+    """Each seated participant's own audio, resampled to the lane's rate (see
+    ``SpeakerAudio``). A seat is a plain-RTP (or SIP gateway) leg in G.711, which carries
+    keypad tones in band.
+
+    Args:
+        sample_rate: The rate of the frames handed out.
+        seated: Whether a participant id is a seat's (their line carries keypad tones).
+    """
+
+    def __init__(self, sample_rate: int, seated: Callable[[str], bool]) -> None:
+        self.sample_rate = sample_rate
+        self._seated = seated
+        self._queue: asyncio.Queue[SpeakerFrame | None] = asyncio.Queue()
+        self._resamplers: dict[str, StreamResampler] = {}
+        self.closed = False
+
+    def feed(self, participant_id: str, pcm8k: PCM16, at: float) -> None:
+        """One packet of a participant's own audio at 8 kHz, heard at ``at``."""
+        if self.closed:
+            return
+        resampler = self._resamplers.get(participant_id)
+        if resampler is None:
+            resampler = StreamResampler(8_000, self.sample_rate)
+            self._resamplers[participant_id] = resampler
+        self._queue.put_nowait(SpeakerFrame(participant_id, resampler.frame(pcm8k), at))
+
+    def keypad(self, participant_id: str) -> bool:
+        """True for a seat's line (G.711 carries keypad tones in band)."""
+        return self._seated(participant_id)
+
+    def end(self) -> None:
+        """The call ended: :meth:`frames` ends after the frames already fed."""
+        if not self.closed:
+            self.closed = True
+            self._queue.put_nowait(None)
+
+    async def frames(self) -> AsyncIterator[SpeakerFrame]:
+        """Every seated participant's frames as they arrive."""
+        while True:
+            item = await self._queue.get()
+            if item is None:
+                return
+            yield item
+
+    async def aclose(self) -> None:
+        """Close the lane; :meth:`frames` ends. Idempotent.
 
         Cancellation: safe.
         """

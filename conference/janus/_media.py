@@ -1,36 +1,35 @@
-"""The bot's RTP: the room mix in (through a jitter buffer), speech out, seat levels in.
+"""The bot's RTP: the room mix in (through a jitter buffer), speech out, seats' own audio in.
 
-:class:`BotMedia` owns the UDP sockets and one pacing task. Every 20 ms the task plays one
-packet time of the room mix out of the jitter buffer (a lost packet is 20 ms of silence) to the
-open lanes, labelled with who was speaking when it arrived, and sends one packet of the bot's
-speech (silence when it has nothing to say: AudioBridge answers a plain-RTP participant only
-once it sends, and a steady stream keeps the timestamps true to the clock).
+:class:`BotMedia` owns the bot leg's UDP socket and one pacing task. Every 20 ms the task plays
+one packet time of the room mix out of the jitter buffer (a lost packet is 20 ms of silence) to
+the open lanes, labelled with who was speaking when it arrived, and sends one packet of the
+bot's speech (silence when it has nothing to say: AudioBridge answers a plain-RTP participant
+only once it sends, and a steady stream keeps the timestamps true to the clock). The seats'
+relays hand it each seated participant's own audio (:meth:`BotMedia.hear`), which goes to the
+per-speaker lanes and sets who was speaking. The mix is taken only from Janus's address and
+SSRC (:class:`RtpLatch`); the rest is counted in :attr:`BotMedia.stats` and dropped.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from providers.twilio._mulaw import mulaw_to_pcm16
+from providers.base import PCM16
 
 from .._backend import MixedFrame
 from ._codec import Codec, Pcmu
 from ._jitter import JitterBuffer
-from ._lane import JanusAudioLane, OutboundAudio
+from ._lane import JanusAudioLane, JanusSpeakerLane, OutboundAudio
+from ._latch import RtpLatch, RtpStats
 from ._resample import StreamResampler
-from ._rtp import (
-    FRAME_SAMPLES,
-    RtpSender,
-    audio_level,
-    forwarded_g711_payload,
-    parse_rtp,
-)
+from ._rtp import FRAME_SAMPLES, RtpSender, audio_level, parse_rtp
 from ._speakers import SpeakerClock
 
 __all__ = ["BotMedia", "open_udp"]
@@ -38,27 +37,44 @@ __all__ = ["BotMedia", "open_udp"]
 logger = logging.getLogger("conference.janus")
 
 PACKET_SECONDS = FRAME_SAMPLES / 8_000
+MIX_LAG = 0.15
+"""Seconds from a seated participant's packet reaching the bot to the room mix carrying it:
+Janus 1.1.2's AudioBridge queues a plain-RTP participant's packets and mixes them on its 20 ms
+tick (measured on loopback: 80-160 ms, more on a loaded host; a seat's level counts 90 ms
+either side of this, see ``SpeakerClock(window=)``)."""
+
+
+Address = tuple[str, int]
 
 
 class _Inbox(asyncio.DatagramProtocol):
-    def __init__(self, on_datagram: Callable[[bytes], None]) -> None:
+    def __init__(self, on_datagram: Callable[[bytes, Address], None]) -> None:
         self.on_datagram = on_datagram
 
     def datagram_received(self, data: bytes, addr: tuple[str | object, ...]) -> None:
-        self.on_datagram(data)
+        port = addr[1]
+        if isinstance(port, int):
+            self.on_datagram(data, (str(addr[0]), port))
 
     def error_received(self, exc: Exception) -> None:  # ICMP unreachable: Janus gone
         logger.debug("janus rtp: %s", exc)
 
 
-async def open_udp(on_datagram: Callable[[bytes], None]) -> asyncio.DatagramTransport:
-    """A UDP socket on 127.0.0.1 (a free port) feeding ``on_datagram``.
+async def open_udp(
+    on_datagram: Callable[[bytes, Address], None], sock: socket.socket | None = None
+) -> asyncio.DatagramTransport:
+    """A UDP socket on 127.0.0.1 (a free port, or ``sock`` already bound) feeding
+    ``on_datagram(data, source)``.
 
     Cancellation: safe.
     """
-    transport, _ = await asyncio.get_running_loop().create_datagram_endpoint(
-        lambda: _Inbox(on_datagram), local_addr=("127.0.0.1", 0)
-    )
+    loop = asyncio.get_running_loop()
+    if sock is not None:
+        transport, _ = await loop.create_datagram_endpoint(lambda: _Inbox(on_datagram), sock=sock)
+    else:
+        transport, _ = await loop.create_datagram_endpoint(
+            lambda: _Inbox(on_datagram), local_addr=("127.0.0.1", 0)
+        )
     return transport
 
 
@@ -75,7 +91,8 @@ class BotMedia:
         sample_rate: The rate of the mixed frames handed to lanes.
         clock: Who spoke when.
         jitter_depth: Packets the jitter buffer holds before playing (x 20 ms of delay).
-        speech_level: A seat frame whose RFC 6464 level is below this counts as speech.
+        speech_level: A seat's frame whose RFC 6464 level is below this counts as speech in
+            the mix's speaker labels (-40 dBov: a line's -45 dBov hiss names nobody).
         codec: The bot leg's codec (µ-law by default).
     """
 
@@ -85,7 +102,7 @@ class BotMedia:
         clock: SpeakerClock,
         *,
         jitter_depth: int = 3,
-        speech_level: int = 50,
+        speech_level: int = 40,
         codec: Codec | None = None,
     ) -> None:
         self.sample_rate = sample_rate
@@ -96,12 +113,13 @@ class BotMedia:
         self._silence = np.zeros(self.codec.frame, dtype=np.int16)
         self.outbound = OutboundAudio(self.codec.rate, self.codec.frame)
         self.lanes: set[JanusAudioLane] = set()
+        self.speaker_lanes: set[JanusSpeakerLane] = set()
         self.sender = RtpSender(codec=self.codec)
         self.bot: asyncio.DatagramTransport | None = None
-        self.seats: list[asyncio.DatagramTransport] = []
         self.remote: tuple[str, int] | None = None
-        self.received = 0
-        self.malformed = 0
+        self.stats = RtpStats()
+        """Packets accepted, malformed and foreign on every socket of the bot (seats too)."""
+        self._latch = RtpLatch(self.stats, "the room mix", expected=("", 0))
         self._task: asyncio.Task[None] | None = None
         self._last_at = 0.0
         self._times: deque[float] = deque([0.0, 0.0], maxlen=2)
@@ -123,42 +141,41 @@ class BotMedia:
         )
         self.bot = await open_udp(self._on_mix)
 
-    async def open_seat(self, participant_id: str) -> int:
-        """Bind a socket for one seat's forwarded group mix; returns its port.
+    def hear(self, participant_id: str, pcm8k: PCM16, at: float) -> None:
+        """One packet of a seated participant's own audio (8 kHz), heard at ``at``: it sets
+        whether they were speaking then and goes to every per-speaker lane."""
+        # The room mix carries it MIX_LAG later (AudioBridge buffers and mixes it first).
+        self.clock.level(participant_id, at + MIX_LAG, audio_level(pcm8k) < self.speech_level)
+        for lane in list(self.speaker_lanes):
+            if lane.closed:
+                self.speaker_lanes.discard(lane)
+            else:
+                lane.feed(participant_id, pcm8k, at)
 
-        Cancellation: safe.
-        """
-        loop = asyncio.get_running_loop()
-
-        def on_seat(data: bytes) -> None:
-            try:
-                payload = forwarded_g711_payload(data)
-            except ValueError:
-                self.malformed += 1
-                return
-            loud = audio_level(mulaw_to_pcm16(payload)) < self.speech_level
-            self.clock.level(participant_id, loop.time(), loud)
-
-        transport = await open_udp(on_seat)
-        self.seats.append(transport)
-        return int(transport.get_extra_info("sockname")[1])
-
-    def _on_mix(self, data: bytes) -> None:
+    def _on_mix(self, data: bytes, source: Address) -> None:
         try:
             packet = parse_rtp(data)
         except ValueError:
-            self.malformed += 1
+            self.malformed_packet()
             return
         if packet.payload_type != self.codec.payload_type:
-            self.malformed += 1
+            self.malformed_packet()
             return
-        self.received += 1
+        if not self._latch.accepts(source, packet.ssrc):
+            return
+        self.stats.received += 1
         now = asyncio.get_running_loop().time()
         self.jitter.push(packet.sequence, _Arrived(packet.payload, now))
 
+    def malformed_packet(self) -> None:
+        """Count a datagram that was not the RTP a socket expects."""
+        self.stats.malformed += 1
+
     def start(self, remote: tuple[str, int]) -> None:
-        """Start pacing: mix out to lanes and bot speech to ``remote`` every 20 ms."""
+        """Start pacing: mix out to lanes and bot speech to ``remote`` every 20 ms (the mix
+        is taken only from ``remote``)."""
         self.remote = remote
+        self._latch.expect(remote)
         self._task = asyncio.create_task(self._pace(), name="janus-rtp-pace")
 
     async def _pace(self) -> None:
@@ -198,10 +215,13 @@ class BotMedia:
             self.bot.sendto(packet, self.remote)
 
     def end_lanes(self) -> None:
-        """The call ended: every lane's mixed audio ends."""
+        """The call ended: every lane's audio ends."""
         for lane in list(self.lanes):
             lane.end()
         self.lanes.clear()
+        for speakers in list(self.speaker_lanes):
+            speakers.end()
+        self.speaker_lanes.clear()
 
     async def aclose(self) -> None:
         """Stop pacing and close the sockets. Idempotent.
@@ -213,8 +233,6 @@ class BotMedia:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
         self.end_lanes()
-        for transport in [self.bot, *self.seats]:
-            if transport is not None:
-                transport.close()
+        if self.bot is not None:
+            self.bot.close()
         self.bot = None
-        self.seats = []

@@ -1,9 +1,10 @@
 """``RtpParticipant``: a scripted plain-RTP participant of an AudioBridge room.
 
-It joins under a name (in a seat the bot reserved, when given one), sends 20 ms PCMU packets
-at real time with the RFC 6464 audio level in a header extension (as browsers send it),
-silence between utterances as an open microphone does, keeps the room mix it hears, and leaves
-on cue. The demo's meeting and the tests use it as the people in the room.
+It joins under a name, sends 20 ms PCMU packets at real time with the RFC 6464 audio level in
+a header extension (as browsers send it), silence between utterances as an open microphone
+does, keeps the room mix it hears, and leaves on cue. Given a seat the bot reserved, it sends
+to the seat (the bot relays it into the room) and leaves with an RTCP BYE; without one it
+joins Janus itself. The demo's meeting and the tests use it as the people in the room.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from providers.base import PCM16
 from providers.twilio._mulaw import mulaw_to_pcm16
 from voice_hitl.voice._audio import resample_pcm16
 
-from ._backend import Seat
 from ._client import JanusSession
-from ._media import open_udp
+from ._media import Address, open_udp
+from ._relay import RTCP_BYE, Seat
 from ._rtp import FRAME_SAMPLES, RtpSender, audio_level, parse_rtp
 from ._wire import JanusWireError, OwnJoin, read_events, room_join
 
@@ -59,6 +60,7 @@ class RtpParticipant:
         self._handle = 0
         self._socket: asyncio.DatagramTransport | None = None
         self._task: asyncio.Task[None] | None = None
+        self._remote: Address | None = None
 
     async def join(self) -> RtpParticipant:
         """Join the room and start sending (silence until :meth:`say`).
@@ -69,32 +71,33 @@ class RtpParticipant:
 
         Cancellation: safe; call :meth:`leave` to close what was opened.
         """
+        self._socket = await open_udp(self._on_mix)
+        if self.seat is not None:
+            self.participant_id = str(self.seat.participant_id)
+            remote: Address = (self.seat.host, self.seat.port)
+        else:
+            remote = await self._join_janus()
+        self._remote = remote
+        self._task = asyncio.create_task(self._pace(remote), name=f"rtp-{self.display_name}")
+        return self
+
+    async def _join_janus(self) -> Address:
+        assert self._socket is not None
         self._session = JanusSession(self.url, on_message=lambda m: None, on_lost=lambda r: None)
         await self._session.open()
         self._handle = await self._session.attach()
-        self._socket = await open_udp(self._on_mix)
         port = int(self._socket.get_extra_info("sockname")[1])
         reply = await self._session.call_async(
             self._handle,
-            room_join(
-                self.room,
-                self.display_name,
-                rtp_port=port,
-                participant_id=None if self.seat is None else self.seat.participant_id,
-                group=None if self.seat is None else self.seat.group,
-                audiolevel_ext=1,
-            ),
+            room_join(self.room, self.display_name, rtp_port=port, audiolevel_ext=1),
         )
         own = [e for e in read_events(reply) if isinstance(e, OwnJoin)]
         if not own:
             raise JanusWireError(f"{self.display_name} could not join room {self.room}: {reply}")
         self.participant_id = own[0].participant_id
-        self._task = asyncio.create_task(
-            self._pace((own[0].rtp_host, own[0].rtp_port)), name=f"rtp-{self.display_name}"
-        )
-        return self
+        return (own[0].rtp_host, own[0].rtp_port)
 
-    def _on_mix(self, data: bytes) -> None:
+    def _on_mix(self, data: bytes, source: Address) -> None:
         try:
             self.heard.append(mulaw_to_pcm16(parse_rtp(data).payload))
         except ValueError:
@@ -145,6 +148,10 @@ class RtpParticipant:
             self._heard_more.clear()
             await self._heard_more.wait()
 
+    def _bye(self) -> bytes:
+        """An RTCP BYE for our SSRC (RFC 3550 6.6; on the RTP port, RFC 5761)."""
+        return bytes([0x81, RTCP_BYE, 0, 1]) + self._sender.ssrc.to_bytes(4, "big")
+
     async def leave(self) -> None:
         """Leave the room and close everything. Idempotent.
 
@@ -154,6 +161,8 @@ class RtpParticipant:
         if task is not None:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+        if self.seat is not None and self._socket is not None and self._remote is not None:
+            self._socket.sendto(self._bye(), self._remote)
         try:
             session, self._session = self._session, None
             if session is not None:

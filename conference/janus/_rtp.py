@@ -24,7 +24,6 @@ __all__ = [
     "RtpPacket",
     "RtpSender",
     "audio_level",
-    "forwarded_g711_payload",
     "parse_rtp",
 ]
 
@@ -95,23 +94,6 @@ def parse_rtp(data: bytes, *, level_id: int | None = None) -> RtpPacket:
         level=level,
         voice=voice,
     )
-
-
-def forwarded_g711_payload(data: bytes) -> bytes:
-    """The 160-byte payload of a G.711 packet from an AudioBridge group forwarder.
-
-    Janus 1.1.2 (and its master branch) lays the G.711 packets of group forwarders out 160
-    bytes apart in a buffer of 172-byte packets, so each group's 12-byte header shares its
-    first byte's CSRC-count, extension and padding bits (and the marker bit) with the previous
-    group's payload: only the version, type, sequence, timestamp and SSRC fields are written.
-    :func:`parse_rtp` rightly refuses such a header; this reads the fixed layout instead.
-
-    Raises:
-        ValueError: Not 12 + 160 bytes of RTP version 2.
-    """
-    if len(data) != 12 + FRAME_SAMPLES or data[0] >> 6 != 2:
-        raise ValueError(f"not a 172-byte G.711 RTP packet ({len(data)} bytes)")
-    return bytes(data[12:])
 
 
 def _find_level(block: bytes, level_id: int) -> tuple[int | None, bool]:

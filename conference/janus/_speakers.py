@@ -2,11 +2,10 @@
 
 Two sources, both on the monotonic clock of the frames' arrival:
 
-- **Seat levels.** A plain-RTP participant sits in an AudioBridge group of its own; the bot
-  receives that group's mix through an RTP forwarder, and :meth:`SpeakerClock.level` records
-  each forwarded frame's level. The room mix and the group mixes leave the same AudioBridge
-  mixing tick, so a participant heard in the room mix at time t has a loud forwarded frame
-  within a frame or two of t.
+- **Seat levels.** A seated plain-RTP participant sends its RTP through the bot (``_relay``),
+  and :meth:`SpeakerClock.level` records each of its packets' level, at the time the room mix
+  carries it (its arrival plus AudioBridge's mixing delay, ``_media.MIX_LAG``), so a
+  participant heard in the room mix at time t has a loud frame within ``window`` of t.
 - **Talking events** (WebRTC participants, whose browsers send the audio-level extension).
   Janus decides after ``talk_lag`` seconds of audio (its ``audio_active_packets`` window), so
   :meth:`SpeakerClock.talking` back-dates each start and stop by that lag.

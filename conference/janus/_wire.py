@@ -45,7 +45,6 @@ __all__ = [
     "request",
     "room_create",
     "room_join",
-    "rtp_forward",
 ]
 
 PLUGIN = "janus.plugin.audiobridge"
@@ -192,20 +191,6 @@ def room_join(
     if pin is not None:
         body["pin"] = pin
     return body
-
-
-def rtp_forward(room: int, secret: str, *, group: str, port: int) -> dict[str, Any]:
-    """Forward the mix of ``group`` as PCMU RTP to 127.0.0.1:``port``."""
-    return {
-        "request": "rtp_forward",
-        "room": room,
-        "secret": secret,
-        "group": group,
-        "codec": "pcmu",
-        "ptype": 0,
-        "host": "127.0.0.1",
-        "port": port,
-    }
 
 
 def reply_data(reply: Mapping[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,13 @@ is kept by voice-hitl (revocable), never handed to the SDK, which could not take
 voice-hitl's human-input tools become the SDK's function tools (:meth:`function_tools`), served
 through the same gate first, under the human-input handler's own timeout; :meth:`aclose` (or the
 kit's close) settles what is still open.
+
+The SDK runs a tool without ``needs_approval=True`` without asking anyone, so the bridge checks
+every tool it is given (and the attached session's agent's) against its own policies and the
+kit's: one that a policy may gate and the SDK would run unasked is refused with
+:class:`~voice_hitl.ApprovalSetupError` at construction, registration, a later
+``kit.require_approval`` or :meth:`AgentsRealtimeBridge.attach`. The kit's per-tool policies win
+over the bridge's ``default`` for the calls the SDK pauses.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from agents.tool_context import ToolContext
 from voice_hitl import (
     AITool,
     ApprovalPolicy,
+    ApprovalSetupError,
     ChannelType,
     Door,
     HumanInputToolHandler,
@@ -71,10 +79,15 @@ class AgentsRealtimeBridge:
         caller: The caller's id (the requests' actor, and who answers are attributed to).
         approvals: Per tool, how it is approved; any other tool the SDK pauses takes
             ``default``.
-        default: The policy of a tool the SDK pauses that ``approvals`` does not name (the
-            caller, high risk, 60 s, denied at the deadline).
+        default: The policy of a tool the SDK pauses that neither ``approvals`` nor the kit
+            names (the caller, high risk, 60 s, denied at the deadline).
         tool_timeout_seconds: The bound on answering the SDK once approved (the SDK runs the
             tool inside ``approve_tool_call`` unless its tool calls are asynchronous).
+
+    Raises:
+        ApprovalSetupError: A tool ``approvals`` names is not declared
+            ``@function_tool(needs_approval=True)`` (the SDK would run it unasked), or a
+            policy names approvers (one caller cannot make a quorum).
     """
 
     channel_type = ChannelType.REALTIME_VOICE
@@ -94,6 +107,8 @@ class AgentsRealtimeBridge:
         self._session: RealtimeSession | None = None
         self.room_id = room_id
         self.caller = caller
+        tools = list(tools)
+        self._sdk_tools = {t.name: t for t in tools}
         definitions = [
             AITool(name=t.name, description=t.description, parameters=t.params_json_schema)
             for t in tools
@@ -106,10 +121,11 @@ class AgentsRealtimeBridge:
             human_input=human,
             tool_timeout_seconds=tool_timeout_seconds,
         )
+        self.gate.setup_checks.append(self._check_sdk_tools)
         rules = ToolApprovals()
         for name, policy in (approvals or {}).items():
             rules.require(name, policy)
-        rules.require(None, replace(default or ApprovalPolicy(), when=_always))
+        self._default = rules.require(None, replace(default or ApprovalPolicy(), when=_always))
         self.gate.approvals = rules
         self.line = AgentsLine(human, caller)
         self._sdk_arguments: dict[str, str] = {}  # call id -> the SDK's arguments, canonical
@@ -132,9 +148,15 @@ class AgentsRealtimeBridge:
 
         Raises:
             RuntimeError: Another session is attached already.
+            ApprovalSetupError: A tool of the session's agent that a policy may gate is not
+                declared ``needs_approval=True``: the SDK would run it unasked.
         """
         if self._session is not None and self._session is not session:
             raise RuntimeError("this bridge already serves another session")
+        agent = getattr(session, "_current_agent", None)  # the SDK's starting agent (0.24)
+        agent_tools = [t for t in getattr(agent, "tools", ()) if isinstance(t, FunctionTool)]
+        for source in self._sources():
+            self._refuse_unasked(agent_tools, source, "the session's agent")
         self._session = session
         self.line.session = session
 
@@ -164,6 +186,39 @@ class AgentsRealtimeBridge:
         self.gate.kit = kit
         kit.attach_human_input(self.channel_id, self.human_input_handler.handler)
 
+    # -- what the SDK would run unasked ---------------------------------------------------
+
+    def _sources(self) -> list[ToolApprovals]:
+        kit = self.gate.kit
+        own = self.gate.approvals
+        return [a for a in (own, None if kit is None else kit.approvals) if a is not None]
+
+    def _check_sdk_tools(self, approvals: ToolApprovals) -> None:
+        """A gate setup check: the policies ``approvals`` holds against the bridge's tools."""
+        self._refuse_unasked(self._sdk_tools.values(), approvals, "the bridge's tools=")
+
+    def _refuse_unasked(
+        self, tools: Iterable[FunctionTool], approvals: ToolApprovals, where: str
+    ) -> None:
+        """Refuse a tool a policy may gate that the SDK would run without pausing: one
+        named, or any under a ``when=`` rule (the bridge's own ``default`` covers only the
+        calls the SDK pauses)."""
+        rules = [r for r in approvals.rules if r is not getattr(self, "_default", None)]
+        for tool in tools:
+            if tool.needs_approval is True:
+                continue
+            if tool.name in approvals.by_tool:
+                why = "a policy names it"
+            elif rules:
+                why = "a when= rule may pick its calls"
+            else:
+                continue
+            raise ApprovalSetupError(
+                f"tool {tool.name!r} ({where}) needs a person's yes ({why}), but the Agents "
+                "SDK runs it without asking: declare it @function_tool(needs_approval=True) "
+                "so the SDK pauses it for the bridge"
+            )
+
     def find_line(self, event: PendingInputEvent) -> AgentsLine | None:
         """The session's caller, for this bridge's requests."""
         return self.line if event.channel_id == self.channel_id else None
@@ -188,13 +243,19 @@ class AgentsRealtimeBridge:
             task.add_done_callback(self._tasks.discard)
 
     async def _answer(self, name: str, call_id: str, arguments: str) -> None:
+        if call_id in self._sdk_arguments:
+            logger.error(
+                "tool %r: the SDK asked again about call id %r while its approval is open; "
+                "the repeat is not answered (the first question stands)",
+                name,
+                call_id,
+            )
+            return
         try:
             self._sdk_arguments[call_id] = canonical_arguments(json.loads(arguments or "{}"))
         except (ValueError, TypeError):
-            self._sdk_arguments.pop(call_id, None)
-        call = ToolCall(
-            name, arguments, call_id, self.room_id, self.caller, door=Door.PROVIDER
-        )
+            self._sdk_arguments[call_id] = ""  # never equal to approved arguments: refused
+        call = ToolCall(name, arguments, call_id, self.room_id, self.caller, door=Door.PROVIDER)
         try:
             result = await self.gate.call(call)
         finally:
@@ -258,7 +319,7 @@ class AgentsRealtimeBridge:
         if self._closed:
             return
         self._closed = True
-        self.approvals.forget_room(self.room_id)
+        self.gate.forget_approvals(self.room_id)  # its own grants and the kit's
         handler = self.human_input_handler.handler
         handler.set_notifier(self.channel_id, None)
         await handler.close(channel_id=self.channel_id)

@@ -34,8 +34,14 @@ class OpenAIResponsesProvider(_OpenAIText):
         model: The model name.
         api_key: The API key (the SDK reads ``OPENAI_API_KEY`` when None).
         base_url: Another endpoint (the loopback test server, a proxy); include ``/v1``.
-        max_retries: Retries the SDK makes on its own (connection errors, 429, 5xx).
+        max_retries: Retries the SDK makes on its own (connection errors, timeouts, 429, 5xx).
+        timeout: Seconds the SDK waits on each attempt of a request (default 120).
         client: An ``openai.AsyncOpenAI`` to use instead of building one.
+
+    Raises:
+        ValueError: ``timeout`` is not a finite number of seconds above zero, or
+            ``max_retries`` is negative.
+        TypeError: ``timeout`` or ``max_retries`` is not a number.
     """
 
     async def generate(self, context: AIContext) -> AIResponse:
@@ -43,13 +49,16 @@ class OpenAIResponsesProvider(_OpenAIText):
 
         Raises:
             ProviderError: The API answered an error (``code`` is its error code;
-                ``recoverable`` for rate limits and server errors), the response failed, or
-                the API could not be reached (``code="connection"``, recoverable).
+                ``recoverable`` for rate limits and server errors), the response failed, the
+                API did not answer in time (``code="timeout"``) or could not be reached
+                (``code="connection"``), or it answered something that is not a response
+                (``code="bad_response"``, naming the status, content type and first bytes).
 
-        Cancellation: safe; the HTTP request is abandoned.
+        Cancellation: safe; the HTTP request is abandoned and its connection closed.
         """
         body = to_request(context, model=self.model)
-        return from_response(await self._request(lambda: self.client.responses.create(**body)))
+        send = self.client.responses.with_streaming_response.create
+        return await self._request(send, body, "openai.types.responses.Response", from_response)
 
 
 class OpenAIChatProvider(_OpenAIText):
@@ -62,8 +71,9 @@ class OpenAIChatProvider(_OpenAIText):
         Raises:
             ProviderError: As :meth:`OpenAIResponsesProvider.generate`.
 
-        Cancellation: safe; the HTTP request is abandoned.
+        Cancellation: safe; the HTTP request is abandoned and its connection closed.
         """
         body = to_chat_request(context, model=self.model)
-        completion = await self._request(lambda: self.client.chat.completions.create(**body))
-        return from_chat_completion(completion)
+        send = self.client.chat.completions.with_streaming_response.create
+        model = "openai.types.chat.ChatCompletion"
+        return await self._request(send, body, model, from_chat_completion)

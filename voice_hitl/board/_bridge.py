@@ -18,11 +18,15 @@ The bridge is a request observer (``handler.add_observer``) plus three tasks it 
 - the **heartbeat** keeps the worker alive on the board every ``heartbeat`` seconds; after
   ``misses`` missed beats its requests are abandoned.
 
-When the board's server drops (a Redis restart, a broken connection) every task notices, the
-inbox reconnects with a short backoff, heartbeats, and re-publishes the handler's open requests
-(``revive=True``); a request the board settled meanwhile is delivered instead. It also puts
-back the settled records of its last ``remember`` requests (``restore``: never overwriting),
-so a server restarted without persistence still answers a late operator "already settled".
+When the board's server drops (a Redis restart, a broken connection, a failover, any error
+reply: whatever a board step raises, not only :class:`BoardUnavailableError`) every task
+notices, the inbox reconnects with a short backoff, heartbeats, and re-publishes the handler's
+open requests (``revive=True``, in batches that yield to the loop while the heartbeat task
+keeps beating, so a re-publish of 100,000 requests does not let the worker lapse); a request
+the board settled meanwhile is delivered instead. It also puts back the settled records of its
+last ``remember`` requests (``restore``: never overwriting a settled record, and settling one
+the board shows open, whose settle a failover lost), so a server restarted without
+persistence still answers a late operator "already settled".
 The bridge is where the truth about its requests lives: it keeps the record of each of its own
 settles (with the operator's claim it took) *before* sending it, so a settle the restarted
 board no longer knows (the request was taken just before the restart, and the
@@ -51,6 +55,7 @@ from .._edge import scrub
 from ..human._human_input import HumanInputHandler
 from ..human._lifecycle import RequestEvent, RequestNoted, RequestOpened, RequestSettled
 from ._model import (
+    BoardClaim,
     BoardClaimed,
     BoardEvent,
     BoardRequest,
@@ -68,7 +73,7 @@ __all__ = ["BoardBridge", "default_worker_id", "stop_tasks"]
 
 logger = logging.getLogger("voice_hitl.board")
 
-_RESYNC_BATCH = 32
+_RESYNC_BATCH = 500
 
 _STATUS = {
     "answered": BoardStatus.ANSWERED,
@@ -76,6 +81,23 @@ _STATUS = {
     "timed_out": BoardStatus.TIMED_OUT,
     "withdrawn": BoardStatus.WITHDRAWN,
 }
+
+
+def _unavailable_from(exc: Exception) -> BoardUnavailableError:
+    if isinstance(exc, BoardUnavailableError):
+        return exc
+    error = BoardUnavailableError(f"the board failed: {type(exc).__name__}: {exc}")
+    error.__cause__ = exc
+    return error
+
+
+async def _as_unavailable(step: Coroutine[Any, Any, Any]) -> Any:
+    """Await a board step; an error of a type the board did not name becomes
+    :class:`BoardUnavailableError` (chained)."""
+    try:
+        return await step
+    except Exception as exc:
+        raise _unavailable_from(exc) from exc
 
 
 class _State(enum.Enum):
@@ -98,6 +120,8 @@ class BoardBridge:
         reconnect_delay: Seconds between reconnection attempts.
         drain_timeout: Seconds :meth:`aclose` waits for queued events to reach the board.
         remember: How many settled records of its requests the bridge keeps to restore.
+        connect_timeout: Seconds ``async with`` waits for the first connection (subscribed,
+            re-published) before it fails with the last reason.
     """
 
     def __init__(
@@ -111,6 +135,7 @@ class BoardBridge:
         reconnect_delay: float = 0.2,
         drain_timeout: float = 1.0,
         remember: int = 10_000,
+        connect_timeout: float = 30.0,
     ) -> None:
         heartbeat = positive_seconds("heartbeat", heartbeat)  # inf: never abandoned
         if misses < 1:
@@ -122,6 +147,7 @@ class BoardBridge:
         self.ttl = heartbeat * misses
         self._reconnect_delay = reconnect_delay
         self._drain_timeout = drain_timeout
+        self._connect_timeout = positive_seconds("connect_timeout", connect_timeout)
         self._queue: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
         self._up = asyncio.Event()
         self._broken = asyncio.Event()
@@ -132,6 +158,11 @@ class BoardBridge:
         self._remove_observer: Any = None
         self._state = _State.UNOPENED
         self._down_logged = False
+        self._last_error = ""
+        self._syncing = False  # subscribed and re-publishing: the heartbeat keeps beating
+        self._taking = True
+        self._takes_done = asyncio.Event()
+        self._takes_done.set()
         self.delivered = 0
         """Answers and rejections from the board this bridge delivered to the handler."""
         self.conflicts = 0
@@ -148,23 +179,35 @@ class BoardBridge:
 
         Raises:
             RuntimeError: The bridge was opened before.
-            BoardUnavailableError: The board cannot be reached.
+            BoardUnavailableError: The board cannot be reached or refused (the message says
+                why), or the first connection took longer than ``connect_timeout``.
 
         Cancellation: safe; nothing keeps running.
         """
         if self._state is not _State.UNOPENED:
             raise RuntimeError("a BoardBridge can be opened once")
         self._state = _State.OPEN
-        await self.board.heartbeat(self.worker_id, self.ttl)
-        self._remove_observer = self.handler.add_observer(self._observe)
         first = asyncio.get_running_loop().create_future()
-        self._tasks = [
-            asyncio.create_task(self._guard(self._connection_loop(first)), name="board-inbox"),
-            asyncio.create_task(self._guard(self._publish_loop()), name="board-publisher"),
-            asyncio.create_task(self._guard(self._heartbeat_loop()), name="board-heartbeat"),
-        ]
         try:
-            await first
+            async with asyncio.timeout(self._connect_timeout):
+                await _as_unavailable(self.board.heartbeat(self.worker_id, self.ttl))
+                self._remove_observer = self.handler.add_observer(self._observe)
+                self._tasks = [
+                    asyncio.create_task(
+                        self._guard(self._connection_loop(first)), name="board-inbox"
+                    ),
+                    asyncio.create_task(self._guard(self._publish_loop()), name="board-publisher"),
+                    asyncio.create_task(
+                        self._guard(self._heartbeat_loop()), name="board-heartbeat"
+                    ),
+                ]
+                await first
+        except TimeoutError:
+            await self.aclose()
+            raise BoardUnavailableError(
+                f"worker {self.worker_id} not on the board within {self._connect_timeout:g}s"
+                f" (last error: {self._last_error or 'none'})"
+            ) from None
         except BaseException:
             await self.aclose()
             raise
@@ -205,6 +248,19 @@ class BoardBridge:
                         await self._queue.join()
         finally:
             await stop_tasks(self._tasks)
+
+    async def stop_taking(self) -> None:
+        """Take no more operator answers, and wait for the one being taken to be handed to the
+        handler and acknowledged on the board (a worker's first step on SIGTERM).
+
+        A claim that arrives afterwards is left to lapse: its operator is told it was not
+        taken (nothing was delivered). Then withdraw the calls (``handler.close()``) and close
+        the bridge, whose drain sends the withdrawals. Idempotent.
+
+        Cancellation: safe; no more answers are taken either way.
+        """
+        self._taking = False
+        await self._takes_done.wait()
 
     @property
     def connected(self) -> bool:
@@ -260,8 +316,9 @@ class BoardBridge:
                     try:
                         await self._apply(item)
                         break
-                    except BoardUnavailableError:
+                    except BoardUnavailableError as exc:
                         _check_cancelled()
+                        self._last_error = f"{type(exc).__name__}: {exc}"
                         self._lost()
                     except Exception:
                         # One bad item must not stop the others reaching the board.
@@ -362,11 +419,18 @@ class BoardBridge:
     async def _take(self, request: BoardRequest) -> None:
         """Take an operator's claim, hand it to the handler, acknowledge it (module docstring)."""
         claim = request.claim
-        if claim is None or request.worker != self.worker_id:
+        if claim is None or request.worker != self.worker_id or not self._taking:
             return
         pending = self.handler.get(request.id)
         if pending is None or pending.status != "pending":
             return  # the handler's own settle is on its way to the board
+        self._takes_done.clear()  # stop_taking() waits for this take to be acknowledged
+        try:
+            await self._take_claim(request, claim)
+        finally:
+            self._takes_done.set()
+
+    async def _take_claim(self, request: BoardRequest, claim: BoardClaim) -> None:
         if not await self.board.take(request.id, claim.token, self.worker_id):
             return  # the window closed (the operator was told), or another step won
         self._delivering.add(request.id)
@@ -397,8 +461,9 @@ class BoardBridge:
                 self._deliver(event.request)
 
     async def _resync(self) -> None:
-        """Re-publish the open requests (:data:`_RESYNC_BATCH` at a time: one by one, 500 of
-        them kept a restarted board's answers waiting for seconds), then restore the settled
+        """Re-publish the open requests, :data:`_RESYNC_BATCH` per round trip (one by one,
+        500 of them kept a restarted board's answers waiting for seconds; 100,000 must not
+        starve the heartbeat task: each batch yields to the loop), then restore the settled
         records the board may have lost."""
         pendings = list(self.handler.pending.values())
         for start in range(0, len(pendings), _RESYNC_BATCH):
@@ -406,16 +471,7 @@ class BoardBridge:
                 request_from_pending(pending.to_event(), self.worker_id)
                 for pending in pendings[start : start + _RESYNC_BATCH]
             ]
-            try:
-                async with asyncio.TaskGroup() as group:
-                    published = [
-                        group.create_task(self.board.publish(request, revive=True))
-                        for request in requests
-                    ]
-            except* BoardUnavailableError as lost:
-                raise lost.exceptions[0] from None
-            for task in published:
-                record = task.result()
+            for record in await self.board.publish_many(requests, revive=True):
                 if not record.is_open:
                     self._deliver(record)
                 elif record.claim is not None:
@@ -426,9 +482,11 @@ class BoardBridge:
         while True:
             try:
                 async with self.board.subscribe(self.worker_id) as events:
+                    self._broken.clear()  # a lapse seen during the re-publish breaks again
+                    self._syncing = True
                     await self.board.heartbeat(self.worker_id, self.ttl)
                     await self._resync()
-                    self._broken.clear()
+                    self._syncing = False
                     self._up.set()
                     if self._down_logged:
                         logger.warning("worker %s is back on the board", self.worker_id)
@@ -436,16 +494,26 @@ class BoardBridge:
                     if not first.done():
                         first.set_result(None)
                     await self._run_until_broken(events)
-            except BoardUnavailableError as exc:
+            except Exception as exc:  # any reply or fault: reconnect (never end this task)
                 _check_cancelled()
+                if not isinstance(exc, BoardUnavailableError):
+                    logger.warning(
+                        "worker %s: board step failed (%s: %s); reconnecting",
+                        self.worker_id,
+                        type(exc).__name__,
+                        exc,
+                        exc_info=exc,
+                    )
+                self._last_error = f"{type(exc).__name__}: {exc}"
                 if not first.done():
-                    first.set_exception(exc)
+                    first.set_exception(_unavailable_from(exc))
                     return
                 if not self._down_logged:
                     logger.warning("worker %s lost the board: %s", self.worker_id, exc)
                     self._down_logged = True
                 else:
                     logger.debug("worker %s: board still unreachable: %s", self.worker_id, exc)
+            self._syncing = False
             self._up.clear()
             self.reconnects += 1
             await asyncio.sleep(self._reconnect_delay)
@@ -461,15 +529,18 @@ class BoardBridge:
             raise pump.exception()  # type: ignore[misc]
 
     async def _heartbeat_loop(self) -> None:
+        """Beats while connected and while re-publishing (its own task: a long re-publish
+        never starves it); any failure is a lost board, never the end of this task."""
         while True:
             await asyncio.sleep(self.heartbeat_interval)
             _check_cancelled()
-            if not self._up.is_set():
+            if not (self._up.is_set() or self._syncing):
                 continue
             try:
                 lapsed = await self.board.heartbeat(self.worker_id, self.ttl)
-            except BoardUnavailableError:
+            except Exception as exc:
                 _check_cancelled()
+                self._last_error = f"{type(exc).__name__}: {exc}"
                 self._lost()
                 continue
             if lapsed:  # the board may have abandoned our requests: re-publish them

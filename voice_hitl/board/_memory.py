@@ -100,6 +100,12 @@ class MemoryBoard:
         self._emit(BoardOpened(request))
         return request
 
+    async def publish_many(
+        self, requests: Sequence[BoardRequest], *, revive: bool = False
+    ) -> list[BoardRequest]:
+        """See :meth:`RequestBoard.publish_many`. Cancellation: safe."""
+        return [await self.publish(request, revive=revive) for request in requests]
+
     async def settle(
         self,
         request_id: str,
@@ -203,7 +209,13 @@ class MemoryBoard:
             raise ValueError("only a settled record can be restored")
         restored = 0
         for request in requests:
-            if request.id not in self._open and request.id not in self._settled:
+            current = self._open.get(request.id)
+            if current is not None and current.worker == request.worker:
+                del self._open[request.id]  # its owner settled it; the board lost the settle
+                self._record(request)
+                self._emit(BoardSettled(request))
+                restored += 1
+            elif current is None and request.id not in self._settled:
                 self._record(request)
                 restored += 1
         return restored
@@ -214,6 +226,9 @@ class MemoryBoard:
         Cancellation: safe.
         """
         return None
+
+    async def confirm(self) -> None:
+        """See :meth:`RequestBoard.confirm`: returns (no replicas). Cancellation: safe."""
 
     async def get(self, request_id: str) -> BoardRequest | None:
         """See :meth:`RequestBoard.get`. Cancellation: safe."""

@@ -30,6 +30,7 @@ __all__ = [
     "BoardError",
     "BoardEvent",
     "BoardOpened",
+    "BoardOutcomeUnknownError",
     "BoardRequest",
     "BoardSettled",
     "BoardStatus",
@@ -47,7 +48,14 @@ class BoardError(VoiceHitlError):
 
 
 class BoardUnavailableError(BoardError, ConnectionError):
-    """The board's server cannot be reached right now (the caller may retry)."""
+    """The board's server cannot be reached right now, or refused the command (READONLY,
+    OOM, LOADING, MOVED, CLUSTERDOWN, ...): the caller may retry."""
+
+
+class BoardOutcomeUnknownError(BoardUnavailableError):
+    """A step reached the board's master, but fewer replicas than ``min_replicas``
+    acknowledged it in time: a failover now could lose it. Whether it stands is unknown
+    (the operator service answers 504 ``outcome_unknown``; a retry tells)."""
 
 
 class BoardStatus(enum.StrEnum):

@@ -88,6 +88,19 @@ class RequestBoard(Protocol):
         """
         ...
 
+    async def publish_many(
+        self, requests: Sequence[BoardRequest], *, revive: bool = False
+    ) -> list[BoardRequest]:
+        """:meth:`publish` each of ``requests`` (in one round trip where the backend can);
+        returns the board's records in the same order.
+
+        Raises:
+            BoardUnavailableError: The server cannot be reached.
+
+        Cancellation: some may be on the board; publishing again is safe.
+        """
+        ...
+
     async def settle(
         self,
         request_id: str,
@@ -178,7 +191,10 @@ class RequestBoard(Protocol):
 
     async def restore(self, requests: Sequence[BoardRequest]) -> int:
         """Put back settled records the board lost (a server restarted without persistence),
-        so late answers still hear who settled them; never overwrites a record it has.
+        so late answers still hear who settled them; never overwrites a settled record, nor
+        another worker's open one. A record the board shows *open* for the same worker is
+        settled from it (announced as :class:`BoardSettled`): the owner settled it, and a
+        failover to a replica that had not received the settle lost it.
 
         Returns:
             How many records were put back.
@@ -196,6 +212,19 @@ class RequestBoard(Protocol):
         without persistence), or None: it never did, or longer ago than its retention.
 
         Raises:
+            BoardUnavailableError: The server cannot be reached.
+
+        Cancellation: safe.
+        """
+        ...
+
+    async def confirm(self) -> None:
+        """Return once everything this client has read or written so far is held by the
+        board's configured replicas (``min_replicas``; a board with none returns at once), so
+        a failover cannot take it back. The operator service confirms before it says 200.
+
+        Raises:
+            BoardOutcomeUnknownError: Not enough replicas acknowledged in time.
             BoardUnavailableError: The server cannot be reached.
 
         Cancellation: safe.

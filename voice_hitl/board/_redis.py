@@ -6,31 +6,39 @@ number of processes. The board has an *epoch* (a random id under ``P epoch``): a
 (re)subscribes and finds another epoch than the one it saw, or misses an id on a board with no
 epoch, marks the board's state as lost (:meth:`RedisBoard.lost_state`), so a restart without
 persistence is told apart from "no such request". The client does not retry behind the
-caller's back: a dropped connection surfaces as :class:`BoardUnavailableError`, and the worker
-bridge reconnects and re-publishes.
+caller's back: a dropped connection, and every error reply (READONLY after a failover, OOM,
+LOADING, BUSY, MOVED/ASK, CLUSTERDOWN, a script error), surfaces as
+:class:`BoardUnavailableError` naming the reply, and the worker bridge reconnects and
+re-publishes.
+
+The same board runs on one server, on a Redis Cluster and on a Sentinel-watched master (URLs:
+:mod:`voice_hitl._redis_target`); every key carries one hash tag chosen from the prefix. With
+``min_replicas`` the steps an answer's truth rests on (take, settle, restore) and
+:meth:`RedisBoard.confirm` wait (``WAIT``) until that many replicas hold them, else raise
+:class:`BoardOutcomeUnknownError`.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Any, TypeVar
 
-import redis.asyncio as aioredis
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
-from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from .._redis_target import aclose_client, async_client, async_replicas, keyspace
 from ._model import (
     BoardClaim,
     BoardClaimed,
     BoardEscalated,
     BoardEvent,
     BoardOpened,
+    BoardOutcomeUnknownError,
     BoardRequest,
     BoardSettled,
     BoardStatus,
@@ -44,7 +52,9 @@ from ._tasks import check_cancelled
 
 __all__ = ["RedisBoard"]
 
-_DOWN = (RedisConnectionError, RedisTimeoutError, ConnectionError, OSError)
+logger = logging.getLogger("voice_hitl.board")
+
+_DOWN = (RedisError, OSError)
 _READ_ATTEMPTS = 3
 T = TypeVar("T")
 _RESTORE_BATCH = 500
@@ -81,12 +91,18 @@ def _request(fields: Sequence[Any] | Mapping[Any, Any]) -> BoardRequest:
 
 def _unavailable(exc: BaseException) -> BoardUnavailableError:
     """The error for a command that could not run; a full pool is named as such (Redis is
-    up, every connection of this board was busy for the whole timeout)."""
+    up, every connection of this board was busy for the whole timeout), and an error reply
+    by its kind (READONLY, OOM, MOVED, ...: Redis answered, but cannot do it now)."""
     if "No connection available" in str(exc):
         return BoardUnavailableError(
             "the board is busy: no Redis connection came free in time (raise max_connections)"
         )
-    return BoardUnavailableError(f"Redis is unreachable: {exc}")
+    if isinstance(exc, OSError) or type(exc).__name__ in _UNREACHABLE:
+        return BoardUnavailableError(f"Redis is unreachable: {exc}")
+    return BoardUnavailableError(f"Redis refused the command ({type(exc).__name__}: {exc})")
+
+
+_UNREACHABLE = {"ConnectionError", "TimeoutError", "MasterNotFoundError", "MaxConnectionsError"}
 
 
 def _slow(exc: BaseException) -> bool:
@@ -134,41 +150,56 @@ class RedisBoard:
     """A :class:`~voice_hitl.board.RequestBoard` on a Redis server (5.0 or later).
 
     Args:
-        url: The server, e.g. ``redis://127.0.0.1:6379/0``.
-        prefix: The key prefix every key and channel of this board starts with.
+        url: The server, e.g. ``redis://127.0.0.1:6379/0``, ``redis+cluster://h1:7000,h2:7001``
+            or ``redis+sentinel://h1:26379,h2:26379/mymaster`` (:mod:`voice_hitl._redis_target`).
+        client: A ``redis.asyncio`` client to use instead of ``url`` (a ``Redis``, a
+            ``RedisCluster``, or a ``Sentinel(...).master_for(...)``), created with
+            ``decode_responses=True``; its owner closes it.
+        prefix: The key prefix of this board; every key and channel carries it as a hash tag
+            (``voice-hitl:`` becomes ``{voice-hitl:}``; a prefix with a tag is kept).
         retention: Seconds a settled request stays readable.
         timeout: Seconds a single command may take before the board counts as unavailable;
             also how long a command waits for a free connection.
         max_connections: Connections this board opens at most (subscriptions included);
             further commands wait for one to come free, up to ``timeout``, instead of failing
             (redis-py's default pool refuses the 101st command in flight).
+        min_replicas: Replicas that must hold a take, a settle or a restore before it counts
+            (``WAIT``); 0 (the default, right for a single server) waits for none.
+        replica_timeout: Seconds such a step waits for its replicas before it raises
+            :class:`BoardOutcomeUnknownError`.
     """
 
     def __init__(
         self,
         url: str = "redis://127.0.0.1:6379/0",
         *,
+        client: Any = None,
         prefix: str = "voice-hitl:",
         retention: float = 3600.0,
         timeout: float = 5.0,
         max_connections: int = 64,
+        min_replicas: int = 0,
+        replica_timeout: float = 1.0,
     ) -> None:
+        if min_replicas < 0:
+            raise ValueError(f"min_replicas must be 0 or more, got {min_replicas!r}")
         self.prefix = prefix
+        self.keys = keyspace(prefix)
+        """The hash-tagged prefix every key and channel starts with."""
+        self.min_replicas = min_replicas
+        self._replica_timeout = replica_timeout
+        self._route = [f"{self.keys}epoch"]  # KEYS[1]: routes a script to the board's slot
         self._retention_seconds = max(1, int(retention))
         self._retention = str(self._retention_seconds)
         self._epoch: str | None = None  # the board's epoch as this client last saw it
         self._cache: dict[str, BoardRequest] = {}
         self._cache_size = 20_000
-        pool = aioredis.BlockingConnectionPool.from_url(
-            url,
-            max_connections=max_connections,
-            timeout=timeout,
-            decode_responses=True,
-            retry=Retry(NoBackoff(), 0),
-            socket_timeout=timeout,
-            socket_connect_timeout=timeout,
+        self._owns_client = client is None
+        self._redis: Any = (
+            async_client(url, timeout=timeout, max_connections=max_connections)
+            if client is None
+            else client
         )
-        self._redis = aioredis.Redis.from_pool(pool)
         self._publish = self._redis.register_script(PUBLISH)
         self._settle = self._redis.register_script(SETTLE)
         self._reap = self._redis.register_script(REAP)
@@ -186,12 +217,41 @@ class RedisBoard:
         attempt = 1
         while True:
             try:
-                return await script(args=[self.prefix, *args])
+                return await script(keys=self._route, args=[self.keys, *args])
             except _DOWN as exc:
                 if attempt == _READ_ATTEMPTS or "No connection available" not in str(exc):
                     raise _unavailable(exc) from exc
                 check_cancelled()
             attempt += 1
+
+    async def _written(self, script: Any, *args: Any) -> Any:
+        """:meth:`_call`, then :meth:`confirm` (the step must be on ``min_replicas``)."""
+        reply = await self._call(script, *args)
+        await self.confirm()
+        return reply
+
+    async def confirm(self) -> None:
+        """See :meth:`RequestBoard.confirm`: ``WAIT`` for ``min_replicas`` (none: returns).
+
+        Raises:
+            BoardOutcomeUnknownError: Fewer replicas acknowledged within ``replica_timeout``.
+            BoardUnavailableError: Redis cannot be reached, or refused.
+
+        Cancellation: safe.
+        """
+        if not self.min_replicas:
+            return
+        try:
+            acked = await async_replicas(
+                self._redis, f"{self.keys}sync", self.min_replicas, self._replica_timeout
+            )
+        except _DOWN as exc:
+            raise _unavailable(exc) from exc
+        if acked < self.min_replicas:
+            raise BoardOutcomeUnknownError(
+                f"only {acked} of {self.min_replicas} replicas acknowledged within "
+                f"{self._replica_timeout:g}s: a failover now could lose this step"
+            )
 
     async def publish(self, request: BoardRequest, *, revive: bool = False) -> BoardRequest:
         """See :meth:`RequestBoard.publish`.
@@ -202,6 +262,24 @@ class RedisBoard:
             self._publish, request.id, request.static_json(), request.worker, "1" if revive else "0"
         )
         return _request(reply[1:])
+
+    async def publish_many(
+        self, requests: Sequence[BoardRequest], *, revive: bool = False
+    ) -> list[BoardRequest]:
+        """See :meth:`RequestBoard.publish_many`: one pipelined round trip.
+
+        Cancellation: some may be on the board; publishing again is safe.
+        """
+        flag = "1" if revive else "0"
+        try:
+            sha = await self._redis.script_load(PUBLISH)  # a restarted server forgot it
+            pipe = self._redis.pipeline(transaction=False)
+            for r in requests:
+                pipe.evalsha(sha, 1, *self._route, self.keys, r.id, r.static_json(), r.worker, flag)
+            replies = await pipe.execute()
+        except _DOWN as exc:
+            raise _unavailable(exc) from exc
+        return [_request(reply[1:]) for reply in replies]
 
     async def settle(
         self,
@@ -220,7 +298,7 @@ class RedisBoard:
         """
         if status is BoardStatus.OPEN:
             raise ValueError("cannot settle a request as 'open'")
-        reply = await self._call(
+        reply = await self._written(
             self._settle,
             request_id,
             str(status),
@@ -273,7 +351,7 @@ class RedisBoard:
 
         Cancellation: the claim may or may not be taken; :meth:`get` tells.
         """
-        return bool(await self._call(self._take, request_id, token, worker))
+        return bool(await self._written(self._take, request_id, token, worker))
 
     async def release(self, request_id: str, token: str) -> BoardRequest | None:
         """See :meth:`RequestBoard.release`.
@@ -297,11 +375,13 @@ class RedisBoard:
                 sha = await self._redis.script_load(RESTORE)  # a restarted server forgot it
                 pipe = self._redis.pipeline(transaction=False)
                 for request in requests[start : start + _RESTORE_BATCH]:
-                    pipe.evalsha(sha, 0, self.prefix, *_restore_args(request, self._retention))
+                    args = _restore_args(request, self._retention)
+                    pipe.evalsha(sha, 1, *self._route, self.keys, *args)
                 replies = await pipe.execute()
             except _DOWN as exc:
                 raise _unavailable(exc) from exc
             restored += sum(1 for reply in replies if reply)
+        await self.confirm()
         return restored
 
     async def lost_state(self) -> float | None:
@@ -325,7 +405,7 @@ class RedisBoard:
 
         Cancellation: safe.
         """
-        key = f"{self.prefix}req:{request_id}"
+        key = f"{self.keys}req:{request_id}"
         fields = await self._read(lambda: self._redis.hgetall(key))
         return _request(fields) if fields else None
 
@@ -338,7 +418,7 @@ class RedisBoard:
         return list(await self._listing())
 
     async def _list_open(self) -> list[BoardRequest]:
-        key = f"{self.prefix}open"
+        key = f"{self.keys}open"
         values = await self._read(lambda: self._redis.hvals(key))
         requests = [self._parsed(_text(value)) for value in values]
         requests.sort(key=lambda r: r.created_at)
@@ -387,7 +467,7 @@ class RedisBoard:
         """See :meth:`RequestBoard.heartbeat`. Cancellation: safe."""
         try:
             before = await self._redis.set(
-                f"{self.prefix}hb:{worker}", "1", px=max(1, int(ttl * 1000)), get=True
+                f"{self.keys}hb:{worker}", "1", px=max(1, int(ttl * 1000)), get=True
             )
         except _DOWN as exc:
             raise _unavailable(exc) from exc
@@ -415,7 +495,7 @@ class RedisBoard:
         Raises:
             BoardUnavailableError: On entering, or while iterating, when Redis is unreachable.
         """
-        channel = f"{self.prefix}events" if worker is None else f"{self.prefix}events:{worker}"
+        channel = f"{self.keys}events" if worker is None else f"{self.keys}events:{worker}"
         # Any: redis-py typed PubSub.aclose only from 8.2 on; this reads the same on both.
         pubsub: Any = self._redis.pubsub(ignore_subscribe_messages=True)
         try:
@@ -438,10 +518,15 @@ class RedisBoard:
                 raise BoardUnavailableError(f"Redis subscription lost: {exc}") from exc
             if message is None or message.get("type") != "message":
                 continue
-            fields = json.loads(message["data"])
-            kind = fields.pop("type", "")
-            escalation = fields.pop("escalation", None)
-            request = _request(fields)
+            try:
+                fields = json.loads(message["data"])
+                kind = fields.pop("type", "")
+                escalation = fields.pop("escalation", None)
+                request = _request(fields)
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                # Somebody else's message on the board's channel: named, and skipped.
+                logger.warning("not a board event on %s: %s", message.get("channel"), exc)
+                continue
             if kind == "opened":
                 yield BoardOpened(request)
             elif kind == "claimed":
@@ -452,5 +537,7 @@ class RedisBoard:
                 yield BoardSettled(request)
 
     async def aclose(self) -> None:
-        """Close the connection pool (idempotent). Cancellation: safe."""
-        await self._redis.aclose()
+        """Close the connection pool it opened (idempotent; a ``client`` passed in belongs to
+        its owner). Cancellation: safe."""
+        if self._owns_client:
+            await aclose_client(self._redis)

@@ -1,8 +1,10 @@
 """The Lua scripts that make :class:`~voice_hitl.board.RedisBoard`'s steps atomic.
 
-Keys under the prefix ``P`` (passed as ``ARGV[1]``; the board runs on one Redis server, not a
-cluster): ``P req:ID`` (hash: data, status, worker, text, detail, at, by, via; and from an
-operator's claim on: claim, claim_status, claim_text, claim_by, claim_via, claim_until,
+Keys under the prefix ``P`` (passed as ``ARGV[1]``; it carries a hash tag,
+:func:`voice_hitl._redis_target.keyspace`, so every key is in one slot of a cluster;
+``KEYS[1]`` is ``P epoch``, only to route the call to that slot's master): ``P req:ID``
+(hash: data, status, worker, text, detail, at, by, via; and from an operator's claim on:
+claim, claim_status, claim_text, claim_by, claim_via, claim_until,
 claim_taken), ``P open`` (hash id -> data of the open requests), ``P wopen:W`` (set of
 worker W's open ids), ``P workers`` (set), ``P hb:W`` (a key that lives while W heartbeats),
 ``P epoch`` (hash: id, and lost_at once a client that knew an earlier epoch found it gone: the
@@ -207,21 +209,39 @@ redis.call('PUBLISH', ARGV[1] .. 'events', cjson.encode(obj))
 return 1
 """
 
-RESTORE = """
+RESTORE = (
+    _PRELUDE
+    + """
 -- ARGV: P, id, data, worker, status, text, detail, at, by, via, retention, then claim
 -- fields (claim, claim_status, claim_text, claim_by, claim_via, claim_until, claim_taken)
-local key = ARGV[1] .. 'req:' .. ARGV[2]
-if redis.call('EXISTS', key) == 1 then return 0 end
-redis.call('HSET', key, 'data', ARGV[3], 'worker', ARGV[4], 'status', ARGV[5], 'text', ARGV[6],
+-- Puts back a record the board lost; or settles the owner's request the board shows open
+-- (a failover lost the settle: the owner's record is the truth). Never touches another
+-- settled record, nor another worker's open one.
+local id, worker = ARGV[2], ARGV[4]
+local key = P .. 'req:' .. id
+local status = redis.call('HGET', key, 'status')
+if status and not (status == 'open' and redis.call('HGET', key, 'worker') == worker) then
+  return 0
+end
+redis.call('HSET', key, 'data', ARGV[3], 'worker', worker, 'status', ARGV[5], 'text', ARGV[6],
            'detail', ARGV[7], 'at', ARGV[8], 'by', ARGV[9], 'via', ARGV[10])
 if ARGV[12] ~= '' then
   redis.call('HSET', key, 'claim', ARGV[12], 'claim_status', ARGV[13], 'claim_text', ARGV[14],
              'claim_by', ARGV[15], 'claim_via', ARGV[16], 'claim_until', ARGV[17],
              'claim_taken', ARGV[18])
+else
+  redis.call('HDEL', key, 'claim', 'claim_status', 'claim_text', 'claim_by', 'claim_via',
+             'claim_until', 'claim_taken')
 end
 redis.call('EXPIRE', key, ARGV[11])
+if status == 'open' then
+  redis.call('HDEL', P .. 'open', id)
+  redis.call('SREM', P .. 'wopen:' .. worker, id)
+  announce('settled', worker, redis.call('HGETALL', key))
+end
 return 1
 """
+)
 
 EPOCH = """
 -- ARGV: P, the epoch id this client saw before ('' if none), a fresh id to use if none is set,

@@ -4,7 +4,7 @@ decide an outcome differently.
 Whisper runs on pinned kernels (`voice_hitl.speech.asr._native`), so a replay on any x86-64
 CPU with AVX2 scores as the recording did. A recording made on other kernels (another CPU
 with ``VOICE_HITL_ASR_ISA=native``, an older release) scores a near-miss gap up to about
-0.4 nats apart (docs/notes/issue-46-determinism.md): a gap within `GAP_TOLERANCE` of the
+0.4 nats apart (docs/guides/local-cascade.md): a gap within `GAP_TOLERANCE` of the
 recorded one is the same figure. The verdict it led to (the evidence's ``layers``) is always
 compared exactly; when it differs, or a gap lies beyond the tolerance, the replay's report
 names the step that depends on the machine instead of a bare diff.

@@ -155,11 +155,16 @@ async def _agent(factory: AgentFactory, provider: RealtimeProvider) -> AsyncIter
     if hasattr(made, "__aenter__"):
         async with made as channel:
             yield channel
-    else:
-        try:
-            yield made
-        finally:
-            await made.close()
+        return
+    if not isinstance(made, RealtimeVoiceChannel) and not hasattr(made, "plug_realtime"):
+        raise TypeError(
+            "the agent factory must return a RealtimeVoiceChannel or a ConferenceChannel (or "
+            f"an awaitable of one, or an async context manager yielding one), got {made!r}"
+        )
+    try:
+        yield made
+    finally:
+        await made.close()
 
 
 class _ReplayCaller(LocalTransport):
@@ -351,7 +356,7 @@ async def replay(
     frames = await asyncio.to_thread(_caller_frames, call) if mode == "audio" else []
     manifest, lines, records, recorded = call.manifest, call.lines, call.records, call.stories
     expected = recorded if strict else relaxed(recorded)
-    cassette = Cassette(lines, strict=strict, patience=patience)
+    cassette = Cassette(lines, call.normaliser(strict=strict), patience=patience)
     session_facts = manifest["session"]
     actor = next((r["data"].get("actor") for r in records if r.get("kind") == "opened"), None)
     async with cassette_server(manifest["provider"]["kind"], cassette) as server:

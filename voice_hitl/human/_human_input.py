@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
+import contextvars
 import itertools
 import logging
 import secrets
@@ -51,7 +53,7 @@ from ._pending import (
 )
 from ._slots import Deadlines, Request
 
-__all__ = ["DENIED_BY_HOOK", "HumanInputHandler", "InputRequiredCallback"]
+__all__ = ["DENIED_BY_HOOK", "HumanInputHandler", "InputRequiredCallback", "ambient_input"]
 
 logger = logging.getLogger("voice_hitl.human_input")
 
@@ -59,6 +61,22 @@ InputRequiredCallback = Callable[[PendingInputEvent], Awaitable[str | None]]
 """Notifies that a request needs an answer; returns a denial reason, or None to allow."""
 
 DENIED_BY_HOOK = "Denied by ON_USER_INPUT_REQUIRED hook"
+
+_AMBIENT: contextvars.ContextVar[tuple[InputRequiredCallback, str | None] | None] = (
+    contextvars.ContextVar("voice_hitl_ambient_input", default=None)
+)
+
+
+@contextlib.contextmanager
+def ambient_input(notifier: InputRequiredCallback, actor_id: str | None) -> Iterator[None]:
+    """For the block (a channel asking a runtime's own handler about a call): a request
+    created by a handler with no notifier for its channel is notified through ``notifier``,
+    and one created without an ``actor_id`` gets ``actor_id`` (the turn's author)."""
+    token = _AMBIENT.set((notifier, actor_id))
+    try:
+        yield
+    finally:
+        _AMBIENT.reset(token)
 
 _STATUS_OF = {
     OutcomeKind.ANSWERED: PendingInputStatus.RESOLVED,
@@ -327,6 +345,9 @@ class HumanInputHandler:
             raise RuntimeError("HumanInputHandler is closed")
         if self._closed_channels and channel_id in self._closed_channels:
             raise RuntimeError(f"HumanInputHandler is closed for channel {channel_id!r}")
+        ambient = _AMBIENT.get()
+        if ambient is not None and actor_id is None:
+            actor_id = ambient[1]
         pending_id = next(self._fresh_ids, None) or self._more_ids()
         created_at = _now(UTC)
         # Every field positionally: much cheaper than keywords and default factories.
@@ -356,6 +377,8 @@ class HumanInputHandler:
         if self._observers:
             self._emit(RequestOpened(request, created_at))
         notifier = self._notifiers.get(channel_id) if self._notifiers else None
+        if notifier is None and ambient is not None:
+            notifier = ambient[0]
         if notifier is not None:
             task = asyncio.create_task(
                 self._notify(request, notifier), name=f"notify-input-required-{pending_id}"

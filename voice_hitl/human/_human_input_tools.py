@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, ClassVar
 
 from .._checks import positive_seconds
 from .._exceptions import (
@@ -50,6 +50,10 @@ class HumanInputToolHandler:
             not serve, ``timeout`` is not a finite number of seconds above zero, or a policy
             is inconsistent (see :func:`~voice_hitl.human._deadline.build_policies`).
     """
+
+    names_approvers: ClassVar[bool] = False
+    """True when this handler tells who is speaking and counts named approvers with a quorum
+    (a conference's); an approval policy naming approvers needs one."""
 
     def __init__(
         self,

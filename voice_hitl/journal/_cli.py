@@ -123,8 +123,12 @@ def _store(args: argparse.Namespace) -> tuple[SqliteJournalStore | RedisJournalS
         from ._redis import DEFAULT_PREFIX
 
         require_packages("voice-hitl journal --redis", "redis", "redis")
-        if not args.redis.startswith(("redis://", "rediss://", "unix://")):
-            raise UsageError(f"--redis {args.redis}: not a redis:// URL")
+        from .._redis_target import parse_target
+
+        try:
+            parse_target(args.redis)  # one server, redis+cluster:// or redis+sentinel://
+        except ValueError as exc:
+            raise UsageError(f"--redis {args.redis}: {exc}") from None
         store = RedisJournalStore(
             args.redis, prefix=args.prefix or DEFAULT_PREFIX, read_only=True
         )

@@ -80,14 +80,15 @@ class _Unsure:
 
 def default_anchor(store: JournalStore, *, read_only: bool = False) -> JournalAnchor | None:
     """Where ``store``'s checkpoints go by default: ``<file>.anchor`` beside a SQLite journal,
-    the hash ``{prefix}:anchor`` beside a Redis one, none for other stores."""
+    the hash ``T:anchor`` beside a Redis one (``T``: its hash-tagged prefix), none for other
+    stores."""
     from ._redis import RedisJournalStore
     from ._sqlite import SqliteJournalStore
 
     if isinstance(store, SqliteJournalStore):
         return FileAnchor(f"{store.path}.anchor", read_only=read_only)
     if isinstance(store, RedisJournalStore):
-        return RedisAnchor(store.client, f"{store.prefix}:anchor", read_only=read_only)
+        return RedisAnchor(store.client, f"{store.keys}:anchor", read_only=read_only)
     return None
 
 
@@ -422,6 +423,9 @@ class Journal:
                 try:
                     self.store.append(entries)
                 except ChainMoved as moved:
+                    lost = self._went_back(moved.head)
+                    if lost is not None:
+                        linked = [lost, *linked]
                     self._chain = moved.head or (0, GENESIS)
                     with self.stats._lock:
                         self.stats.relinked += 1
@@ -435,6 +439,24 @@ class Journal:
             return False
         self._landed(entries, gap, records)
         return True
+
+    def _went_back(self, head: tuple[int, str] | None) -> Record | None:
+        """A ``gap`` record when the store's head is *behind* what this writer knew was
+        stored: entries were lost (a failover to a replica that had not received them, or a
+        deleted tail); else None. Chains only grow, so this cannot happen otherwise."""
+        known = self._chain[0] if self._chain is not None else 0
+        now = head[0] if head is not None else 0
+        if now >= known:
+            return None
+        reason = (
+            f"the store's chain went back from entry {known} to {now}: entries it held were "
+            "lost (a failover to a replica that had not received them, or a deleted tail)"
+        )
+        logger.error("journal: %s", reason)
+        with self.stats._lock:
+            self.stats.gaps += 1
+        data = {"missing": f"{now + 1}..{known}", "reason": reason}
+        return ("", datetime.now(UTC).isoformat(), "gap", data)
 
     def _landed(self, entries: list[JournalEntry], gap: int, records: list[Record]) -> None:
         """Account for a batch that is in the store (``gap``: the drops its gap entry names;

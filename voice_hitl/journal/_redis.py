@@ -12,11 +12,12 @@ the script ran but before its reply came back, the writer looks the batch up
 (:meth:`RedisJournalStore.contains`, through the per-request index) before it writes anything
 else, so a lost reply never writes a batch twice.
 
-Keys, under ``prefix`` (``voice-hitl:journal`` by default): ``{prefix}:entries`` (the stream,
-one field ``e`` holding the entry's JSON), ``{prefix}:head`` and ``{prefix}:req:{id}`` (the
-stream ids of one request's entries). Nothing is trimmed: a journal keeps everything. The
-per-request lists are not declared as the script's keys, so it runs on a single Redis (or a
-primary with replicas), not on Redis Cluster.
+Keys, under the prefix with a hash tag ``T`` (``voice-hitl:journal`` by default, so the keys
+are ``{voice-hitl:journal}:entries`` and so on; a prefix that holds a tag is kept as it is):
+``T:entries`` (the stream, one field ``e`` holding the entry's JSON), ``T:head`` and
+``T:req:ID`` (the stream ids of one request's entries). Nothing is trimmed: a journal keeps
+everything. Every key is in one hash slot, so the store runs on one Redis, a Sentinel-watched
+master or a Redis Cluster (URLs: :mod:`voice_hitl._redis_target`).
 
 Every method blocks (the sync ``redis`` client): the journal's writer thread and the CLI call
 them, never an event loop. Opened ``read_only`` (``voice-hitl journal``), the store only reads:
@@ -31,6 +32,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from .._redis_target import close_client, keyspace, sync_client
 from ._entry import JournalEntry
 from ._errors import ChainMoved, NotAJournalError
 
@@ -90,9 +92,11 @@ class RedisJournalStore:
     """Journal entries in a Redis stream shared by many processes.
 
     Args:
-        url: The Redis server (``redis://host:port/db``).
-        prefix: The journal's key prefix (one journal per prefix).
-        client: A ``redis.Redis`` to use instead of connecting to ``url``.
+        url: The Redis server (``redis://host:port/db``, ``redis+cluster://h:p,h:p``,
+            ``redis+sentinel://h:p,h:p/service``).
+        prefix: The journal's key prefix (one journal per prefix), made a hash tag.
+        client: A blocking ``redis.Redis``, ``redis.cluster.RedisCluster`` or Sentinel master
+            client (replies as bytes) to use instead of connecting to ``url``.
         read_only: Only read (what ``voice-hitl journal`` opens).
     """
 
@@ -105,17 +109,17 @@ class RedisJournalStore:
         read_only: bool = False,
     ) -> None:
         if client is None:
-            import redis
-
-            client = redis.Redis.from_url(url, socket_timeout=5.0, socket_connect_timeout=2.0)
+            client = sync_client(url, timeout=5.0)
         self.url = url
         self.prefix = prefix.rstrip(":")
+        self.keys = keyspace(self.prefix)
+        """The hash-tagged prefix of every key (``{prefix}`` unless the prefix has a tag)."""
         self._client = client
         self._lock = threading.Lock()
         self._append = client.register_script(_APPEND)
-        self._stream = f"{self.prefix}:entries"
-        self._head = f"{self.prefix}:head"
-        self._requests = f"{self.prefix}:req:"
+        self._stream = f"{self.keys}:entries"
+        self._head = f"{self.keys}:head"
+        self._requests = f"{self.keys}:req:"
         self.read_only = read_only
         self._checked = False
 
@@ -220,9 +224,7 @@ class RedisJournalStore:
             pipe.xrange(self._stream, stream_id, stream_id)
         return [_entry_from(fields[b"e"]) for found in pipe.execute() for _, fields in found]
 
-    def head_problem(
-        self, entries: Sequence[JournalEntry] | tuple[int, str] | None
-    ) -> str | None:
+    def head_problem(self, entries: Sequence[JournalEntry] | tuple[int, str] | None) -> str | None:
         """Why the stream's last entry is not the chain's head (a deleted tail), if it is not.
 
         ``entries``: what was read, or just its last entry's sequence number and digest.
@@ -244,4 +246,4 @@ class RedisJournalStore:
     def close(self) -> None:
         """Close the connection (idempotent)."""
         with self._lock:
-            self._client.close()
+            close_client(self._client)

@@ -41,7 +41,8 @@ if TYPE_CHECKING:
     )
     from ._recorder import CallRecorder
     from ._redact import Redaction
-    from ._summary import VOLATILE_KEYS, summarise
+    from ._summary import summarise
+    from ._volatile import VOLATILE_FIELDS
 
 # Every name loads its module on first use: the ``voice-hitl`` command line reaches the
 # recording's sub-commands without loading numpy, the recorder or the replays.
@@ -62,7 +63,7 @@ _LAZY: dict[str, str] = {
     "Redaction": "voice_hitl.recording._redact",
     "ReplayResult": "voice_hitl.demo._replay",
     "replay_recording": "voice_hitl.demo._replay",
-    "VOLATILE_KEYS": "voice_hitl.recording._summary",
+    "VOLATILE_FIELDS": "voice_hitl.recording._volatile",
     "summarise": "voice_hitl.recording._summary",
     "AgentFactory": "voice_hitl.demo._wire_replay",
     "CallReplay": "voice_hitl.demo._wire_replay",
@@ -74,7 +75,7 @@ __all__ = [
     "FORMAT_VERSION",
     "MANIFEST",
     "MANIFEST_SCHEMA",
-    "VOLATILE_KEYS",
+    "VOLATILE_FIELDS",
     "AgentFactory",
     "CallRecorder",
     "CallReplay",

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import secrets
 import time
 from collections.abc import Callable
@@ -22,16 +21,24 @@ from ._format import (
     CALLER_AUDIO,
     FORMAT_NAME,
     FORMAT_VERSION,
-    MANIFEST_FILE,
     STORIES_FILE,
     WIRE_FILE,
     digest_file,
+    write_json,
+    write_manifest,
 )
 from ._redact import Redaction, redact_record
 from ._summary import summarise
 from ._writer import RecordingWriter
 
-__all__ = ["CallRecording", "StoryRecord", "provider_facts", "voice_hitl_version", "write_json"]
+__all__ = [
+    "CallRecording",
+    "StoryRecord",
+    "provider_facts",
+    "tool_call_ids",
+    "voice_hitl_version",
+    "write_json",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,11 +80,30 @@ def provider_facts(provider: RealtimeProvider) -> dict[str, Any]:
     return facts
 
 
-def write_json(path: Path, value: Any) -> None:
-    """Write JSON through a temporary file so a failed write leaves the old file whole."""
-    scratch = path.with_name(path.name + ".tmp")
-    scratch.write_text(json.dumps(value, indent=2) + "\n")
-    os.replace(scratch, path)
+_CALL_FRAMES = ("function_call_arguments.done", "toolCall")
+
+
+def tool_call_ids(data: str | bytes) -> list[str]:
+    """The tool call ids a provider frame announces (OpenAI's function call arguments done,
+    Gemini's ``toolCall``); only such a frame is parsed, told by its first 256 characters."""
+    head = data[:256]
+    text = head.decode("utf-8", "replace") if isinstance(head, bytes) else head
+    if not any(kind in text for kind in _CALL_FRAMES):
+        return []
+    try:
+        frame = json.loads(data)
+    except ValueError:
+        return []
+    if not isinstance(frame, dict):
+        return []
+    if isinstance(frame.get("call_id"), str):
+        return [frame["call_id"]]
+    calls = (frame.get("toolCall") or {}).get("functionCalls") or []
+    return [c["id"] for c in calls if isinstance(c, dict) and isinstance(c.get("id"), str)]
+
+
+def _as_json(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
 
 
 def _tool(tool: AITool) -> dict[str, Any]:
@@ -105,6 +131,10 @@ class CallRecording:
         self.redaction = redaction
         self.records: list[StoryRecord] = []
         self.request_ids: set[str] = set()
+        self.call_ids: set[str] = set()
+        """The tool calls the provider made in this call (told apart from another session's)."""
+        self.ambiguous: str | None = None
+        """Why a request may be missing from this call's stories."""
         self.finished = False
         self._started = time.monotonic()
         self.on_finish: list[Callable[[], None]] = []
@@ -114,7 +144,7 @@ class CallRecording:
             "version": FORMAT_VERSION,
             "voice_hitl": "",  # read off the event loop, in begin()
             "complete": False,
-            "incomplete": "the call is still being recorded (or its recorder stopped)",
+            "incomplete": "the call was still being recorded (its process stopped first?)",
             "started_at": datetime.now(UTC).isoformat(),
             "provider": provider_facts(provider),
             "session": {
@@ -138,6 +168,7 @@ class CallRecording:
             max_frame_bytes=max_frame_bytes,
             redaction=redaction,
         )
+        self.writer.started = self._started
 
     def _begin(self) -> None:
         self._manifest["voice_hitl"] = voice_hitl_version()
@@ -148,7 +179,7 @@ class CallRecording:
             self.folder = self.folder.with_name(f"{self.folder.name}_{secrets.token_hex(3)}")
             self.folder.mkdir()
             self.writer.folder = self.folder
-        write_json(self.folder / MANIFEST_FILE, self._manifest)
+        write_manifest(self.folder, self._manifest)
         self.writer.start()
 
     async def begin(self) -> None:
@@ -168,6 +199,8 @@ class CallRecording:
         """One provider frame (``in`` from the provider, ``out`` to it)."""
         if not self.finished:
             self.writer.put(("wire", self.now(), direction, conn, data))
+            if direction == "in":
+                self.call_ids.update(tool_call_ids(data))
 
     def audio(self, frame: Any) -> None:
         """One frame of caller audio, as the transport delivered it."""
@@ -189,7 +222,10 @@ class CallRecording:
     # -- the end -----------------------------------------------------------------------------
 
     def _stories(self) -> dict[str, Any]:
-        records = self.records
+        records = [  # as JSON holds them (a request's context may be a read-only mapping)
+            StoryRecord(r.request_id, r.at, r.kind, _as_json(r.data), r.t)
+            for r in self.records
+        ]
         if self.redaction is not None:
             learned = dict(self.writer.learned)
             records = [
@@ -225,7 +261,7 @@ class CallRecording:
         }
         if writer.audio_missing is not None:
             manifest["stats"]["caller_audio"] = f"not written: {writer.audio_missing}"
-        incomplete = writer.incomplete or reason
+        incomplete = writer.incomplete or reason or self.ambiguous
         try:
             stories = json.loads(json.dumps(self._stories(), default=str))
             write_json(self.folder / STORIES_FILE, stories)
@@ -242,7 +278,7 @@ class CallRecording:
         manifest["incomplete"] = incomplete
         # On failure the manifest written at the start says the recording is incomplete.
         with contextlib.suppress(OSError):
-            write_json(self.folder / MANIFEST_FILE, manifest)
+            write_manifest(self.folder, manifest)
 
     async def finish(self, reason: str | None = None) -> None:
         """Write what is queued, then the stories and the final manifest (idempotent).

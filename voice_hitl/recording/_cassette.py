@@ -7,31 +7,28 @@ recorded server frame is sent verbatim, in order, and each recorded client frame
 from the agent and compared. The first client frame that differs, is missing, or is not in
 the recording ends the playback as a :class:`Divergence` with the frames around it.
 
-Compared as parsed JSON, without what varies from run to run by design: the client's
-``event_id``/``client_event_id`` and caller audio appends (the wire replay has no caller
-audio); unless ``strict``, a tool result's recogniser figures (see
-:data:`~voice_hitl.recording.VOLATILE_KEYS`) too.
+Compared as parsed JSON, without caller audio appends (the wire replay has no caller audio)
+and the fields the project writes and knows to vary, by their place in the frame (see
+:mod:`._volatile`): the protocol's event ids and, unless ``strict``, the recogniser's figures
+of a spoken answer and an approval's time. The user's tool results and the session's
+configuration are compared whole.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._summary import VOLATILE_KEYS
+from ._volatile import WireNormaliser
 from ._writer import _is_audio_append
 
 if TYPE_CHECKING:  # websockets comes with the openai and gemini extras, not the core
     from websockets.asyncio.server import ServerConnection as _WsConnection
 
 __all__ = ["Cassette", "Divergence", "WireLine", "normalised"]
-
-_IGNORED_KEYS = frozenset({"event_id", "client_event_id"})
-
 
 @dataclass(frozen=True, slots=True)
 class WireLine:
@@ -88,24 +85,7 @@ def _kind(text: str) -> str:
     return type(frame).__name__
 
 
-def _strip(value: Any, volatile: frozenset[str]) -> Any:
-    if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            if key in _IGNORED_KEYS or key in volatile:
-                continue
-            if key in ("output", "response") and isinstance(item, str):
-                # a tool result as JSON text: compare its meaning, not its spelling
-                with contextlib.suppress(ValueError):
-                    item = {"(json)": _strip(json.loads(item), volatile)}
-            out[key] = _strip(item, volatile)
-        return out
-    if isinstance(value, list):
-        return [_strip(item, volatile) for item in value]
-    return value
-
-
-def normalised(text: str | bytes, *, strict: bool) -> Any:
+def normalised(text: str | bytes, normaliser: WireNormaliser) -> Any:
     """A client frame as compared (``None`` for a caller audio append)."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
@@ -115,15 +95,17 @@ def normalised(text: str | bytes, *, strict: bool) -> Any:
         return {"(not JSON)": text}
     if _is_audio_append(frame):
         return None
-    return _strip(frame, frozenset() if strict else VOLATILE_KEYS)
+    return normaliser(frame)
 
 
 class Cassette:
     """Plays one recording's frames on the connections the agent opens."""
 
-    def __init__(self, lines: list[WireLine], *, strict: bool, patience: float) -> None:
+    def __init__(
+        self, lines: list[WireLine], normaliser: WireNormaliser, *, patience: float
+    ) -> None:
         self.lines = lines
-        self.strict = strict
+        self.normaliser = normaliser
         self.patience = patience
         self.connections = max((line.conn for line in lines), default=1)
         self.divergence: Divergence | None = None
@@ -170,7 +152,7 @@ class Cassette:
                         validate(json.loads(message))
                     except ValueError as exc:
                         self.invalid.append(f"{str(message)[:200]}: {exc}")
-                    frame = normalised(message, strict=self.strict)
+                    frame = normalised(message, self.normaliser)
                     if frame is not None:
                         arrived.put_nowait(frame)
             except ConnectionClosed:
@@ -216,7 +198,7 @@ class Cassette:
             if line.dir == "in":
                 await ws.send(line.frame.encode() if line.binary else line.frame)
                 continue
-            expected = normalised(line.frame, strict=self.strict)
+            expected = normalised(line.frame, self.normaliser)
             if expected is None:
                 continue
             try:

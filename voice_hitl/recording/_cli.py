@@ -1,4 +1,4 @@
-"""``voice-hitl recording show|verify|diff|redact``: recorded calls from a terminal.
+"""``voice-hitl recording show|verify|diff|redact|migrate``: recorded calls from a terminal.
 
 Exit codes: 0 done (``verify``: intact; ``diff``: the same), 1 ``verify`` found a problem or
 ``diff`` a difference, 2 bad input (a folder that is not a recording, a newer format
@@ -44,6 +44,13 @@ def add_recording_command(subparsers: Any) -> None:
     )
     verify.add_argument("folder")
     verify.set_defaults(handler=_verify)
+    migrate = actions.add_parser(
+        "migrate",
+        help="seal a format version 2 recording's manifest as version 3 (a recording you trust)",
+        formatter_class=HelpFormatter,
+    )
+    migrate.add_argument("folder")
+    migrate.set_defaults(handler=_migrate)
     diff = actions.add_parser(
         "diff",
         help="the first differing client frame and the stories' diff (exit 1 when they differ)",
@@ -81,13 +88,15 @@ def _load(folder: str, *, complete: bool = False) -> LoadedCall:
 
 
 def _show(args: argparse.Namespace) -> int:
+    from ._folder import incomplete_at
+
     call = _load(args.folder)
     m = call.manifest
     provider = m["provider"]
     inbound = sum(1 for line in call.lines if line.dir == "in")
     rate = m["session"].get("input_sample_rate") or 1
     audio = (m.get("stats") or {}).get("caller_samples", 0) / rate
-    state = "complete" if m["complete"] else f"INCOMPLETE ({m.get('incomplete')})"
+    state = "complete" if m["complete"] else f"NOT COMPLETE: {incomplete_at(call.folder, m)}"
     print(f"{call.folder}: {m['format']} version {m['version']}, voice-hitl {m['voice_hitl']}")
     print(f"  provider {provider['kind']} model {provider.get('model')}; {state}")
     print(
@@ -109,8 +118,8 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from ._folder import load_call
-    from ._format import read_manifest, verify_files
+    from ._folder import incomplete_at, load_call
+    from ._format import MANIFEST_FILE, UNSEALED_VERSION, read_manifest, verify_files
     from ._manifest import RecordingError
 
     folder = Path(args.folder)
@@ -119,18 +128,36 @@ def _verify(args: argparse.Namespace) -> int:
     except RecordingError as exc:
         raise UsageError(str(exc)) from None
     problems = verify_files(folder, manifest)
+    if manifest["version"] == UNSEALED_VERSION:
+        problems.append(
+            f"{MANIFEST_FILE}: format version 2 has no seal, so its own fields cannot be "
+            f"checked; `voice-hitl recording migrate {folder}` seals a recording you trust"
+        )
     if not problems:
         try:
             load_call(folder, complete=False)
         except RecordingError as exc:
             problems = [str(exc)]
     if not manifest["complete"]:
-        problems.append(f"incomplete: {manifest.get('incomplete')}")
+        problems.append(incomplete_at(folder, manifest))
     for problem in problems:
         print(f"{folder}: {problem}", file=sys.stderr)
     if not problems:
-        print(f"{folder}: intact ({len(manifest['files'])} files match the manifest)")
+        count = len(manifest['files'])
+        print(f"{folder}: intact (the manifest matches its seal; {count} files match the manifest)")
     return 1 if problems else 0
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    from ._format import migrate_manifest
+    from ._manifest import RecordingError
+
+    try:
+        manifest = migrate_manifest(args.folder)
+    except (RecordingError, OSError) as exc:
+        raise UsageError(str(exc)) from None
+    print(f"{args.folder}: sealed as format version {manifest['version']}")
+    return 0
 
 
 def _diff(args: argparse.Namespace) -> int:

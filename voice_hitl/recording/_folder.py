@@ -9,22 +9,32 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._call import StoryRecord, write_json
+from ._call import StoryRecord
 from ._cassette import WireLine, normalised
 from ._format import (
     CALLER_AUDIO,
-    MANIFEST_FILE,
     STORIES_FILE,
     WIRE_FILE,
     digest_file,
     read_manifest,
     verify_files,
+    write_json,
+    write_manifest,
 )
 from ._manifest import RecordingError
 from ._redact import Redaction, redact_frame, redact_record
 from ._summary import relaxed, summarise
+from ._volatile import WireNormaliser
 
-__all__ = ["LoadedCall", "diff_calls", "load_call", "load_wire", "redact_folder", "story_lines"]
+__all__ = [
+    "LoadedCall",
+    "diff_calls",
+    "incomplete_at",
+    "load_call",
+    "load_wire",
+    "redact_folder",
+    "story_lines",
+]
 
 
 def story_lines(stories: list[dict[str, Any]]) -> list[str]:
@@ -42,30 +52,42 @@ class LoadedCall:
     records: list[dict[str, Any]]
     stories: list[dict[str, Any]]
 
+    def normaliser(self, *, strict: bool) -> WireNormaliser:
+        """What this recording's client frames are compared without (see ``_volatile``)."""
+        provider = (line.frame for line in self.lines if line.dir == "in")
+        return WireNormaliser.of(self.manifest, provider, strict=strict)
+
     def client_frames(self, *, strict: bool) -> list[tuple[int, Any]]:
         """The agent's frames as a replay compares them, with their line numbers."""
         out = []
+        normaliser = self.normaliser(strict=strict)
         for line in self.lines:
             if line.dir == "out":
-                frame = normalised(line.frame, strict=strict)
+                frame = normalised(line.frame, normaliser)
                 if frame is not None:
                     out.append((line.number, frame))
         return out
 
 
-def load_wire(folder: Path) -> list[WireLine]:
-    """The recorded frames.
+def load_wire(folder: Path, *, torn_tail: bool = False) -> list[WireLine]:
+    """The recorded frames (``torn_tail``: an unfinished last line, as a killed recorder
+    leaves it, is left out rather than refused).
 
     Raises:
         RecordingError: A line is not a recorded frame; the message names the line.
     """
-    lines = []
+    return _read_wire(folder, torn_tail=torn_tail)[0]
+
+
+def _read_wire(folder: Path, *, torn_tail: bool) -> tuple[list[WireLine], bool]:
+    lines: list[WireLine] = []
     path = folder / WIRE_FILE
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8", errors="replace" if torn_tail else "strict")
     except FileNotFoundError:
-        return []
-    for number, raw in enumerate(text.splitlines(), 1):
+        return [], False
+    raws = text.splitlines()
+    for number, raw in enumerate(raws, 1):
         try:
             item = json.loads(raw)
             line = WireLine(
@@ -77,11 +99,24 @@ def load_wire(folder: Path) -> list[WireLine]:
                 bool(item.get("bin", False)),
             )
         except (ValueError, KeyError, TypeError) as exc:
+            if torn_tail and number == len(raws) and not text.endswith("\n"):
+                return lines, True
             raise RecordingError(f"{path} line {number} is not a recorded frame ({exc})") from None
         if line.dir not in ("in", "out"):
             raise RecordingError(f"{path} line {number}: 'dir' must be 'in' or 'out'")
         lines.append(line)
-    return lines
+    return lines, False
+
+
+def incomplete_at(folder: Path, manifest: dict[str, Any]) -> str:
+    """Where an incomplete recording stops and why: ``incomplete at frame K of wire.jsonl
+    (t=... s): <reason>``."""
+    lines, torn = _read_wire(folder, torn_tail=True)
+    where = f"t={lines[-1].t:.3f} s" if lines else "no frame written"
+    if torn:
+        where += f"; line {len(lines) + 1} was cut off mid-write"
+    why = manifest.get("incomplete")
+    return f"incomplete at frame {len(lines)} of {WIRE_FILE} ({where}): {why}"
 
 
 def load_call(folder: str | Path, *, complete: bool = True) -> LoadedCall:
@@ -102,8 +137,7 @@ def load_call(folder: str | Path, *, complete: bool = True) -> LoadedCall:
         raise RecordingError(f"{folder}: {'; '.join(problems)}")
     if complete and not manifest["complete"]:
         raise RecordingError(
-            f"{folder}: the recording is incomplete ({manifest.get('incomplete')}); "
-            "it cannot be replayed"
+            f"{folder}: the recording is {incomplete_at(folder, manifest)}; it cannot be replayed"
         )
     try:
         stories = json.loads((folder / STORIES_FILE).read_text())
@@ -116,7 +150,7 @@ def load_call(folder: str | Path, *, complete: bool = True) -> LoadedCall:
     return LoadedCall(
         folder,
         manifest,
-        load_wire(folder),
+        load_wire(folder, torn_tail=not manifest["complete"]),
         list(stories.get("records", [])),
         list(stories.get("stories", [])),
     )
@@ -204,5 +238,6 @@ def redact_folder(
             size, digest = digest_file(out / name)
             files[name] = {"bytes": size, "sha256": digest}
     manifest["files"] = files
-    write_json(out / MANIFEST_FILE, manifest)
+    manifest["version"] = max(manifest["version"], 3)  # the copy is sealed
+    write_manifest(out, manifest)
     return out

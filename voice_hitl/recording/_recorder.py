@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..human._human_input_tools import HumanInputToolHandler
-from ..human._lifecycle import RequestEvent
+from ..human._lifecycle import RequestEvent, RequestOpened
 from ..voice._provider import ProviderSession, RealtimeProvider, SessionConfig
 from ..voice._provider_events import PCM16
 from ..voice._transport import KeypadTransport
@@ -207,7 +207,8 @@ class CallRecorder:
             removers.append(taps.add(wire))
         human = source.human
         if human is not None:
-            removers.append(human.handler.add_observer(self._observer(source.channel_id)))
+            observer = self._observer(source.channel_id, calls)
+            removers.append(human.handler.add_observer(observer))
         _RECORDED.add(channel)
 
         def detach() -> None:
@@ -257,24 +258,42 @@ class CallRecorder:
         self._open[config.session_id] = call
         return call
 
-    def _observer(self, channel_id: str) -> Callable[[RequestEvent], None]:
+    def _observer(
+        self, channel_id: str, calls: dict[str, CallRecording]
+    ) -> Callable[[RequestEvent], None]:
         def observe(event: RequestEvent) -> None:
             if event.type == "opened":
                 request = event.request
-                if request.channel_id != channel_id:
-                    return
-                for call in self._open.values():
-                    if call.config.room_id == request.room_id and not call.finished:
-                        call.request_ids.add(event.pending_id)
-                        call.story(event)
-                        return
+                if request.channel_id == channel_id:
+                    self._opened(event, [c for c in calls.values() if not c.finished])
                 return
-            for call in self._open.values():
+            for call in calls.values():
                 if event.pending_id in call.request_ids and not call.finished:
                     call.story(event)
                     return
 
         return observe
+
+    @staticmethod
+    def _opened(event: RequestOpened, calls: list[CallRecording]) -> None:
+        """The call a new request belongs to: the one whose provider made the tool call, else
+        the only call in its room; never a guess between sessions sharing a room."""
+        request = event.request
+        owner = [c for c in calls if request.tool_call_id and request.tool_call_id in c.call_ids]
+        if not owner:
+            owner = [c for c in calls if c.config.room_id == request.room_id]
+        if len(owner) > 1:
+            why = (
+                f"request {event.pending_id} of room {request.room_id!r} could not be told "
+                "apart between the sessions sharing the room (their provider has no wire)"
+            )
+            logger.warning("%s; it is in no call's recording", why)
+            for call in owner:
+                call.ambiguous = call.ambiguous or why
+            return
+        if owner:
+            owner[0].request_ids.add(event.pending_id)
+            owner[0].story(event)
 
     async def aclose(self) -> None:
         """Finish the calls still being recorded and detach from every channel; idempotent.

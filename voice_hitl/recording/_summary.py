@@ -2,18 +2,20 @@
 
 From a journal's entries, per request in the order they opened: the tool and its arguments,
 who it was for, how it settled (outcome, who answered, how), the answer, every counted
-approval, and what the model read. The recogniser's own figures (``confidence``, the exact
-``transcript``, the measured ``audio`` of an answer's evidence) vary with the CPU and are left
-out, at any depth, unless ``strict``; the evidence's risk, turns and layers are compared.
+approval, and what the model read. Unless ``strict``, an answer leaves out only the fields the
+project writes and knows to vary, by their place (see :data:`~voice_hitl.recording.
+VOLATILE_FIELDS`): the recogniser's figures of a spoken answer, an approval's time; the
+evidence's risk, turns and layers, and every other answer, are compared whole.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
-__all__ = ["VOLATILE_KEYS", "StoryStep", "relaxed", "summarise"]
+from ._volatile import answer_compared
+
+__all__ = ["StoryStep", "relaxed", "summarise"]
 
 
 class StoryStep(Protocol):
@@ -29,19 +31,10 @@ class StoryStep(Protocol):
     @property
     def data(self) -> Mapping[str, Any]: ...
 
-VOLATILE_KEYS = frozenset({"confidence", "transcript", "note", "approved_at", "audio"})
-"""Keys of an answer's JSON that a replay does not compare unless strict."""
-
 
 def _reading(text: Any, strict: bool) -> Any:
-    """An answer or result text as compared: JSON without its volatile keys, else the text."""
-    if not isinstance(text, str):
-        return text
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return text
-    return value if strict else _without_volatile(value)
+    """An answer or result text as compared: JSON without its volatile fields, else the text."""
+    return answer_compared(text, strict=strict) if isinstance(text, str) else text
 
 
 def summarise(entries: Iterable[StoryStep], *, strict: bool = False) -> list[dict[str, Any]]:
@@ -77,22 +70,16 @@ def summarise(entries: Iterable[StoryStep], *, strict: bool = False) -> list[dic
     return list(stories.values())
 
 
-def _without_volatile(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _without_volatile(v) for k, v in value.items() if k not in VOLATILE_KEYS}
-    return value
-
-
 def relaxed(stories: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Strictly summarised stories (as a recording keeps them) without the volatile keys."""
     out = []
     for story in stories:
         story = dict(story)
         if "answer" in story:
-            story["answer"] = _without_volatile(story["answer"])
+            story["answer"] = answer_compared(story["answer"])
         if isinstance(story.get("model_read"), dict):
             read = dict(story["model_read"])
-            read["text"] = _without_volatile(read.get("text"))
+            read["text"] = answer_compared(read.get("text"))
             story["model_read"] = read
         out.append(story)
     return out

@@ -4,6 +4,14 @@ The loop hands frames and caller audio to :meth:`RecordingWriter.put` (a
 ``queue.SimpleQueue`` put: no lock held, no I/O); the thread parses, elides, redacts and
 writes them. A write the disk refuses (full, read-only, gone) or the size bound stops the
 recording, never the call: later items are counted and dropped, and ``incomplete`` says why.
+
+The thread wakes every :data:`DRAIN_EVERY` seconds (not at every put: one wake-up a batch,
+not one a frame), writes what was queued and hands it to the operating system (so it
+survives the process being killed), and flushes at least every :data:`FLUSH_EVERY` seconds
+while a long batch is written: a frame is in ``wire.jsonl`` within :data:`FLUSH_BOUND` of being
+sent or received unless the machine is too loaded to run the thread (``bench/
+bench_recording.py`` prints the delay's p99). The files are not fsynced before the call ends
+(a power cut can lose the last seconds).
 """
 
 from __future__ import annotations
@@ -11,6 +19,7 @@ from __future__ import annotations
 import json
 import queue
 import threading
+import time
 from pathlib import Path
 from typing import IO, Any
 
@@ -19,7 +28,14 @@ import numpy as np
 from ._format import CALLER_AUDIO, WIRE_FILE
 from ._redact import Redaction, redact_frame
 
-__all__ = ["RecordingWriter"]
+__all__ = ["DRAIN_EVERY", "FLUSH_BOUND", "FLUSH_EVERY", "RecordingWriter"]
+
+DRAIN_EVERY = 0.05
+"""Seconds between the writer thread's wake-ups (it writes and flushes what was queued)."""
+FLUSH_EVERY = 0.1
+"""Seconds between flushes while items keep coming (the queue never runs empty)."""
+FLUSH_BOUND = 0.25
+"""The stated bound: a frame reaches the file within this many seconds of its tap."""
 
 _STOP = object()
 _AUDIO_APPENDS = ("input_audio_buffer.append",)
@@ -31,8 +47,10 @@ _MARKS = {
 
 
 def _open_text(path: Path) -> IO[str]:
-    """Where ``wire.jsonl`` goes (tests replace it to fill the disk)."""
-    return path.open("w", encoding="utf-8")
+    """Where ``wire.jsonl`` goes (tests replace it to fill the disk). Its 1 MiB buffer is
+    written out only at a flush: one system call a batch, since each one lets the event loop
+    take the GIL and the thread waits for it back (Python's switch interval, 5 ms)."""
+    return path.open("w", encoding="utf-8", buffering=1 << 20)
 
 
 def _emptied(value: Any) -> Any:
@@ -96,10 +114,17 @@ class RecordingWriter:
         """Why the caller audio is not written (the call's frames still are)."""
         self.learned: dict[str, str] = {}
         """Argument values the redaction changed (see ``_redact``); read after :meth:`stop`."""
+        self.started = time.monotonic()
+        """The monotonic time items' ``t`` counts from (the call's start)."""
+        self.flush_delays: list[float] | None = None
+        """Set to a list to collect, per flush, how long its oldest item waited (bench)."""
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
+        self._wake = threading.Event()
         self._wire: IO[str] | None = None
         self._audio: Any = None
+        self._gathered: list[np.ndarray[Any, np.dtype[np.int16]]] = []
+        """Caller audio not yet written (written at the next flush)."""
 
     def start(self) -> None:
         """Start the writer thread (once)."""
@@ -120,30 +145,77 @@ class RecordingWriter:
         thread, self._thread = self._thread, None
         if thread is not None:
             self._queue.put(_STOP)
+            self._wake.set()
             thread.join()
 
     # -- the thread --------------------------------------------------------------------------
 
     def _run(self) -> None:
         try:
-            while (item := self._queue.get()) is not _STOP:
-                if self.incomplete is not None:
-                    self.dropped += 1
-                    continue
-                try:
-                    if item[0] == "wire":
-                        self._wire_item(*item[1:])
-                    elif item[0] == "mark":
-                        self._mark(item[1], item[2], item[3], "transport")
-                    else:
-                        self._audio_item(item[1], item[2])
-                except OSError as exc:
-                    self.incomplete = f"the disk refused a write ({exc.strerror or exc})"
-                    self.dropped += 1
+            while self._drain():
+                self._wake.wait(DRAIN_EVERY)
         finally:
             self._close_files()
 
+    def _drain(self) -> bool:
+        """Write and flush what is queued; False once the stop item was reached."""
+        # A flush is a system call (the thread lets the GIL go): timed from the last flush,
+        # not from the oldest item, or a writer behind would flush at every item and fall
+        # further behind waiting for the GIL each time.
+        oldest: float | None = None  # when the oldest item not yet flushed was tapped
+        flushed = time.monotonic()
+        try:
+            while (item := self._queue.get_nowait()) is not _STOP:
+                if oldest is None:
+                    oldest = self.started + item[1]
+                self._item(item)
+                if time.monotonic() - flushed >= FLUSH_EVERY:
+                    self._flush(oldest)
+                    oldest, flushed = None, time.monotonic()
+        except queue.Empty:
+            self._flush(oldest)
+            return True
+        self._flush(oldest)
+        return False
+
+    def _item(self, item: tuple[Any, ...]) -> None:
+        if self.incomplete is not None:
+            self.dropped += 1
+            return
+        try:
+            if item[0] == "wire":
+                self._wire_item(*item[1:])
+            elif item[0] == "mark":
+                self._mark(item[1], item[2], item[3], "transport")
+            else:
+                self._audio_item(item[1], item[2])
+        except OSError as exc:
+            self.incomplete = f"the disk refused a write ({exc.strerror or exc})"
+            self.dropped += 1
+
+    def _flush(self, oldest: float | None) -> None:
+        """Write the caller audio gathered (one FLAC write a batch, not one a frame) and hand
+        everything written to the operating system (``oldest``: when the oldest item in it
+        was tapped; None: nothing was)."""
+        if oldest is None:
+            return
+        try:
+            self._write_audio()
+            if self._wire is not None:
+                self._wire.flush()
+            if self._audio is not None:
+                self._audio.flush()
+        except (OSError, RuntimeError) as exc:
+            self.incomplete = self.incomplete or f"the disk refused a write ({exc})"
+        if self.flush_delays is not None:
+            self.flush_delays.append(time.monotonic() - oldest)
+
     def _close_files(self) -> None:
+        if self.incomplete is None:
+            try:
+                self._write_audio()
+            except OSError as exc:
+                self.incomplete = f"the disk refused a write ({exc.strerror or exc})"
         for handle in (self._wire, self._audio):
             if handle is None:
                 continue
@@ -211,6 +283,13 @@ class RecordingWriter:
             self.clock[-1][0] + (self.samples - self.clock[-1][1]) / self.sample_rate - t
         ) > 0.1:
             self.clock.append([round(t, 6), self.samples])
+        self._gathered.append(frame)
+        self.samples += len(frame)
+
+    def _write_audio(self) -> None:
+        gathered, self._gathered = self._gathered, []
+        if not gathered or self.audio_missing is not None:
+            return
         if self._audio is None:
             try:
                 import soundfile
@@ -227,7 +306,6 @@ class RecordingWriter:
                 format="FLAC",
             )
         try:
-            self._audio.write(frame)
+            self._audio.write(np.concatenate(gathered))
         except RuntimeError as exc:  # libsndfile reports a failed write as RuntimeError
             raise OSError(str(exc)) from exc
-        self.samples += len(frame)

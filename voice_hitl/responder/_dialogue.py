@@ -24,6 +24,8 @@ class Dialogue:
     risk: Risk = "low"
     spoken: bool = True
     """A spoken yes can approve at the high tier (`EvidencePolicy.spoken`)."""
+    keypad: bool = True
+    """The line can hear keypad tones (a line says it cannot with ``keypad = False``)."""
     code: str | None = None
     """The code the question asks for (a code challenge), else ``None``."""
     asking: bool = False
@@ -48,6 +50,7 @@ class Dialogue:
             challenge=self.challenge,
             spoken=self.spoken,
             code=self.code,
+            keypad=self.keypad,
         )
 
     def reprompt(self) -> str:
@@ -58,8 +61,11 @@ class Dialogue:
             challenge=self.challenge,
             spoken=self.spoken,
             code=self.code,
+            keypad=self.keypad,
         )
 
     def retry(self, kind: str) -> str:
         """What to say when a high-risk yes was not taken (``Verdict.retry``)."""
-        return phrase_challenge_retry(kind, spoken=self.spoken, code=self.code)
+        return phrase_challenge_retry(
+            kind, spoken=self.spoken, code=self.code, keypad=self.keypad
+        )

@@ -2,7 +2,9 @@
 
 A high-risk confirmation asks for the challenge word ("say confirm, or press 1") or, given a
 ``code`` (``EvidencePolicy(challenge="code")``), for that code ("say the code four, seven,
-two, or press 1"); every re-prompt that asks for it again says the code again.
+two, or press 1"); every re-prompt that asks for it again says the code again. On a line
+without a keypad (``keypad=False``: a conference whose addressed lines carry no tones) no
+prompt offers one: the spoken word, or the operator console or an answer link instead.
 """
 
 from __future__ import annotations
@@ -44,11 +46,19 @@ def phrase_question(
     challenge: bool = False,
     spoken: bool = True,
     code: str | None = None,
+    keypad: bool = True,
 ) -> str:
     """The question as it is spoken: a confirm ends with "Please say yes or no" (with
     ``challenge``, a high-risk confirm, with "say confirm, or press 1", or with a ``code``
     "say the code four, seven, two, or press 1", or without ``spoken`` approvals with "press
-    1" alone), choices are read out, keypad entry is offered for digits."""
+    1" alone), choices are read out, keypad entry is offered for digits; without a ``keypad``
+    on the line, nothing offers one (the console or an answer link instead of "press 1")."""
+    return _for_line(_question(tool_name, spec, challenge, spoken, code), keypad)
+
+
+def _question(
+    tool_name: str, spec: AnswerSpec, challenge: bool, spoken: bool, code: str | None
+) -> str:
     closing = _closing(challenge, spoken, code)
     if tool_name == "ConfirmAction":
         return f"Please confirm: {_sentence(spec.question)} {closing}"
@@ -69,9 +79,12 @@ def phrase_reprompt(
     challenge: bool = False,
     spoken: bool = True,
     code: str | None = None,
+    keypad: bool = True,
 ) -> str:
     """The re-prompt after an answer that could not be understood."""
-    question = phrase_question(tool_name, spec, challenge=challenge, spoken=spoken, code=code)
+    question = phrase_question(
+        tool_name, spec, challenge=challenge, spoken=spoken, code=code, keypad=keypad
+    )
     return f"Sorry, I didn't catch that. {question}"
 
 
@@ -94,17 +107,42 @@ _CODE_RETRIES = {
     "keypad_only": _CHALLENGE_RETRIES["keypad_only"],
 }
 _SPOKEN_OFF = f"A spoken yes cannot approve this. {_PRESS_ONE}"
+_ELSEWHERE = "approve from the operator console or your answer link"
+_WITHOUT_KEYPAD = {
+    _PRESS_ONE: f"To go ahead, {_ELSEWHERE}. To stop, say no.",
+    _CHALLENGE_RETRIES["keypad"]: (
+        f"I could not hear that clearly. Please say it once more, or {_ELSEWHERE}."
+    ),
+    _CHALLENGE_RETRIES["keypad_only"]: (
+        f"I could not take that as a yes. Please say it once more, or {_ELSEWHERE}."
+    ),
+    ", or press 1": "",
+    " You can also key it in, then press pound.": "",
+}
+"""What a prompt says instead of the keypad on a line that has none."""
 
 
-def phrase_challenge_retry(retry: str, *, spoken: bool = True, code: str | None = None) -> str:
+def _for_line(text: str, keypad: bool) -> str:
+    if keypad:
+        return text
+    for with_keys, without in _WITHOUT_KEYPAD.items():
+        text = text.replace(with_keys, without)
+    return text
+
+
+def phrase_challenge_retry(
+    retry: str, *, spoken: bool = True, code: str | None = None, keypad: bool = True
+) -> str:
     """What to say when a high-risk yes lacked evidence (``Verdict.retry``); with a ``code``,
     the code again (after ``"repeat"``, the new one); without ``spoken`` approvals, whatever
-    the retry, the keypad alone."""
+    the retry, the keypad alone (without a ``keypad``, the console or an answer link)."""
     if not spoken:
-        return _SPOKEN_OFF
-    if code is not None:
-        return _CODE_RETRIES.get(retry, _CODE_RETRIES["again"]).format(code=speak_code(code))
-    return _CHALLENGE_RETRIES.get(retry, _CHALLENGE_RETRIES["again"])
+        text = _SPOKEN_OFF
+    elif code is not None:
+        text = _CODE_RETRIES.get(retry, _CODE_RETRIES["again"]).format(code=speak_code(code))
+    else:
+        text = _CHALLENGE_RETRIES.get(retry, _CHALLENGE_RETRIES["again"])
+    return _for_line(text, keypad)
 
 
 def phrase_read_back(answer: Answer) -> str:

@@ -165,7 +165,14 @@ class VoiceResponder:
         except ValueError as exc:
             logger.warning("request %s cannot be asked aloud: %s", event.pending_id, exc)
             return
-        dialogue = Dialogue(event, spec, line, risk, spoken=self.evidence.spoken)
+        dialogue = Dialogue(
+            event,
+            spec,
+            line,
+            risk,
+            spoken=self.evidence.spoken,
+            keypad=bool(getattr(line, "keypad", True)),  # a conference may have none
+        )
         try:
             if dialogue.challenge and dialogue.spoken and self.evidence.challenge == "code":
                 try:

@@ -23,6 +23,7 @@ from ._auth import (
     parse_operators,
 )
 from ._desk import (
+    BeingAnsweredError,
     BoardRebuildingError,
     BoardStateLostError,
     DeskError,
@@ -34,6 +35,7 @@ from ._desk import (
     OperatorDesk,
     OutcomeUnknownError,
     SettledError,
+    ShuttingDownError,
     UnauthorizedError,
 )
 from ._links import (
@@ -64,6 +66,7 @@ __all__ = [
     "LINK_KEY_ENV",
     "OPERATORS_ENV",
     "AnswerLinks",
+    "BeingAnsweredError",
     "BoardRebuildingError",
     "BoardStateLostError",
     "DeadLetter",
@@ -84,6 +87,7 @@ __all__ = [
     "OperatorsError",
     "OutcomeUnknownError",
     "SettledError",
+    "ShuttingDownError",
     "UnauthorizedError",
     "WebhookError",
     "WebhookSignatureError",

@@ -21,7 +21,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from .._checks import positive_seconds
-from ..board import BoardUnavailableError, RequestBoard
+from ..board import BoardOutcomeUnknownError, BoardUnavailableError, RequestBoard
+from ..board._model import iso
 from ..board._tasks import stop_tasks
 from ..journal import Journal
 from ._auth import Operators
@@ -33,6 +34,7 @@ from ._links import AnswerLinks
 from ._listing import ListingEncoder
 from ._openapi import openapi_document
 from ._reach import reach_routes
+from ._sessions import Sessions
 from ._story import journal_board, journal_decisions, place_of, story_of
 from ._webhooks import Webhooks
 
@@ -65,9 +67,12 @@ def _guarded(handler: Handler) -> Handler:
             return await handler(request)
         except DeskError as error:
             return _refusal(error)
+        except BoardOutcomeUnknownError as exc:
+            body = {"status": 504, "code": "outcome_unknown", "message": str(exc)}
+            return JSONResponse({"error": body}, 504, headers={"Retry-After": "1"})
         except BoardUnavailableError as exc:
             body = {"status": 503, "code": "board_unavailable", "message": str(exc)}
-            return JSONResponse({"error": body}, 503)
+            return JSONResponse({"error": body}, 503, headers={"Retry-After": "1"})
 
     return guarded
 
@@ -83,6 +88,7 @@ def create_app(
     links: AnswerLinks | None = None,
     ack_timeout: float = 3.0,
     rebuild_window: float | None = None,
+    sessions: Sessions | None = None,
 ) -> Starlette:
     """Build the service over ``board`` for ``operators``.
 
@@ -98,7 +104,9 @@ def create_app(
     reported taken only once the owning worker took it; the worker has ``ack_timeout`` seconds
     to take it (:mod:`voice_hitl.service._taken`). For ``rebuild_window`` seconds after the
     board's server lost its state (default: three heartbeats, ``6 * reap_interval``), a missing
-    id is refused as being rebuilt (503 with ``Retry-After``), not as unknown.
+    id is refused as being rebuilt (503 with ``Retry-After``), not as unknown. ``sessions``
+    keeps the console's sign-ins (:mod:`voice_hitl.service._sessions`; 12-hour sessions by
+    default).
 
     Raises:
         ValueError: ``reap_interval`` or ``ack_timeout`` is not a finite number of seconds
@@ -116,6 +124,7 @@ def create_app(
         ack_timeout=ack_timeout,
         rebuild_window=window,
         write_ahead=journal_decisions(journal) if sync and journal is not None else None,
+        sessions=sessions,
     )
     hub = FeedHub(board)
     listing = ListingEncoder()
@@ -134,6 +143,15 @@ def create_app(
 
     async def me(request: Request) -> Response:
         return JSONResponse(operator_of(request).to_wire())
+
+    async def sign_in(request: Request) -> Response:
+        session, operator, expires = desk.sign_in(request.headers.get("authorization"))
+        body = {"session": session, "expires_at": iso(expires), "operator": operator.to_wire()}
+        return JSONResponse(body, 201, headers={"Cache-Control": "no-store"})
+
+    async def sign_out(request: Request) -> Response:
+        desk.sign_out(request.headers.get("authorization"))
+        return Response(status_code=204)
 
     async def list_requests(request: Request) -> Response:
         operator = operator_of(request)
@@ -194,6 +212,14 @@ def create_app(
     async def openapi(request: Request) -> Response:
         return JSONResponse(openapi_document())
 
+    async def health(request: Request) -> Response:
+        # No token: a load balancer asks. Draining: stopping, send answers elsewhere.
+        body = {"status": "ok", "answers_in_flight": desk.gate.in_flight}
+        if desk.gate.closed:
+            body["status"] = "draining"
+            return JSONResponse(body, 503, headers={"Retry-After": "1"})
+        return JSONResponse(body)
+
     async def console(request: Request) -> Response:
         return FileResponse(str(STATIC / "index.html"), media_type="text/html")
 
@@ -235,7 +261,10 @@ def create_app(
     routes = [
         Route("/", console),
         Route("/v1/openapi.json", openapi),
+        Route("/v1/health", health),
         Route("/v1/me", _guarded(me)),
+        Route("/v1/sessions", _guarded(sign_in), methods=["POST"]),
+        Route("/v1/sessions/current", _guarded(sign_out), methods=["DELETE"]),
         Route("/v1/requests", _guarded(list_requests)),
         Route("/v1/requests/{id}", _guarded(get_request)),
         Route("/v1/requests/{id}/story", _guarded(story)),

@@ -8,8 +8,16 @@ An operators file (or the ``VOICE_HITL_OPERATORS`` environment variable) holds J
     ]}
 
 ``rooms`` and ``channels`` list what an operator may see and answer (``"*"``: all; both default
-to all). A token may be given in clear or as its SHA-256 hex digest. The operator's ``name`` is
-who answered: it is the board's ``settled_by`` and the answer's ``actor_id``.
+to all). The operator's ``name`` is who answered: it is the board's ``settled_by`` and the
+answer's ``actor_id``.
+
+Tokens are stored as their SHA-256 hex digest (``token_sha256``): ``voice-hitl operators add``
+and ``rotate`` make a random 256-bit token, print it once and store only its digest, so the
+file holds nothing that signs in. (A salted slow hash such as scrypt protects guessable
+passwords; a random 256-bit token cannot be guessed, and every API call is checked against the
+digest, which a slow hash would make cost tens of milliseconds.) A token in clear (``token``)
+is still read, with a deprecation warning naming its operators; ``voice-hitl operators
+migrate`` replaces each by its digest in place (the same token keeps working).
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ import hashlib
 import hmac
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +40,7 @@ __all__ = [
     "OperatorsError",
     "load_operators",
     "parse_operators",
+    "watch_operators",
 ]
 
 OPERATORS_ENV = "VOICE_HITL_OPERATORS"
@@ -71,12 +80,20 @@ def _digest(token: str) -> str:
 class Operators:
     """Finds the operator a bearer token belongs to (compared by SHA-256 digest)."""
 
-    def __init__(self, entries: Iterable[tuple[str, Operator]]) -> None:
+    def __init__(
+        self, entries: Iterable[tuple[str, Operator]], *, plaintext: Iterable[str] = ()
+    ) -> None:
         self._by_digest: dict[str, Operator] = {}
+        self._digest_of: dict[str, str] = {}
         for digest, operator in entries:
             if digest in self._by_digest:
                 raise OperatorsError(f"operator {operator.name!r} reuses another's token")
+            if operator.name in self._digest_of:
+                raise OperatorsError(f"operator {operator.name!r} is listed twice")
             self._by_digest[digest] = operator
+            self._digest_of[operator.name] = digest
+        self.plaintext = tuple(plaintext)
+        """Operators whose token the file holds in clear (deprecated; see the module)."""
 
     @classmethod
     def from_tokens(cls, tokens: Mapping[str, Operator]) -> Operators:
@@ -85,11 +102,25 @@ class Operators:
 
     def find(self, token: str) -> Operator | None:
         """The operator whose token this is, or None."""
+        found = self.match(token)
+        return found[0] if found is not None else None
+
+    def match(self, token: str) -> tuple[Operator, str] | None:
+        """The operator whose token this is and the token's digest, or None (every digest is
+        compared, in constant time each)."""
         digest = _digest(token)
+        found = None
         for known, operator in self._by_digest.items():
             if hmac.compare_digest(known, digest):
-                return operator
-        return None
+                found = operator, known
+        return found
+
+    def current(self, name: str, digest: str) -> Operator | None:
+        """``name``'s operator if their token still has ``digest`` (not rotated, not removed)."""
+        known = self._digest_of.get(name)
+        if known is None or not hmac.compare_digest(known, digest):
+            return None
+        return self._by_digest[known]
 
     def __len__(self) -> int:
         return len(self._by_digest)
@@ -116,6 +147,7 @@ def parse_operators(text: str, source: str) -> Operators:
     if not isinstance(entries, list) or not entries:
         raise OperatorsError(f'{source} needs {{"operators": [...]}} with at least one operator')
     parsed = []
+    plaintext = []
     for n, entry in enumerate(entries):
         where = f"{source}: operator #{n + 1}"
         if not isinstance(entry, dict):
@@ -126,6 +158,7 @@ def parse_operators(text: str, source: str) -> Operators:
         token, digest = entry.get("token"), entry.get("token_sha256")
         if isinstance(token, str) and len(token) >= 8:
             digest = _digest(token)
+            plaintext.append(name.strip())
         elif not (isinstance(digest, str) and len(digest) == 64):
             raise OperatorsError(
                 f"{where} ({name}) needs a 'token' of 8 or more characters or a 'token_sha256'"
@@ -134,7 +167,7 @@ def parse_operators(text: str, source: str) -> Operators:
             name.strip(), _scope(entry, "rooms", where), _scope(entry, "channels", where)
         )
         parsed.append((digest.lower(), operator))
-    return Operators(parsed)
+    return Operators(parsed, plaintext=plaintext)
 
 
 def load_operators(path: str | os.PathLike[str] | None = None) -> Operators:
@@ -155,3 +188,44 @@ def load_operators(path: str | os.PathLike[str] | None = None) -> Operators:
             f"no operators: pass --operators FILE or set {OPERATORS_ENV} (no token, no data)"
         )
     return parse_operators(env_text, OPERATORS_ENV)
+
+
+async def watch_operators(
+    path: str | os.PathLike[str],
+    apply: Callable[[Operators], None],
+    *,
+    interval: float = 1.0,
+) -> None:
+    """Reread the operators file at ``path`` whenever it changes (checked every ``interval``
+    seconds) and hand the new operators to ``apply``: a rotated or revoked token is refused
+    from then on. A file that is not valid keeps the operators in force, with an error logged
+    (``voice-hitl operators`` writes the file whole, so a reader never sees it half-written).
+
+    Cancellation: safe; it runs until cancelled.
+    """
+    import asyncio
+    import logging
+
+    logger = logging.getLogger("voice_hitl.service")
+
+    def signature() -> tuple[int, int, int] | None:
+        try:
+            found = os.stat(path)
+        except OSError:
+            return None
+        return found.st_ino, found.st_mtime_ns, found.st_size
+
+    seen = signature()  # one stat, before the first await: changes from here on are seen
+    while True:
+        await asyncio.sleep(interval)
+        now = await asyncio.to_thread(signature)
+        if now == seen:
+            continue
+        seen = now
+        try:
+            operators = await asyncio.to_thread(load_operators, path)
+        except OperatorsError as exc:
+            logger.error("operators file changed but is not valid (the old one stays): %s", exc)
+            continue
+        apply(operators)
+        logger.warning("operators file %s reread: %d operator(s)", path, len(operators))

@@ -30,6 +30,7 @@ EXIT_OK, EXIT_USAGE, EXIT_AUTH, EXIT_NOT_FOUND, EXIT_SETTLED, EXIT_INVALID, EXIT
     6,
     7,
 )
+EXIT_BEING_ANSWERED = 8
 EXIT_CODES = {
     EXIT_OK: "done",
     EXIT_USAGE: "bad usage or configuration",
@@ -40,6 +41,10 @@ EXIT_CODES = {
     EXIT_DOWN: (
         "the service or its board cannot be reached, or the call did not take the answer in "
         "time (503/504; retry with --idempotency-key)"
+    ),
+    EXIT_BEING_ANSWERED: (
+        "another operator's answer is waiting for the call to take it (409 being_answered; "
+        "the message says who and until when; after that it is settled or open again)"
     ),
 }
 _BY_STATUS = {401: EXIT_AUTH, 403: EXIT_AUTH, 404: EXIT_NOT_FOUND, 409: EXIT_SETTLED}
@@ -87,6 +92,8 @@ def _run_client(action: Callable[[Any, argparse.Namespace], int]) -> Callable[..
         except ClientError as exc:
             if exc.status == 0 or exc.status >= 500:
                 return _fail(exc.message, EXIT_DOWN)
+            if exc.code == "being_answered":
+                return _fail(f"{exc.message} ({exc.status})", EXIT_BEING_ANSWERED)
             return _fail(f"{exc.message} ({exc.status})", _BY_STATUS.get(exc.status, EXIT_INVALID))
 
     return run
@@ -271,9 +278,17 @@ def add_operator_commands(subparsers: Any) -> None:
     serve.add_argument(
         "--redis",
         default=None,
-        help="the board's Redis (default: $VOICE_HITL_REDIS_URL or redis://127.0.0.1:6379/0)",
+        help="the board's Redis (default: $VOICE_HITL_REDIS_URL or redis://127.0.0.1:6379/0);"
+        " also redis+cluster://h:p[,h:p] and redis+sentinel://h:p[,h:p]/service[/db]",
     )
     serve.add_argument("--prefix", default="voice-hitl:", help="the board's Redis key prefix")
+    serve.add_argument(
+        "--min-replicas",
+        type=int,
+        default=0,
+        help="replicas that must hold an answer before it is reported taken (Redis WAIT;"
+        " default 0: a single server)",
+    )
     serve.add_argument("--operators", default=None, help="operators JSON file (tokens, scopes)")
     serve.add_argument(
         "--heartbeat",
@@ -324,7 +339,10 @@ def add_operator_commands(subparsers: Any) -> None:
         "--webhooks",
         default=None,
         metavar="FILE",
-        help='POST request events to the receivers in FILE ({"webhooks": [...]}, see README)',
+        help=(
+            "POST request events to the receivers in FILE "
+            '({"webhooks": [...]}, see docs/guides/webhooks.md)'
+        ),
     )
     serve.add_argument(
         "--public-url",
@@ -372,6 +390,8 @@ def add_operator_commands(subparsers: Any) -> None:
     _key_option(reject)
     reject.set_defaults(handler=_run_client(_reject))
 
+    from ._cli_operators import add_operators_command
     from ._cli_webhooks import add_webhook_commands
 
     add_webhook_commands(subparsers, _client_options, _run_client, _EPILOG)
+    add_operators_command(subparsers)

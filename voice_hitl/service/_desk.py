@@ -19,11 +19,29 @@ from ..board import BoardRequest, BoardStatus, RequestBoard
 from ..human._answer_json import answer_json
 from ..speech import AnswerSpec, AnswerSpecError, NoMatch, typed_answer
 from ._auth import Operator, Operators
+from ._drain import AnswerGate
+from ._refusals import (
+    BeingAnsweredError,
+    BoardRebuildingError,
+    BoardStateLostError,
+    DeskError,
+    ForbiddenError,
+    InvalidError,
+    NotFoundError,
+    NotRecordedError,
+    NotTakenError,
+    OutcomeUnknownError,
+    SettledError,
+    ShuttingDownError,
+    UnauthorizedError,
+)
+from ._sessions import SESSION_PREFIX, Sessions
 from ._taken import MAX_KEY, Acknowledgements, claim_and_wait, claim_token
 
 __all__ = [
     "MAX_REASON",
     "BoardRebuildingError",
+    "BeingAnsweredError",
     "BoardStateLostError",
     "DeskError",
     "ForbiddenError",
@@ -34,95 +52,11 @@ __all__ = [
     "OperatorDesk",
     "OutcomeUnknownError",
     "SettledError",
+    "ShuttingDownError",
     "UnauthorizedError",
 ]
 
 MAX_REASON = 2000
-
-
-class DeskError(Exception):
-    """An operation the desk refused; ``status`` is its HTTP status, ``code`` a short name;
-    ``retry_after`` (seconds) when trying again later is expected to work."""
-
-    status = 400
-    code = "bad_request"
-
-    def __init__(
-        self,
-        message: str,
-        request: BoardRequest | None = None,
-        *,
-        retry_after: int | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.message = message
-        self.request = request
-        self.retry_after = retry_after
-
-    def to_wire(self) -> dict[str, Any]:
-        """``{"status", "code", "message"}``, plus ``settled`` for a request that settled and
-        ``retry_after`` (seconds) for a refusal worth retrying then."""
-        body: dict[str, Any] = {"status": self.status, "code": self.code, "message": self.message}
-        if self.request is not None and not self.request.is_open:
-            body["settled"] = self.request.settlement_wire()
-        if self.retry_after is not None:
-            body["retry_after"] = self.retry_after
-        return body
-
-
-class UnauthorizedError(DeskError):
-    """No bearer token, or one nobody has."""
-
-    status, code = 401, "unauthorized"
-
-
-class ForbiddenError(DeskError):
-    """Refused for the operator's scope. The desk no longer raises it for a request outside
-    the scope (that is a :class:`NotFoundError`, so a refusal does not tell the request
-    exists); kept for callers that catch it."""
-
-    status, code = 403, "forbidden"
-
-
-class NotFoundError(DeskError):
-    """No request has that id (never, or no longer retained)."""
-
-    status, code = 404, "not_found"
-
-
-class BoardRebuildingError(DeskError):
-    """The board's server lost its state a moment ago (restarted without persistence) and the
-    workers are putting their requests back: the id may be one of them. Retry after
-    ``retry_after`` seconds (an answer with the same ``Idempotency-Key`` is still made once)."""
-
-    status, code = 503, "board_rebuilding"
-
-
-class BoardStateLostError(DeskError):
-    """No such id on a board whose server lost its state within the retention, and no worker
-    put it back: it may have existed (an earlier answer's outcome is unknown here), or not."""
-
-    status, code = 410, "board_state_lost"
-
-
-class SettledError(DeskError):
-    """The request was already answered, rejected, timed out, withdrawn or abandoned."""
-
-    status, code = 409, "already_settled"
-
-
-class NotTakenError(DeskError):
-    """The owning worker did not take the answer in time (busy, or just killed); nothing was
-    delivered and the request is open again (the claim lapsed for good)."""
-
-    status, code = 503, "not_taken"
-
-
-class NotRecordedError(DeskError):
-    """The service keeps a ``sync`` journal and could not store the operator's decision in
-    time, so the answer was not sent (nothing was delivered; retrying is safe)."""
-
-    status, code = 503, "not_recorded"
 
 
 WriteAhead = Callable[[BoardRequest, BoardStatus, str, str, str], Awaitable[None]]
@@ -130,25 +64,25 @@ WriteAhead = Callable[[BoardRequest, BoardStatus, str, str, str], Awaitable[None
 desk claims the request (a ``sync`` journal); raises :class:`NotRecordedError` when it cannot."""
 
 
-class OutcomeUnknownError(DeskError):
-    """The worker took the answer but its settle was not seen in time, or the board became
-    unreachable after the answer was sent: retry with the same ``Idempotency-Key`` (or read
-    the request) to learn the outcome."""
-
-    status, code = 504, "outcome_unknown"
-
-
-class InvalidError(DeskError):
-    """The answer or reason does not fit (the message says what would)."""
-
-    status, code = 422, "invalid"
-
-
 def _settled_message(request: BoardRequest) -> str:
     from ..board._model import iso
 
     who = f" by {request.settled_by}" if request.settled_by else ""
     return f"request {request.id} was already {request.status}{who} at {iso(request.settled_at)}"
+
+
+def _claimed_message(request: BoardRequest) -> str:
+    from ..board._model import iso
+
+    claim = request.claim
+    if claim is None:
+        return f"request {request.id} is being answered by another operator"
+    who = claim.by or "another operator"
+    how = "rejected" if claim.status is BoardStatus.REJECTED else "answered"
+    return (
+        f"request {request.id} is being {how} by {who}: the call has until {iso(claim.until)} "
+        "to take it; if it does not, the request is open again"
+    )
 
 
 def _ended_message(request: BoardRequest) -> str:
@@ -189,8 +123,11 @@ class OperatorDesk:
         ack_timeout: float = 3.0,
         rebuild_window: float = 6.0,
         write_ahead: WriteAhead | None = None,
+        sessions: Sessions | None = None,
     ) -> None:
         self.board = board
+        self.sessions = sessions if sessions is not None else Sessions()
+        """Console sign-ins (:mod:`voice_hitl.service._sessions`)."""
         self.write_ahead = write_ahead
         """Called with each decision before it is claimed (see :data:`WriteAhead`)."""
         self.operators = operators
@@ -202,22 +139,65 @@ class OperatorDesk:
         every live worker has noticed and re-published."""
         self.acks = Acknowledgements()
         """Wakes waiting answers on board events (the app feeds it from its hub)."""
+        self.gate = AnswerGate()
+        """Every answer and rejection passes it; closed when the service stops (a restart)."""
 
     def authenticate(self, authorization: str | None) -> Operator:
-        """The operator of an ``Authorization: Bearer <token>`` header value (or a bare token).
+        """The operator of an ``Authorization: Bearer <token>`` header value (or a bare token):
+        an operator's token, or a session id (:mod:`voice_hitl.service._sessions`).
 
         Raises:
-            UnauthorizedError: Missing, malformed or unknown.
+            UnauthorizedError: Missing, malformed or unknown; a session signed out, expired,
+                or whose operator's token was rotated or removed.
         """
-        if not authorization:
-            raise UnauthorizedError("a bearer token is required (Authorization: Bearer <token>)")
-        scheme, _, token = authorization.strip().partition(" ")
-        if not token:
-            scheme, token = "bearer", scheme
-        operator = self.operators.find(token.strip()) if scheme.lower() == "bearer" else None
-        if operator is None:
+        token = bearer_token(authorization)
+        if token.startswith(SESSION_PREFIX):
+            session = self.sessions.find(token)
+            if session is None:
+                raise UnauthorizedError("the session ended (signed out or expired): sign in again")
+            operator = self.operators.current(session.operator, session.token_digest)
+            if operator is None:
+                self.sessions.revoke(token)
+                raise UnauthorizedError(
+                    "the session ended: its operator's token was rotated or revoked"
+                )
+            return operator
+        found = self.operators.match(token)
+        if found is None:
             raise UnauthorizedError("the bearer token is not valid")
-        return operator
+        return found[0]
+
+    def sign_in(self, authorization: str | None) -> tuple[str, Operator, float]:
+        """Open a session for the operator whose own token ``authorization`` holds.
+
+        Returns:
+            The session id, the operator, and when the session expires (POSIX seconds).
+
+        Raises:
+            UnauthorizedError: Not an operator's token (a session id does not open another).
+        """
+        found = self.operators.match(bearer_token(authorization))
+        if found is None:
+            raise UnauthorizedError("sign in with an operator's token")
+        operator, digest = found
+        session_id, session = self.sessions.open(operator.name, digest)
+        return session_id, operator, session.expires
+
+    def sign_out(self, authorization: str | None) -> None:
+        """End the session ``authorization`` holds (idempotent: an ended one stays ended).
+
+        Raises:
+            UnauthorizedError: No bearer token.
+            InvalidError: An operator's token, not a session: it cannot be signed out
+                (``voice-hitl operators rotate NAME`` replaces it).
+        """
+        token = bearer_token(authorization)
+        if not token.startswith(SESSION_PREFIX):
+            raise InvalidError(
+                "only a session can be signed out; an operator's token is replaced with "
+                "'voice-hitl operators rotate NAME'"
+            )
+        self.sessions.revoke(token)
 
     async def list(
         self,
@@ -320,13 +300,21 @@ class OperatorDesk:
             NotFoundError: As :meth:`get`.
             SettledError: Somebody settled it first, the call ended first, or its worker is
                 gone (the message says which).
+            BeingAnsweredError: Another operator's answer is waiting for the call to take it.
             NotTakenError: The worker did not take it within :attr:`ack_timeout`.
             NotRecordedError: A ``sync`` journal could not store it first; it was not sent.
             OutcomeUnknownError: Taken or not could not be learnt in time.
             InvalidError: ``value`` does not fit the request's spec, or a bad key.
+            ShuttingDownError: The service is stopping; nothing was tried (503, Retry-After).
 
         Cancellation: the answer may or may not have been taken; :meth:`get` tells.
         """
+        with self.gate.admit():
+            return await self._answer(operator, request_id, value, via, idempotency_key)
+
+    async def _answer(
+        self, operator: Operator, request_id: str, value: Any, via: str, idempotency_key: str | None
+    ) -> BoardRequest:
         key = _check_key(idempotency_key)
         request = await self._retry_or_open(operator, request_id, key)
         if not request.is_open:
@@ -351,9 +339,21 @@ class OperatorDesk:
         Raises:
             NotFoundError, SettledError, NotTakenError, OutcomeUnknownError: As :meth:`answer`.
             InvalidError: ``reason`` is not a non-empty string of at most 2,000 characters.
+            ShuttingDownError: As :meth:`answer`.
 
         Cancellation: as :meth:`answer`.
         """
+        with self.gate.admit():
+            return await self._reject(operator, request_id, reason, via, idempotency_key)
+
+    async def _reject(
+        self,
+        operator: Operator,
+        request_id: str,
+        reason: Any,
+        via: str,
+        idempotency_key: str | None,
+    ) -> BoardRequest:
         if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
             raise InvalidError(
                 f"'reason' must be a non-empty string of at most {MAX_REASON} characters"
@@ -362,9 +362,7 @@ class OperatorDesk:
         request = await self._retry_or_open(operator, request_id, key)
         if not request.is_open:
             return request
-        return await self._settle(
-            request, BoardStatus.REJECTED, reason.strip(), operator, via, key
-        )
+        return await self._settle(request, BoardStatus.REJECTED, reason.strip(), operator, via, key)
 
     async def _retry_or_open(
         self, operator: Operator, request_id: str, key: str | None
@@ -415,9 +413,7 @@ class OperatorDesk:
                 raise NotFoundError(f"no request {request.id!r} (it left the board)")
             raise error
         if taken.outcome == "busy" and found is not None:
-            waiting = found.claim.by if found.claim is not None else None
-            who = f" by {waiting}" if waiting else ""
-            raise SettledError(f"request {request.id} is being answered{who}", found)
+            raise BeingAnsweredError(_claimed_message(found), found)
         if taken.outcome in ("settled", "gone") and found is not None:
             raise SettledError(_ended_message(found), found)
         if taken.outcome == "not_taken":
@@ -432,6 +428,22 @@ class OperatorDesk:
         )
 
 
+def bearer_token(authorization: str | None) -> str:
+    """The token of an ``Authorization: Bearer <token>`` value (or a bare token).
+
+    Raises:
+        UnauthorizedError: Missing, or another scheme.
+    """
+    if not authorization:
+        raise UnauthorizedError("a bearer token is required (Authorization: Bearer <token>)")
+    scheme, _, token = authorization.strip().partition(" ")
+    if not token:
+        scheme, token = "bearer", scheme
+    if scheme.lower() != "bearer" or not token.strip():
+        raise UnauthorizedError("the bearer token is not valid")
+    return token.strip()
+
+
 def _check_key(key: str | None) -> str | None:
     """An ``Idempotency-Key`` as given (printable ASCII, 1-200 characters), or None.
 
@@ -441,7 +453,5 @@ def _check_key(key: str | None) -> str | None:
     if key is None:
         return None
     if not 0 < len(key) <= MAX_KEY or not key.isascii() or not key.isprintable():
-        raise InvalidError(
-            f"the Idempotency-Key must be 1 to {MAX_KEY} printable ASCII characters"
-        )
+        raise InvalidError(f"the Idempotency-Key must be 1 to {MAX_KEY} printable ASCII characters")
     return key

@@ -74,7 +74,19 @@ def _b64(data: bytes) -> str:
 
 
 def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    """Decode unpadded base64url, only in its canonical form.
+
+    Base64 can spell the same bytes several ways (the unused low bits of the last character,
+    padding, characters the decoder skips); only the spelling :func:`_b64` writes is accepted,
+    so a token altered anywhere is refused even where the bytes would decode the same.
+
+    Raises:
+        ValueError: Not the canonical unpadded base64url of any bytes.
+    """
+    data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if _b64(data) != text:
+        raise ValueError("not canonical base64url")
+    return data
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,8 +69,45 @@ _ERROR = {
                 "code": {"type": "string"},
                 "message": {"type": "string"},
                 "settled": {"$ref": "#/components/schemas/Settlement"},
+                "claim": {"$ref": "#/components/schemas/Claim"},
+                "retry_after": {"type": "integer"},
             },
         }
+    },
+}
+
+_SESSION = {
+    "type": "object",
+    "required": ["session", "expires_at", "operator"],
+    "properties": {
+        "session": {"type": "string", "description": "vhs_...: the bearer token from now on."},
+        "expires_at": {"type": "string", "format": "date-time"},
+        "operator": {"type": "object"},
+    },
+}
+
+_HEALTH = {
+    "type": "object",
+    "required": ["status", "answers_in_flight"],
+    "properties": {
+        "status": {"type": "string", "enum": ["ok", "draining"]},
+        "answers_in_flight": {"type": "integer", "minimum": 0},
+    },
+}
+
+_CLAIM = {
+    "type": "object",
+    "description": "being_answered: another operator's answer waiting for the call to take it.",
+    "required": ["by", "via", "status", "until"],
+    "properties": {
+        "by": _NULLABLE_STRING,
+        "via": _NULLABLE_STRING,
+        "status": {"type": "string", "enum": ["answered", "rejected"]},
+        "until": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When the claim lapses unless the call took it (then open again).",
+        },
     },
 }
 
@@ -105,7 +142,12 @@ _SETTLE = {
     **_AUTH_ERRORS,
     "400": _error("The body is not JSON, nested too deep, or holds a lone surrogate."),
     "404": _error("Unknown request id, or outside your rooms and channels."),
-    "409": _error("Already answered, rejected, timed out, withdrawn or abandoned."),
+    "409": _error(
+        "already_settled (with settled): already answered, rejected, timed out, withdrawn or "
+        "abandoned; or being_answered (with claim and Retry-After): another operator's answer "
+        "is waiting for the call to take it, and the request is open again if it is not taken "
+        "by claim.until."
+    ),
     "410": _error(
         "board_state_lost: the board's Redis lost its state (restarted without persistence) "
         "and no worker put this id back; an earlier answer's outcome is unknown here."
@@ -113,6 +155,7 @@ _SETTLE = {
     "413": _error("The body is over 64 KiB."),
     "422": _error("The body does not fit (e.g. an answer the request's spec does not accept)."),
     "503": _error(
+        "shutting_down (with Retry-After): the service is stopping, nothing was tried. "
         "Not taken: the board is unreachable, or the call's worker did not take the answer in "
         "time (nothing was delivered); or board_rebuilding (with Retry-After): the board's "
         "Redis lost its state a moment ago and the workers are putting their requests back."
@@ -170,10 +213,48 @@ def openapi_document() -> dict[str, Any]:
         },
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
-            "schemas": {"Request": _REQUEST, "Settlement": _SETTLEMENT, "Error": _ERROR},
+            "schemas": {
+                "Request": _REQUEST,
+                "Settlement": _SETTLEMENT,
+                "Claim": _CLAIM,
+                "Error": _ERROR,
+            },
         },
         "security": [{"bearer": []}],
         "paths": {
+            "/v1/health": {
+                "get": {
+                    "operationId": "health",
+                    "summary": "ok, or draining while the service stops (a rolling restart).",
+                    "security": [],
+                    "responses": {
+                        "200": _ok(_HEALTH, "Taking answers."),
+                        "503": _ok(_HEALTH, "Draining: answers are refused (shutting_down)."),
+                    },
+                }
+            },
+            "/v1/sessions": {
+                "post": {
+                    "operationId": "signIn",
+                    "summary": "Sign in with an operator's token: a session id to use as the "
+                    "bearer token until it expires or is signed out.",
+                    "responses": {
+                        "201": _ok(_SESSION, "The session (its id is shown once)."),
+                        "401": _error("Not an operator's token (a session opens no other)."),
+                    },
+                }
+            },
+            "/v1/sessions/current": {
+                "delete": {
+                    "operationId": "signOut",
+                    "summary": "Sign out: the session id of the Authorization header ends.",
+                    "responses": {
+                        "204": {"description": "Signed out (or it had ended already)."},
+                        "401": _AUTH_ERRORS["401"],
+                        "422": _error("An operator's token, not a session: rotate it instead."),
+                    },
+                }
+            },
             "/v1/me": {
                 "get": {
                     "operationId": "me",

@@ -120,6 +120,8 @@ def reach_routes(
             links.give_back(claim)
             return _page("Try again", "<p>The service cannot reach its board right now.</p>", 503)
         except DeskError as error:
+            if error.code in ("shutting_down", "being_answered"):
+                links.give_back(claim)  # nothing was tried: the link still works
             if error.request is not None and not error.request.is_open:
                 return _settled_page(error.request)
             return _page("Not answered", f"<p>{html.escape(error.message)}</p>", error.status)

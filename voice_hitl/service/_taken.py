@@ -123,10 +123,35 @@ async def claim_and_wait(
     """Claim ``request_id`` and wait for the owner's acknowledgement (module docstring).
 
     Waits at most about two ``window`` s. An unreachable board does not end the wait early
-    once the claim may have landed: only a record read back tells what happened.
+    once the claim may have landed: only a record read back tells what happened. "Taken" and
+    "not taken" are said only once the board confirms them (:meth:`RequestBoard.confirm`:
+    held by its ``min_replicas``, so a failover cannot take them back); else ``unknown``.
 
     Cancellation: the claim may be on the board; it is taken or lapses within ``window``.
     """
+    taken = await _claim_and_wait(
+        board, acks, request_id, status, text, token=token, window=window, by=by, via=via
+    )
+    if taken.outcome in ("taken", "not_taken"):
+        try:
+            await board.confirm()
+        except BoardUnavailableError:
+            return Taken("unknown", taken.request)
+    return taken
+
+
+async def _claim_and_wait(
+    board: RequestBoard,
+    acks: Acknowledgements,
+    request_id: str,
+    status: BoardStatus,
+    text: str,
+    *,
+    token: str,
+    window: float,
+    by: str | None,
+    via: str | None,
+) -> Taken:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + window + 0.2  # past the board's window, whatever the clocks
     record: BoardRequest | None = None

@@ -1,10 +1,13 @@
 """:class:`Webhooks`: the service POSTs each request's events to the subscribed URLs.
 
 The board's events reach :meth:`Webhooks.offer` from the service's feed hub (a listener that
-must not block): it builds one signed event per subscription that wants it and puts it on a
-bounded queue, without waiting. A task of its own (started and stopped by the service's
-lifespan) takes the queue and delivers each event in its own task, at most ``max_in_flight``
-at once, so a slow or dead receiver never slows a call, the feed, or the other receivers.
+must not block): it builds the event's common part once and puts one delivery on the queue of
+each subscription that wants it, without waiting; each event's answer links, body and
+signature are made when it is delivered, off the call's path. Every subscription has its own
+lane (:mod:`voice_hitl.service._webhook_lane`: its own bounded queue, at most
+``max_in_flight`` deliveries at once, its own connections), started and stopped by the
+service's lifespan, so a slow or dead receiver never slows a call, the feed, or another
+receiver.
 
 Delivery is at least once: an attempt that gets no 2xx (a timeout, a refused connection, a 5xx,
 408, 425 or 429) is retried after a backoff that doubles from ``backoff`` up to ``max_backoff``
@@ -12,7 +15,9 @@ seconds (with jitter), ``attempts`` times in all; the event keeps its idempotenc
 is signed afresh with each attempt's timestamp. Another 4xx is final at once. An event that
 is not delivered becomes a **dead letter** (kept in this process, the newest
 ``dead_letter_limit``), which ``voice-hitl webhooks dead`` shows and ``... retry`` sends again
-(same ``id``). An event that finds the queue full is a dead letter at once.
+(same ``id``). An event that finds its receiver's queue full is a dead letter at once, counted
+and logged (:attr:`Webhooks.overflowed`). Dead letters past ``dead_letter_limit`` are dropped
+oldest first, counted in :attr:`Webhooks.dead_dropped` and logged.
 
 Escalations are not on the board: a worker's ``HumanInputHandler`` tells them to its observers.
 :meth:`Webhooks.observer` is such an observer, for a dispatcher in the worker's process.
@@ -22,9 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
-import json
 import logging
-import random
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -38,7 +41,6 @@ from ..board import (
     BoardRequest,
     request_from_pending,
 )
-from ..board._bridge import stop_tasks
 from ..board._model import iso
 from ..human._lifecycle import RequestEvent, RequestNoted, RequestOpened, RequestSettled
 from ..human._pending import PendingInput
@@ -46,7 +48,8 @@ from ..human._pending import PendingInput
 if TYPE_CHECKING:
     import httpx
 
-from ._webhook_wire import EVENT_HEADER, EventType, WebhookSubscription, sign_webhook, webhook_event
+from ._webhook_lane import FULL, Delivery, Lane, Retries
+from ._webhook_wire import EventType, WebhookSubscription, webhook_event
 
 __all__ = ["DeadLetter", "LinkMaker", "Webhooks"]
 
@@ -55,8 +58,6 @@ logger = logging.getLogger("voice_hitl.service.webhooks")
 LinkMaker = Callable[[BoardRequest, str], Mapping[str, str]]
 """``(request, holder) -> {"yes": url, ...}``: the answer links an event carries."""
 
-_RETRYABLE = frozenset({408, 425, 429})
-_FULL = "the delivery queue was full"
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,8 +112,10 @@ class Webhooks:
         attempts: Tries per event and receiver before it is a dead letter (at least 1).
         backoff: Seconds before the first retry; doubled each time, up to ``max_backoff``.
         timeout: Seconds one attempt may take.
-        queue_size: Events waiting for delivery before new ones are dead letters at once.
-        max_in_flight: Deliveries (attempts and their backoffs) under way at once.
+        queue_size: Events waiting for one receiver before its new ones are dead letters at
+            once.
+        max_in_flight: Deliveries (attempts and their backoffs) under way at once, per
+            receiver (each receiver has its own; one that hangs holds only its own).
         dead_letter_limit: Dead letters kept (the oldest go first).
         transport: An httpx transport (tests); the default opens connections.
     """
@@ -127,7 +130,7 @@ class Webhooks:
         max_backoff: float = 30.0,
         timeout: float = 5.0,
         queue_size: int = 10_000,
-        max_in_flight: int = 256,
+        max_in_flight: int = 16,
         dead_letter_limit: int = 1000,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
@@ -135,34 +138,63 @@ class Webhooks:
             raise ValueError(
                 "attempts must be >= 1, backoff >= 0, max_backoff >= backoff and timeout > 0"
             )
+        if queue_size < 1 or max_in_flight < 1:
+            raise ValueError("queue_size and max_in_flight must be at least 1")
         self.subscriptions = list(subscriptions)
+        names = [s.name for s in self.subscriptions]
+        if len(set(names)) != len(names):
+            raise ValueError("each subscription needs its own name (each has its own lane)")
         self._links = links
-        self._attempts = attempts
-        self._backoff = backoff
-        self._max_backoff = max_backoff
-        self._timeout = timeout
-        self._queue: asyncio.Queue[tuple[WebhookSubscription, dict[str, Any], int]] = (
-            asyncio.Queue(queue_size)
-        )
-        self._slots = asyncio.Semaphore(max_in_flight)
-        self._max_in_flight = max_in_flight
+        retries = Retries(attempts, backoff, max_backoff, timeout)
+        self._lanes = {
+            s.name: Lane(
+                s,
+                retries,
+                queue_size=queue_size,
+                concurrency=max_in_flight,
+                bury=self._bury,
+                settled=self._settled,
+            )
+            for s in self.subscriptions
+        }
         self._dead: OrderedDict[str, DeadLetter] = OrderedDict()
         self._dead_limit = dead_letter_limit
         self._transport = transport
-        self._client: httpx.AsyncClient | None = None
-        self._runner: asyncio.Task[None] | None = None
-        self._deliveries: set[asyncio.Task[None]] = set()
         self._busy = 0
         self._idle = asyncio.Event()
         self._idle.set()
         self._state = _State.UNOPENED
         self._recent: OrderedDict[str, PendingInput] = OrderedDict()
-        self._full_logged_at = float("-inf")
-        self._full_since_log = 0
-        self.delivered = 0
-        """Events delivered (a 2xx)."""
-        self.retries = 0
-        """Attempts after a first one failed."""
+        self._dropped_logged_at = float("-inf")
+        self.dead_dropped = 0
+        """Dead letters dropped (oldest first) past ``dead_letter_limit``."""
+
+    @property
+    def delivered(self) -> int:
+        """Events delivered (a 2xx), all receivers."""
+        return sum(lane.delivered for lane in self._lanes.values())
+
+    @property
+    def retries(self) -> int:
+        """Attempts after a first one failed, all receivers."""
+        return sum(lane.retries for lane in self._lanes.values())
+
+    @property
+    def overflowed(self) -> int:
+        """Events refused by a full receiver queue (each one a dead letter), all receivers."""
+        return sum(lane.overflowed for lane in self._lanes.values())
+
+    def lanes(self) -> dict[str, dict[str, int]]:
+        """Per receiver: ``waiting``, ``delivered``, ``retries``, ``overflowed``."""
+        return {
+            name: {
+                "waiting": lane.waiting,
+                "delivered": lane.delivered,
+                "retries": lane.retries,
+                "overflowed": lane.overflowed,
+            }
+            for name, lane in self._lanes.items()
+        }
 
     # ---- lifecycle -----------------------------------------------------------------------
 
@@ -176,19 +208,9 @@ class Webhooks:
         """
         if self._state is not _State.UNOPENED:
             raise RuntimeError(f"webhooks cannot start: they are {self._state.value}")
-        import httpx  # the HTTP client only where webhooks run (the `voice-hitl` CLI stays light)
-
         self._state = _State.OPEN
-        self._client = httpx.AsyncClient(
-            transport=self._transport,
-            timeout=self._timeout,
-            follow_redirects=False,
-            # Keep a connection per concurrent delivery alive (httpx keeps 20 by default).
-            limits=httpx.Limits(
-                max_connections=self._max_in_flight, max_keepalive_connections=self._max_in_flight
-            ),
-        )
-        self._runner = asyncio.create_task(self._run(), name="operator-webhooks")
+        for lane in self._lanes.values():
+            lane.start(self._transport)
 
     async def aclose(self) -> None:
         """Stop delivering; events not yet delivered are dropped, with a warning (idempotent).
@@ -200,12 +222,8 @@ class Webhooks:
         self._state = _State.CLOSED
         if self._busy:
             logger.warning("webhooks closed with %d event(s) not delivered", self._busy)
-        tasks = [*self._deliveries, *([self._runner] if self._runner else [])]
-        try:
-            await stop_tasks(tasks)
-        finally:
-            if self._client is not None:
-                await self._client.aclose()
+        # All at once: one by one, 100 receivers' connections took seconds to close.
+        await asyncio.gather(*(lane.aclose() for lane in self._lanes.values()))
 
     async def drain(self) -> None:
         """Wait until every event offered so far is delivered or a dead letter.
@@ -267,25 +285,36 @@ class Webhooks:
                 continue
             if base is None:
                 base = webhook_event(event_type, request, time.time(), escalation=escalation)
-            event = dict(base)
-            if self._links is not None and event_type != "request.settled":
-                links = self._links(request, subscription.name)
-                if links:
-                    event["links"] = dict(links)
-            queued = self._enqueue(subscription, event, 0) and queued
+            build = self._builder(base, request, subscription.name)
+            queued = self._enqueue(subscription.name, Delivery(build)) and queued
         return queued
 
-    def _enqueue(
-        self, subscription: WebhookSubscription, event: dict[str, Any], tried: int
-    ) -> bool:
-        try:
-            self._queue.put_nowait((subscription, event, tried))
-        except asyncio.QueueFull:
-            self._bury(subscription, event, tried, _FULL)
+    def _builder(
+        self, base: dict[str, Any], request: BoardRequest, holder: str
+    ) -> Callable[[], dict[str, Any]]:
+        """Makes the event one receiver gets (its own links), when it is delivered."""
+        links = self._links if base["type"] != "request.settled" else None
+
+        def build() -> dict[str, Any]:
+            event = dict(base)
+            made = links(request, holder) if links is not None else None
+            if made:
+                event["links"] = dict(made)
+            return event
+
+        return build
+
+    def _enqueue(self, name: str, delivery: Delivery) -> bool:
+        if not self._lanes[name].put(delivery):
             return False
         self._busy += 1
         self._idle.clear()
         return True
+
+    def _settled(self) -> None:
+        self._busy -= 1
+        if self._busy == 0:
+            self._idle.set()
 
     # ---- dead letters --------------------------------------------------------------------
 
@@ -304,81 +333,36 @@ class Webhooks:
         letter = self._dead.pop(dead_id, None)
         if letter is None:
             return False
-        subscription = next((s for s in self.subscriptions if s.name == letter.subscription), None)
-        if subscription is None:
+        if letter.subscription not in self._lanes:
             return False
-        return self._enqueue(subscription, dict(letter.event), 0)
+        event = dict(letter.event)
+        return self._enqueue(letter.subscription, Delivery(lambda: event))
 
     def _bury(
-        self, subscription: WebhookSubscription, event: Mapping[str, Any], tried: int, error: str
+        self,
+        subscription: WebhookSubscription,
+        event: Mapping[str, Any],
+        tried: int,
+        error: str,
     ) -> None:
         letter = DeadLetter(subscription.name, event, tried, error, time.time())
         self._dead[letter.id] = letter
         while len(self._dead) > self._dead_limit:
-            self._dead.popitem(last=False)
-        if error == _FULL:
-            # A burst fills the queue for many subscribers at once: one line a second.
-            self._full_since_log += 1
-            if letter.at - self._full_logged_at < 1.0:
-                return
-            self._full_logged_at, count = letter.at, self._full_since_log
-            self._full_since_log = 0
-            logger.warning("webhooks: queue full, %d event(s) made dead letters at once", count)
-            return
-        logger.warning(
-            "webhook %s for %s: dead letter after %d attempt(s): %s",
-            event["type"],
-            subscription.name,
-            tried,
-            error,
-        )
-
-    # ---- delivery ------------------------------------------------------------------------
-
-    async def _run(self) -> None:
-        while True:
-            subscription, event, tried = await self._queue.get()
-            await self._slots.acquire()
-            task = asyncio.create_task(self._deliver(subscription, event, tried))
-            self._deliveries.add(task)
-            task.add_done_callback(self._done)
-
-    def _done(self, task: asyncio.Task[None]) -> None:
-        self._deliveries.discard(task)
-        self._slots.release()
-        self._busy -= 1
-        if self._busy == 0:
-            self._idle.set()
-        if not task.cancelled() and task.exception() is not None:
-            logger.error("webhook delivery failed", exc_info=task.exception())
-
-    async def _deliver(
-        self, subscription: WebhookSubscription, event: dict[str, Any], tried: int
-    ) -> None:
-        assert self._client is not None
-        body = json.dumps(event, separators=(",", ":"), default=str).encode()
-        error = ""
-        for attempt in range(1, self._attempts + 1):
-            if attempt > 1:
-                self.retries += 1
-                delay = min(self._max_backoff, self._backoff * 2 ** (attempt - 2))
-                await asyncio.sleep(delay * random.uniform(0.5, 1.0))
-            headers = {
-                "Content-Type": "application/json",
-                "User-Agent": "voice-hitl-webhooks",
-                EVENT_HEADER: event["id"],
-                **sign_webhook(subscription.secret, body, time.time()),
-            }
-            try:
-                response = await self._client.post(subscription.url, content=body, headers=headers)
-            except Exception as exc:  # a transport error, a bad URL: tried again, then buried
-                error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-                continue
-            if 200 <= response.status_code < 300:
-                self.delivered += 1
-                return
-            error = f"HTTP {response.status_code}"
-            if response.status_code < 500 and response.status_code not in _RETRYABLE:
-                self._bury(subscription, event, tried + attempt, error + " (not retried)")
-                return
-        self._bury(subscription, event, tried + self._attempts, error)
+            _, old = self._dead.popitem(last=False)
+            self.dead_dropped += 1
+            if letter.at - self._dropped_logged_at >= 1.0:  # one line a second at most
+                self._dropped_logged_at = letter.at
+                logger.warning(
+                    "webhooks: dead letter %s dropped, over the limit of %d (%d dropped in all)",
+                    old.id,
+                    self._dead_limit,
+                    self.dead_dropped,
+                )
+        if error != FULL:  # a full queue is logged by its lane, once a second
+            logger.warning(
+                "webhook %s for %s: dead letter after %d attempt(s): %s",
+                event["type"],
+                subscription.name,
+                tried,
+                error,
+            )

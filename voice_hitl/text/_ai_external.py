@@ -20,11 +20,21 @@ import json
 import logging
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..tools._gate import ToolOutcome
 
-__all__ = ["ExternalToolHandler", "Reporter", "ToolDecision", "call_accepting", "external_report"]
+if TYPE_CHECKING:
+    from ..tools._gate import ToolGate
+
+__all__ = [
+    "ExternalToolHandler",
+    "Reporter",
+    "ToolDecision",
+    "call_accepting",
+    "current_gate",
+    "external_report",
+]
 
 logger = logging.getLogger("voice_hitl.ai")
 
@@ -43,6 +53,15 @@ class ToolDecision:
     reason: str = ""
     detail: str = ""
 
+    def __post_init__(self) -> None:
+        # A truthy non-bool ("no", 0.0 is falsy but "false" is not) must not approve a call.
+        if not isinstance(self.approved, bool):
+            raise TypeError(f"ToolDecision approved must be True or False, got {self.approved!r}")
+        for name in ("reason", "detail"):
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                raise TypeError(f"ToolDecision {name} must be str, got {type(value).__name__}")
+
 
 Reporter = Callable[[ToolOutcome, str, str], Awaitable[None]]
 """Reports one call to ``ON_TOOL_CALL``, the first time only: ``(outcome, text the model
@@ -51,16 +70,28 @@ reads, error_detail)``."""
 _REPORTER: contextvars.ContextVar[Reporter | None] = contextvars.ContextVar(
     "voice_hitl_external_reporter", default=None
 )
+_GATE: contextvars.ContextVar[ToolGate | None] = contextvars.ContextVar(
+    "voice_hitl_external_gate", default=None
+)
 
 
 @contextlib.contextmanager
-def external_report(reporter: Reporter) -> Iterator[None]:
-    """Make ``reporter`` the one the default ``on_tool_*`` methods use for the block."""
+def external_report(reporter: Reporter, gate: ToolGate | None = None) -> Iterator[None]:
+    """Make ``reporter`` the one the default ``on_tool_*`` methods use for the block, and
+    ``gate`` (the channel's) the one :func:`current_gate` gives."""
     token = _REPORTER.set(reporter)
+    gate_token = _GATE.set(gate)
     try:
         yield
     finally:
+        _GATE.reset(gate_token)
         _REPORTER.reset(token)
+
+
+def current_gate() -> ToolGate | None:
+    """The gate of the channel whose tool loop is asking the external handler, or None
+    outside one (what :class:`~voice_hitl.PolicyExternalToolHandler` applies the hooks of)."""
+    return _GATE.get()
 
 
 async def _report(outcome: ToolOutcome, text: str, detail: str) -> None:
@@ -93,7 +124,9 @@ class ExternalToolHandler:
 
     Give it to an ``AIChannel`` as ``tool_handler=``: a pending call to a tool the channel
     does not serve comes here; the channel's own tools (its ``tools=`` and human-input tools)
-    stay served through its gate.
+    stay served through its gate. A call approved here still needs the person's yes its
+    approval rules ask for (``kit.require_approval``) before the runtime is told to run it;
+    :class:`~voice_hitl.PolicyExternalToolHandler` also applies the ``BEFORE_TOOL_USE`` hooks.
     """
 
     async def process_tool_call(

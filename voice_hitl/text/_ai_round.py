@@ -10,11 +10,21 @@ The calls of a round run concurrently, each in a task the round owns: a human-in
 for its person while the others complete. Cancelling the round (the turn was cancelled, the
 channel closed) cancels the calls and waits for their teardown; a call cut before it started is
 still reported (``cancelled``), and an external one still reaches ``on_tool_cancelled``.
+
+A call the external handler approves is then held by the gate's approval rules (a tool that
+needs a person's yes: the runtime gets the approval only after it, for exactly those
+arguments; a no or nobody to ask is a refusal, reaching ``on_tool_refused``).
+
+While the external handler decides, a ``HumanInputHandler`` it asks through (with no
+notifier of its own for the request's channel) is notified through the kit's
+``ON_USER_INPUT_REQUIRED`` hooks, and its requests carry the turn's author as ``actor_id``:
+the runtime needs no ``kit.attach_human_input(...)`` step.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
@@ -22,6 +32,7 @@ from typing import Any
 
 from .._exceptions import ChannelClosedError, ToolArgumentsError
 from .._types import ChannelType
+from ..human._human_input import ambient_input
 from ..tools._gate import Door, ToolCall, ToolCallReport, ToolGate, ToolOutcome, ToolResult
 from ..tools._hooks import HookTrigger
 from ..tools._schema import parse_arguments
@@ -33,6 +44,7 @@ from ._ai_external import (
     call_accepting,
     external_report,
 )
+from ._ai_policy import approval_step
 from ._ai_types import AIMessage, AIToolCall
 
 __all__ = ["CallServer", "current_tool_actor_id"]
@@ -114,8 +126,7 @@ class CallServer:
             await asyncio.sleep(0)  # a turn cancelled as the round starts cuts every call
         except asyncio.CancelledError as cancelled:
             reason = str(cancelled.args[0]) if cancelled.args else TURN_CANCELLED
-            for call in calls:
-                await self._withdraw_unstarted(call, room_id, actor_id, reason)
+            await self.withdraw(calls, room_id, actor_id, reason)
             raise
         started: set[int] = set()  # by position: a model may repeat or omit call ids
         tasks = [
@@ -158,6 +169,17 @@ class CallServer:
             task.cancel(reason)
         if tasks:
             await asyncio.wait(tasks)
+
+    async def withdraw(
+        self, calls: Iterable[AIToolCall], room_id: str, actor_id: str | None, reason: str
+    ) -> None:
+        """Report calls the turn cut before they started (``cancelled`` with ``reason``); an
+        external one reaches ``on_tool_cancelled``.
+
+        Cancellation: the calls not yet reported are left unreported.
+        """
+        for call in calls:
+            await self._withdraw_unstarted(call, room_id, actor_id, reason)
 
     async def _withdraw_unstarted(
         self, call: AIToolCall, room_id: str, actor_id: str | None, reason: str
@@ -215,7 +237,7 @@ class CallServer:
     ) -> None:
         handler = self.external
         assert handler is not None
-        with external_report(self._reporter(call, arguments, room_id, actor_id)):
+        with external_report(self._reporter(call, arguments, room_id, actor_id), self.gate):
             try:
                 await call_accepting(
                     handler.on_tool_cancelled,
@@ -243,7 +265,13 @@ class CallServer:
         context = ToolCallContext(room_id, call.id, self.gate.channel_id, ChannelType.AI, actor_id)
         failure: BaseException | None = None
         decision: object = None
-        with tool_context(context), external_report(reporter):
+        kit = self.gate.kit
+        ambient = (
+            contextlib.nullcontext()
+            if kit is None
+            else ambient_input(kit.notify_input_required, actor_id)
+        )
+        with tool_context(context), external_report(reporter, self.gate), ambient:
             try:
                 decision = await call_accepting(
                     handler.process_tool_call,
@@ -254,6 +282,11 @@ class CallServer:
                     channel_id=self.gate.channel_id,
                     actor_id=actor_id,
                 )
+                if isinstance(decision, ToolDecision) and decision.approved:
+                    # The one rule on this door too: a tool that needs a person's yes is not
+                    # run by the runtime until that yes (for exactly these arguments).
+                    gate_call = self._gate_call(call, room_id, actor_id)
+                    decision = await approval_step(self.gate, gate_call, arguments)
             except asyncio.CancelledError as cancelled:
                 task = asyncio.current_task()
                 if task is not None and task.cancelling():
@@ -269,7 +302,10 @@ class CallServer:
                 )
             if failure is not None or not isinstance(decision, ToolDecision):
                 logger.error(
-                    "process_tool_call failed for %r (%s)", call.name, call.id, exc_info=failure
+                    "deciding on external call %r (%s) failed",
+                    call.name,
+                    call.id,
+                    exc_info=failure,
                 )
                 message = f"Tool {call.name!r} failed ({type(failure).__name__})"
                 result = ToolResult.error("failed", message, repr(failure))

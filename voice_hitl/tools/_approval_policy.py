@@ -17,10 +17,20 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .._checks import positive_seconds
+from .._edge import MAX_ARGUMENT_NUMBER, EdgeError, check_value
+from .._exceptions import ToolArgumentsError
 from ..human._deadline import DeadlinePolicy, Escalation, build_policies
 from ..responder._risk import Risk
 
-__all__ = ["ApprovalPolicy", "ApprovalRule", "canonical_arguments", "phrase_action", "read_back"]
+__all__ = [
+    "ALWAYS_HINT",
+    "ApprovalPolicy",
+    "ApprovalRule",
+    "asks_always",
+    "canonical_arguments",
+    "phrase_action",
+    "read_back",
+]
 
 ApprovalRule = Callable[[str, Mapping[str, Any]], bool]
 """``rule(tool_name, arguments) -> bool``: True when this call needs a person's yes."""
@@ -28,6 +38,11 @@ ApprovalRule = Callable[[str, Mapping[str, Any]], bool]
 OnDeadline = Literal["deny", "proceed"]
 
 _CONFIRM = "ConfirmAction"
+ALWAYS_HINT = " (say confirm always to allow it for the rest of the call)"
+"""What an approval question adds after the action when "always" is allowed."""
+_LIMITS = frozenset({"not", "no", "never", "once", "time", "only", "just", "but", "except"})
+"""Words that make an "always" ambiguous ("not always", "just this once", "only this time")."""
+_EXACT = MAX_ARGUMENT_NUMBER
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,8 +143,32 @@ class ApprovalPolicy:
 
 def canonical_arguments(arguments: Mapping[str, Any]) -> str:
     """The one text form of a call's arguments an approval is bound to (sorted keys, no
-    spaces): equal arguments give equal text whatever their key order."""
-    return json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    spaces, a whole number written as an integer): equal arguments give equal text whatever
+    their key order or number form (``10``, ``10.0`` and ``1e1`` all read ``10``).
+
+    Raises:
+        ToolArgumentsError: A number that is not finite (``NaN``, ``Infinity``) or beyond
+            ±2**53, naming where it is.
+    """
+    try:
+        check_value(arguments, what="the arguments", max_number=_EXACT)
+    except EdgeError as exc:
+        raise ToolArgumentsError(f"Invalid arguments: {exc.message}") from None
+    whole = _whole(arguments)
+    return json.dumps(whole, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _whole(value: Any) -> Any:
+    """``value`` with every float that is a whole number (within 2**53) as an int."""
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) <= _EXACT:
+            return int(value)
+        return value
+    if isinstance(value, Mapping):
+        return {key: _whole(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_whole(item) for item in value]
+    return value
 
 
 def _spoken(value: Any) -> str:
@@ -182,5 +221,11 @@ def phrase_action(
     """The ``action`` of the approval question (with the "always" hint when allowed)."""
     action = read_back(name, description, arguments, policy.phrasing)
     if policy.allow_always:
-        action += " (say confirm always to allow it for the rest of the call)"
+        action += ALWAYS_HINT
     return action
+
+
+def asks_always(words: Sequence[str]) -> bool:
+    """True when the words of a yes ask for "always" unambiguously: "always" is among them
+    and nothing limits or negates it ("not always", "just this once", "only this time")."""
+    return "always" in words and not _LIMITS.intersection(words)

@@ -23,12 +23,14 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from .._exceptions import ToolFailedError, ToolRefusedError
+from .._exceptions import ApprovalSetupError, ToolFailedError, ToolRefusedError
 from .._types import ChannelType
 from ..human._human_input import HumanInputHandler
 from ..human._human_input_tools import HumanInputToolHandler
@@ -36,7 +38,8 @@ from ..human._pending import PendingInput, utc_now
 from ..human._standard_tools import CONFIRM_ACTION
 from ..speech import Answer, AnswerSpec, understand
 from ..speech._text import tokens
-from ._approval_policy import ApprovalPolicy, canonical_arguments, phrase_action
+from ._approval_policy import ApprovalPolicy, asks_always, canonical_arguments, phrase_action
+from ._approval_setup import check_gate
 from ._tools import current_tool_context, tool_context
 
 if TYPE_CHECKING:
@@ -69,6 +72,8 @@ class ApprovalDecision:
     approved: bool
     always: bool = False
     by: str | None = None
+    approvers: tuple[str, ...] = ()
+    """Who a counted quorum approval names (a conference's ``{"approved": true, ...}``)."""
 
 
 def read_decision(text: str) -> ApprovalDecision:
@@ -77,7 +82,9 @@ def read_decision(text: str) -> ApprovalDecision:
     ``{"answer": true}`` (the responder, keypad, board, console), ``{"approved": true}`` (a
     conference quorum), ``{"answer": true, "via": "no_veto"}`` (a deadline that proceeds), or
     plain words ("yes", "approve") read with the spoken-answer rules. Anything else is a no.
-    ``"always": true``, or "always" among the words of a yes, asks for "always".
+    "Always" is granted only when unambiguous: ``"always": true`` or "always" among the words
+    of a yes, and nothing said that limits or negates it ("not always", "never", "just this
+    once", "only this time": a yes to this call alone).
     """
     try:
         body: Any = json.loads(text)
@@ -89,10 +96,15 @@ def read_decision(text: str) -> ApprovalDecision:
         transcript = body.get("transcript")
         said = transcript if isinstance(transcript, str) else ""
         approved = _is_yes(value)
-        always = approved and (body.get("always") is True or "always" in tokens(said))
-        return ApprovalDecision(approved, always, by if isinstance(by, str) else None)
+        words = tokens(said)
+        if body.get("always") is True:
+            words = ["always", *words]
+        always = approved and asks_always(words)
+        named = body.get("approvers") if "approved" in body else None
+        approvers = tuple(a for a in named if isinstance(a, str)) if isinstance(named, list) else ()
+        return ApprovalDecision(approved, always, by if isinstance(by, str) else None, approvers)
     approved = _is_yes(body)
-    always = approved and isinstance(body, str) and "always" in tokens(body)
+    always = approved and isinstance(body, str) and asks_always(tokens(body))
     return ApprovalDecision(approved, always)
 
 
@@ -117,6 +129,21 @@ class ToolApprovals:
         self._rules: list[ApprovalPolicy] = []
         self._always: dict[tuple[str, str, str], AlwaysGrant] = {}
         self._handlers: dict[str, HumanInputHandler] = {}  # a grant's request id -> handler
+        self._gates: weakref.WeakSet[ToolGate] = weakref.WeakSet()  # checked on each require
+
+    def attach(self, gate: ToolGate) -> None:
+        """Check these policies against ``gate`` now and on every later :meth:`require`.
+
+        Raises:
+            ApprovalSetupError: A policy the gate could not ask for (see
+                :mod:`voice_hitl.tools._approval_setup`).
+        """
+        check_gate(gate, self)
+        self._gates.add(gate)
+
+    def detach(self, gate: ToolGate) -> None:
+        """Stop checking ``gate`` (it left the kit)."""
+        self._gates.discard(gate)
 
     def require(
         self, tool: str | None = None, policy: ApprovalPolicy | None = None, **options: Any
@@ -137,6 +164,8 @@ class ToolApprovals:
         Raises:
             ValueError: Both ``policy`` and options, a rule without ``when``, a tool named
                 twice, or an inconsistent policy.
+            ApprovalSetupError: A channel already using these policies could not ask for it
+                (see :mod:`voice_hitl.tools._approval_setup`); the policy is not kept.
         """
         if policy is not None and options:
             raise ValueError("give an ApprovalPolicy or its options, not both")
@@ -145,23 +174,53 @@ class ToolApprovals:
             if policy.when is None:
                 raise ValueError("a rule over every tool needs when=(tool_name, arguments) -> bool")
             self._rules.append(policy)
-            return policy
-        if not isinstance(tool, str) or not tool:
-            raise ValueError(f"tool must be a tool name, got {tool!r}")
-        if tool in self._by_tool:
-            raise ValueError(f"tool {tool!r} already needs approval; declare it once")
-        self._by_tool[tool] = policy
+        else:
+            if not isinstance(tool, str) or not tool:
+                raise ValueError(f"tool must be a tool name, got {tool!r}")
+            if tool in self._by_tool:
+                raise ValueError(f"tool {tool!r} already needs approval; declare it once")
+            self._by_tool[tool] = policy
+        try:
+            for gate in list(self._gates):
+                check_gate(gate, self)
+        except ApprovalSetupError:
+            self.withdraw(policy)
+            raise
         return policy
 
     def policy_for(self, name: str, arguments: Mapping[str, Any]) -> ApprovalPolicy | None:
         """The policy this call must pass, or None when it needs no approval."""
+        return self.named(name, arguments) or self.ruled(name, arguments)
+
+    def named(self, name: str, arguments: Mapping[str, Any]) -> ApprovalPolicy | None:
+        """The policy declared for tool ``name``, if it applies to these arguments."""
         policy = self._by_tool.get(name)
         if policy is not None and policy.applies(name, arguments):
             return policy
+        return None
+
+    def ruled(self, name: str, arguments: Mapping[str, Any]) -> ApprovalPolicy | None:
+        """The first rule over every tool that picks this call, if any."""
         for rule in self._rules:
             if rule.applies(name, arguments):
                 return rule
         return None
+
+    @property
+    def by_tool(self) -> Mapping[str, ApprovalPolicy]:
+        """The policies declared per tool name (a read-only view)."""
+        return MappingProxyType(self._by_tool)
+
+    @property
+    def rules(self) -> tuple[ApprovalPolicy, ...]:
+        """The rules over every tool (``when=``), in declaration order."""
+        return tuple(self._rules)
+
+    def withdraw(self, policy: ApprovalPolicy) -> None:
+        """Take back a policy just declared (a setup check refused it)."""
+        self._rules = [rule for rule in self._rules if rule is not policy]
+        for tool in [t for t, p in self._by_tool.items() if p is policy]:
+            del self._by_tool[tool]
 
     @property
     def empty(self) -> bool:
@@ -243,6 +302,11 @@ class ToolApprovals:
                 f"Tool {name!r} was not approved: it needs a person's yes and channel "
                 f"{gate.channel_id!r} has no human-input handler to ask"
             )
+        if policy.approvers and not human.names_approvers:
+            raise ToolRefusedError(
+                f"Tool {name!r} was not approved: it needs named approvers and channel "
+                f"{gate.channel_id!r} cannot tell who is speaking"
+            )
         tool = gate.toolset.get(name)
         action = phrase_action(name, "" if tool is None else tool.description, arguments, policy)
         asker = _asker(human, policy)
@@ -283,6 +347,13 @@ class ToolApprovals:
         decision = read_decision(text)
         if not decision.approved:
             raise ToolRefusedError(f"Tool {name!r} was not approved: the answer was no")
+        needed = policy.quorum or 1
+        if policy.approvers and len(set(decision.approvers)) < needed:
+            raise ToolRefusedError(
+                f"Tool {name!r} was not approved: it needs a yes from {needed} of "
+                f"{list(policy.approvers)!r}, counted one per approver, and the answer was "
+                "not such a quorum"
+            )
         if decision.always and policy.allow_always and opened:
             self._grant(key, opened[0], human, decision.by)
         return dict(json.loads(canonical))
@@ -320,4 +391,3 @@ def _asker(human: HumanInputToolHandler, policy: ApprovalPolicy) -> HumanInputTo
     policies.update(policy.deadline_policies())
     view.policies = policies
     return view
-

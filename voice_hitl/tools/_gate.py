@@ -2,7 +2,9 @@
 
 In order: the tool must be in the turn's toolset; its arguments must match the schema;
 ``BEFORE_TOOL_USE`` hooks may block or rewrite; a regular tool that needs approval waits for a
-person's yes to exactly these arguments (``voice_hitl.tools._approvals``); human-input tools are
+person's yes to exactly these arguments (``voice_hitl.tools._approvals``), and a gate that no
+policy can reach (no kit, no approvals of its own) refuses every host tool rather than run it
+unasked (``voice_hitl.tools._approval_setup``); human-input tools are
 served first, under the human-input handler's own timeout, anything else by the host handler
 under the channel's per-call bound; ``ON_TOOL_CALL`` observers get one report per call.
 """
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .._checks import positive_seconds
 from .._exceptions import (
+    ApprovalSetupError,
     ChannelClosedError,
     ProviderError,
     ToolArgumentsError,
@@ -32,11 +35,13 @@ from .._exceptions import (
 from .._types import ChannelType
 from ..human._human_input_tools import HumanInputToolHandler
 from ..human._pending import NO_CONTEXT, PendingInput
+from ._approval_setup import host_tools, unbound_message
 from ._hooks import HookContext, HookResult, HookTrigger
 from ._schema import ArgumentValidator, parse_arguments
 from ._tools import AITool, ToolCallContext, ToolHandler, tool_context
 
 if TYPE_CHECKING:
+    from ._approval_policy import ApprovalPolicy
     from ._approvals import ToolApprovals
     from ._kit import VoiceKit
 
@@ -159,7 +164,9 @@ class ToolGate:
         tool_timeout_seconds: The bound on each host tool call.
 
     Raises:
-        ValueError: A host tool reuses a name the human-input handler serves, or
+        ValueError: A tool in ``tools`` has a name the human-input handler serves but
+            another definition than its ``tool_definitions`` (the same definition, or one
+            the handler lacks, is offered once and served by the handler), or
             ``tool_timeout_seconds`` is not a finite number above zero.
     """
 
@@ -177,19 +184,25 @@ class ToolGate:
         self.channel_type = channel_type
         self.human_input = human_input
         self.tool_timeout_seconds = positive_seconds("tool_timeout_seconds", tool_timeout_seconds)
-        self.kit: VoiceKit | None = None
-        self.approvals: ToolApprovals | None = None
-        """Tools that need a person's yes on this gate; None: the kit's (``kit.approvals``)."""
+        self._kit: VoiceKit | None = None
+        self._approvals: ToolApprovals | None = None
+        self._held: set[tuple[str, str]] = set()  # (room, call id) of calls awaiting a yes
+        self.setup_checks: list[Callable[[ToolApprovals], None]] = []
+        """More checks of a policy set against this gate, run wherever the generic ones run
+        (a runtime that runs its own tools refuses one it would run unasked); each raises
+        :class:`~voice_hitl.ApprovalSetupError`."""
         toolset: dict[str, AITool] = {}
-        for tool in tools:
-            if human_input is not None and human_input.serves(tool.name):
-                raise ValueError(
-                    f"host tool {tool.name!r} on channel {channel_id!r} reuses a name the "
-                    "human-input handler serves; rename it or drop it from tools="
-                )
+        for tool in tools:  # a human-input tool may be declared here: the handler serves it
             toolset[tool.name] = tool
         if human_input is not None:
             for tool in human_input.tool_definitions:
+                declared = toolset.get(tool.name)
+                if declared is not None and declared != tool:
+                    raise ValueError(
+                        f"tool {tool.name!r} on channel {channel_id!r}: tools= reuses a name "
+                        "the human-input handler serves, with another definition than its "
+                        "tool_definitions; declare it in one place (or the same in both)"
+                    )
                 toolset[tool.name] = tool
             for name in sorted(human_input.tool_names - toolset.keys()):
                 logger.warning(
@@ -203,6 +216,58 @@ class ToolGate:
         self._warned_handler = False
         self._tool_handler: ToolHandler | None = None
         self.tool_handler = tool_handler
+
+    @property
+    def kit(self) -> VoiceKit | None:
+        """The kit whose hooks and approval policies this gate runs (set on registration).
+
+        Setting it checks the kit's policies against this gate's tools (see
+        :func:`~voice_hitl.tools._approval_setup.check_gate`).
+
+        Raises:
+            ApprovalSetupError: On set, a policy this gate could not ask for.
+        """
+        return self._kit
+
+    @kit.setter
+    def kit(self, kit: VoiceKit | None) -> None:
+        if kit is not None:
+            kit.approvals.attach(self)
+        if self._kit is not None and self._kit is not kit:
+            self._kit.approvals.detach(self)
+        self._kit = kit
+
+    @property
+    def approvals(self) -> ToolApprovals | None:
+        """Tools that need a person's yes on this gate, beside the kit's (``kit.approvals``).
+
+        A tool's own policy here wins over the kit's for that tool, and the kit's per-tool
+        policies win over rules (``when=``) here: a gate's rules never hide a kit's policy.
+        Setting it (an empty ``ToolApprovals()`` included) also lets a gate serve host tools
+        without a kit.
+
+        Raises:
+            ApprovalSetupError: On set, a policy this gate could not ask for.
+        """
+        return self._approvals
+
+    @approvals.setter
+    def approvals(self, approvals: ToolApprovals | None) -> None:
+        if approvals is not None:
+            approvals.attach(self)
+        if self._approvals is not None and self._approvals is not approvals:
+            self._approvals.detach(self)
+        self._approvals = approvals
+
+    def check_reachable(self) -> None:
+        """Refuse to open a door to host tools while no approval policy can reach them.
+
+        Raises:
+            ApprovalSetupError: The gate serves host tools and is neither bound to a kit
+                (``kit.register_channel``) nor given its own ``approvals``.
+        """
+        if self._kit is None and self._approvals is None and host_tools(self):
+            raise ApprovalSetupError(unbound_message(self))
 
     @property
     def tool_handler(self) -> ToolHandler | None:
@@ -393,27 +458,79 @@ class ToolGate:
         )
         with tool_context(context):
             arguments = dict(seen[-1])
-            # The approval step: human-input tools are never held (they are the asking).
-            approvals = self.approvals if self.approvals is not None else self._kit_approvals()
-            if approvals is not None and not approvals.empty:
-                policy = approvals.policy_for(name, arguments)
-                human = self.human_input
-                if policy is not None and (human is None or not human.serves(name)):
-                    try:
-                        arguments = await approvals.hold(self, call, policy, arguments, asked)
-                    except ToolRefusedError as exc:
-                        return ToolResult.error("refused", str(exc), str(exc))
+            human = self.human_input
+            if human is None or not human.serves(name):  # the asking itself is never held
+                try:
+                    held = self.approval_for(name, arguments)
+                    if held is not None:
+                        approvals, policy = held
+                        arguments = await self.hold(approvals, policy, call, arguments, asked)
+                except ToolRefusedError as exc:
+                    return ToolResult.error("refused", str(exc), str(exc))
             return await self._dispatch(name, arguments, asked)
+
+    def approval_for(
+        self, name: str, arguments: Mapping[str, Any]
+    ) -> tuple[ToolApprovals, ApprovalPolicy] | None:
+        """The policy a host-tool call must pass and where its "always" grants live; None
+        when it needs none. Per-tool policies first (the gate's, then the kit's), then rules.
+        Every door's approval step starts here (`hold` is the second half).
+
+        Raises:
+            ToolRefusedError: No policy can reach this gate: it is bound to no kit
+                (``kit.register_channel``) and has no ``approvals`` of its own.
+        """
+        if self._kit is None and self._approvals is None:
+            raise ToolRefusedError(f"Tool {name!r} was not run: {unbound_message(self)}")
+        own = self._approvals
+        sources = (own,) if self._kit is None else (own, self._kit.approvals)
+        for source in sources:  # the hot path of every call: plain lookups, no copies
+            if source is not None:
+                policy = source._by_tool.get(name)
+                if policy is not None and policy.applies(name, arguments):
+                    return source, policy
+        for source in sources:
+            if source is not None:
+                for rule in source._rules:
+                    if rule.applies(name, arguments):
+                        return source, rule
+        return None
+
+    async def hold(
+        self,
+        approvals: ToolApprovals,
+        policy: ApprovalPolicy,
+        call: ToolCall,
+        arguments: dict[str, Any],
+        asked: list[PendingInput],
+    ) -> dict[str, Any]:
+        """Hold the call for the yes ``policy`` asks for (from `approval_for`); returns the
+        arguments the yes was given for.
+
+        Raises:
+            ToolRefusedError: The person refused, nobody could be asked, or a call with the
+                same id is already waiting (a call id is used once).
+
+        Cancellation: the approval request is withdrawn.
+        """
+        key = (call.room_id, call.call_id)
+        if call.call_id and key in self._held:
+            raise ToolRefusedError(
+                f"Tool {call.name!r} was not approved: call id {call.call_id!r} is already "
+                "waiting for approval; a call id is used once"
+            )
+        self._held.add(key)
+        try:
+            return await approvals.hold(self, call, policy, arguments, asked)
+        finally:
+            self._held.discard(key)
 
     def forget_approvals(self, room_id: str) -> None:
         """Drop the "always" grants this channel holds in ``room_id``: its call there ended."""
-        approvals = self.approvals if self.approvals is not None else self._kit_approvals()
-        if approvals is not None:
-            approvals.forget_room(room_id, channel_id=self.channel_id)
-
-    def _kit_approvals(self) -> ToolApprovals | None:
-        """The kit's approvals (``voice_hitl.tools._approvals``), used when the gate has none."""
-        return None if self.kit is None else self.kit.approvals
+        kit = self._kit
+        for approvals in (self._approvals, None if kit is None else kit.approvals):
+            if approvals is not None:
+                approvals.forget_room(room_id, channel_id=self.channel_id)
 
     def _rewrite(self, event: ToolUseEvent, result: HookResult) -> ToolUseEvent:
         risk = result.metadata.get("risk", event.risk)
@@ -432,10 +549,11 @@ class ToolGate:
                 f"Invalid arguments for tool {event.tool_name!r}: a BEFORE_TOOL_USE hook "
                 f"replaced them with {type(replacement).__name__}, not an object"
             )
-        self._validators[event.tool_name].validate(replacement)
+        checked = parse_arguments(event.tool_name, replacement)  # finite, bounded numbers
+        self._validators[event.tool_name].validate(checked)
         return ToolUseEvent(
             event.tool_name,
-            MappingProxyType(dict(replacement)),
+            MappingProxyType(checked),
             event.tool_call_id,
             event.room_id,
             event.channel_id,

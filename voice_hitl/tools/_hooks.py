@@ -189,12 +189,15 @@ class HookEngine:
         ctx: HookContext,
         *,
         rewrite: Callable[[E, HookResult], E] | None = None,
+        fail_closed: bool = False,
     ) -> tuple[HookResult, E]:
         """Run the sync hooks in order; also fire the async ones with the original event.
 
         Args:
             rewrite: Applies a ``modify`` result to the event (may raise to refuse it); later
                 hooks see the rewritten event. Without it, ``modify`` acts as ``allow``.
+            fail_closed: Treat every hook as registered ``fail_closed`` (a caller that must
+                not go on when a check could not be made).
 
         Returns:
             The deciding result (a block, or allow) and the event as the hooks left it. A
@@ -206,7 +209,7 @@ class HookEngine:
         for registration in self._select(trigger, ctx.channel_type, HookExecution.SYNC):
             result, failure, exc = await self._run_one(registration, event, ctx)
             if failure is not None:
-                if registration.fail_closed:
+                if registration.fail_closed or fail_closed:
                     logger.warning("%s; failing closed", failure, exc_info=exc)
                     detail = MappingProxyType({"detail": failure})
                     return HookResult("block", failure, detail), event

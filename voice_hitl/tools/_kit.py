@@ -11,6 +11,7 @@ from ..human._human_input import HumanInputHandler
 from ..human._pending import PendingInputEvent
 from ._approval_policy import ApprovalPolicy
 from ._approvals import ToolApprovals
+from ._gate import ToolGate
 from ._hooks import (
     Hook,
     HookContext,
@@ -62,6 +63,9 @@ class VoiceKit:
 
         Raises:
             ValueError: An inconsistent policy, or a tool declared twice.
+            ApprovalSetupError: A registered channel could not ask for it (no human-input
+                handler; named approvers where nobody can tell who is speaking; a runtime
+                that would run the tool unasked); the policy is not kept.
         """
         return self.approvals.require(tool, policy, **options)
 
@@ -96,10 +100,15 @@ class VoiceKit:
         return HookContext(self, room_id, channel_id, channel_type)
 
     def register_channel(self, channel: KitChannel) -> None:
-        """Register a channel so its doors run this kit's hooks.
+        """Register a channel so its doors run this kit's hooks and approval policies.
+
+        A channel serving host tools must be registered (or carry its own
+        ``gate.approvals``) before it serves calls: until then its sessions do not start
+        and its calls are refused (see :mod:`voice_hitl.tools._approval_setup`).
 
         Raises:
             ValueError: Another channel with that id is registered.
+            ApprovalSetupError: The channel could not ask for a policy the kit declares.
         """
         if channel.channel_id in self._channels:
             raise ValueError(f"a channel with id {channel.channel_id!r} is already registered")
@@ -111,6 +120,9 @@ class VoiceKit:
         when it closes. Idempotent (another channel registered under that id stays)."""
         if self._channels.get(channel.channel_id) is channel:
             del self._channels[channel.channel_id]
+        gate = getattr(channel, "gate", None)
+        if isinstance(gate, ToolGate):  # a closed channel no longer holds later policies back
+            self.approvals.detach(gate)
 
     @property
     def channels(self) -> dict[str, KitChannel]:
@@ -122,13 +134,17 @@ class VoiceKit:
 
         A sync hook that blocks denies the request.
         """
+        handler.set_notifier(channel_id, self.notify_input_required)
 
-        async def notify(event: PendingInputEvent) -> str | None:
-            ctx = HookContext(self, event.room_id, event.channel_id, event.channel_type)
-            result, _ = await self.hooks.run_sync(HookTrigger.ON_USER_INPUT_REQUIRED, event, ctx)
-            return result.reason if result.blocked else None
+    async def notify_input_required(self, event: PendingInputEvent) -> str | None:
+        """Run ``ON_USER_INPUT_REQUIRED`` for a request: the denial's reason when a sync
+        hook blocks it, else None (the notifier :meth:`attach_human_input` installs).
 
-        handler.set_notifier(channel_id, notify)
+        Cancellation: safe; hooks not yet run do not run.
+        """
+        ctx = HookContext(self, event.room_id, event.channel_id, event.channel_type)
+        result, _ = await self.hooks.run_sync(HookTrigger.ON_USER_INPUT_REQUIRED, event, ctx)
+        return result.reason if result.blocked else None
 
     async def aclose(self) -> None:
         """Close every registered channel, then cancel hook tasks still running. Idempotent.

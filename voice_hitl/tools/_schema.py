@@ -9,7 +9,14 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._edge import MAX_ARGUMENT_BYTES, MAX_DEPTH, EdgeError, check_text, check_value
+from .._edge import (
+    MAX_ARGUMENT_BYTES,
+    MAX_ARGUMENT_NUMBER,
+    MAX_DEPTH,
+    EdgeError,
+    check_text,
+    check_value,
+)
 from .._exceptions import ToolArgumentsError
 
 if TYPE_CHECKING:
@@ -22,7 +29,9 @@ def parse_arguments(tool_name: str, raw: str | Mapping[str, Any]) -> dict[str, A
     """Turn a call's arguments (JSON text or a mapping) into a dict.
 
     Whatever the door, the arguments pass the edge check (:mod:`voice_hitl._edge`): at most
-    1 MiB of text, nested at most 32 levels, no lone surrogate.
+    1 MiB of text, nested at most 32 levels, no lone surrogate, every number finite and
+    within ±2**53 (``NaN``, ``Infinity``, ``1e400`` and ``10**30`` are refused, naming the
+    argument, before any question is asked or handler runs).
 
     Raises:
         ToolArgumentsError: The text is not JSON, not a JSON object, or refused at the edge.
@@ -30,7 +39,9 @@ def parse_arguments(tool_name: str, raw: str | Mapping[str, Any]) -> dict[str, A
     what = "the arguments"
     try:
         if isinstance(raw, Mapping):
-            check_value(raw, what=what, max_items=MAX_ARGUMENT_BYTES)
+            check_value(
+                raw, what=what, max_items=MAX_ARGUMENT_BYTES, max_number=MAX_ARGUMENT_NUMBER
+            )
             return dict(raw)
         text = check_text(raw.strip() or "{}", what=what, max_bytes=MAX_ARGUMENT_BYTES)
     except EdgeError as exc:
@@ -44,13 +55,23 @@ def parse_arguments(tool_name: str, raw: str | Mapping[str, Any]) -> dict[str, A
             f"Invalid arguments for tool {tool_name!r}: not valid JSON ({exc.msg} at "
             f"line {exc.lineno} column {exc.colno})"
         ) from None
+    except ValueError as exc:  # an integer literal past the interpreter's digit limit
+        raise ToolArgumentsError(
+            f"Invalid arguments for tool {tool_name!r}: refused: a number too large ({exc})"
+        ) from None
     if not isinstance(value, dict):
         raise ToolArgumentsError(
             f"Invalid arguments for tool {tool_name!r}: expected a JSON object, "
             f"got {type(value).__name__}"
         )
     try:
-        check_value(value, what=what, max_depth=MAX_DEPTH, max_items=MAX_ARGUMENT_BYTES)
+        check_value(
+            value,
+            what=what,
+            max_depth=MAX_DEPTH,
+            max_items=MAX_ARGUMENT_BYTES,
+            max_number=MAX_ARGUMENT_NUMBER,
+        )
     except EdgeError as exc:
         raise ToolArgumentsError(
             f"Invalid arguments for tool {tool_name!r}: refused: {exc.message}"

@@ -120,8 +120,9 @@ class RealtimeVoiceChannel(GatedChannel, SessionHooked):
         instructions: The model's instructions.
 
     Raises:
-        ValueError: A host tool reuses a name the human-input handler serves, or
-            ``tool_timeout_seconds`` is not a finite number above zero.
+        ValueError: A tool in ``tools`` names a human-input tool with another definition
+            than the handler's ``tool_definitions``, or ``tool_timeout_seconds`` is not a
+            finite number above zero.
     """
 
     channel_type = ChannelType.REALTIME_VOICE
@@ -199,11 +200,15 @@ class RealtimeVoiceChannel(GatedChannel, SessionHooked):
 
         Raises:
             ChannelClosedError: The channel is closed.
+            ApprovalSetupError: The channel serves host tools but no approval policy can
+                reach them: ``kit.register_channel(channel)`` first (see
+                :meth:`ToolGate.check_reachable <voice_hitl.ToolGate.check_reachable>`).
             ProviderError: The provider could not connect.
 
         Cancellation: safe; a half-opened provider session is closed.
         """
         self._check_open()
+        self._gate.check_reachable()
         session_id = session_id or f"vs_{secrets.token_hex(6)}"
         if session_id in self._sessions:
             raise ValueError(f"session {session_id!r} already exists on {self._channel_id!r}")

@@ -285,7 +285,9 @@ async function send(card, method, params) {
   const reply = await call(method, params);
   if (reply.error) {
     error.textContent = reply.error.message;
-    if (reply.error.code !== 409) {
+    // 409 being_answered: another operator's answer may not be taken; the request may open again.
+    const final = reply.error.code === 409 && !(reply.error.data && reply.error.data.code === "being_answered");
+    if (!final) {
       for (const button of card.querySelectorAll("button:not(.story-link)")) button.disabled = false;
     }
     if (reply.error.data && reply.error.data.settled) {
@@ -626,13 +628,19 @@ function showLogin() {
 function signOut() {
   state.signedOut = true;
   sessionStorage.removeItem("voice-hitl-token");
+  const session = state.token;
   state.token = null;
+  // The server ends the session: the id is refused from now on, wherever it was copied.
+  if (session) {
+    fetch("/v1/sessions/current", { method: "DELETE", headers: { Authorization: `Bearer ${session}` } })
+      .then((response) => announce(response.ok ? "Signed out" : "Signed out here; the service did not confirm"))
+      .catch(() => announce("Signed out here; the service could not be reached"));
+  }
   const socket = state.socket;
   state.socket = null;
   if (socket) socket.close();
   clearDesk();
   showLogin();
-  announce("Signed out");
 }
 
 async function connect() {
@@ -664,14 +672,31 @@ async function connect() {
   });
 }
 
+// Sign in: the operator's token is exchanged for a session (kept in this tab only); the
+// token itself is not kept.
+async function signIn(token) {
+  const response = await fetch("/v1/sessions", {
+    method: "POST", headers: { Authorization: `Bearer ${token}` } });
+  if (!response.ok) {
+    showLogin();
+    $("#login-error").textContent = response.status === 401
+      ? "That token is not valid." : `The service refused the sign-in (${response.status}).`;
+    return;
+  }
+  const body = await response.json();
+  state.token = body.session;
+  sessionStorage.setItem("voice-hitl-token", state.token);
+  $("#login-error").textContent = "";
+  connect();
+}
+
 function start() {
-  state.token = tokenFromPage();
+  const given = tokenFromPage();
   $("#login").addEventListener("submit", (event) => {
     event.preventDefault();
-    state.token = $("#token").value.trim();
+    const token = $("#token").value.trim();
     $("#token").value = "";
-    sessionStorage.setItem("voice-hitl-token", state.token);
-    connect();
+    signIn(token);
   });
   $("#signout").addEventListener("click", signOut);
   $("#alerts").addEventListener("click", askAlerts);
@@ -680,7 +705,9 @@ function start() {
   $("#filters").addEventListener("change", applyFilters);
   document.addEventListener("keydown", onKey);
   refreshCounts();
-  if (!state.token) showLogin(); else connect();
+  if (!given) showLogin();
+  else if (given.startsWith("vhs_")) { state.token = given; connect(); }
+  else signIn(given);  // #token=<operator token> in the address: exchanged, then forgotten
   setInterval(tick, 1000);
 }
 

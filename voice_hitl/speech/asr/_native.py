@@ -3,7 +3,7 @@
 CTranslate2 picks its own kernels by CPU (``CT2_FORCE_CPU_ISA``), and the oneDNN library it
 runs its matrix products with picks its own too (``ONEDNN_MAX_CPU_ISA``): on an AVX-512 CPU
 with VNNI the committed phone call's near-miss gap reads 6.43 nats, on the AVX2 path 6.18,
-on CTranslate2's generic path 4.86 (docs/notes/issue-46-determinism.md). CTranslate2 alone
+on CTranslate2's generic path 4.86 (docs/guides/local-cascade.md). CTranslate2 alone
 is not enough: on an AMD CPU it already selects AVX2, and oneDNN still runs AVX-512 VNNI.
 
 So before the recogniser loads its first model, `pin_native_kernels` holds both to AVX2, the
