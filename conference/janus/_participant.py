@@ -28,8 +28,6 @@ from ._wire import JanusWireError, OwnJoin, read_events, room_join
 __all__ = ["RtpParticipant"]
 
 _SILENCE = np.zeros(FRAME_SAMPLES, dtype=np.int16)
-_MAX_LAG = 2 * FRAME_SAMPLES / 8_000
-"""Seconds the pacing may fall behind and still catch up (AudioBridge prebuffers 6 packets)."""
 
 
 class RtpParticipant:
@@ -117,11 +115,6 @@ class RtpParticipant:
             if voice:
                 self.sent.append((loop.time(), audio_level(frame)))
             due += FRAME_SAMPLES / 8_000
-            if due - loop.time() < -_MAX_LAG:
-                # the loop stalled (a loaded machine): resume the clock rather than send the
-                # backlog in a burst, of which AudioBridge keeps only its prebuffer's worth
-                # ("Too many packets in queue ... removing older ones": the start of a word)
-                due = loop.time()
             await asyncio.sleep(max(0.0, due - loop.time()))
 
     def say_later(self, samples: PCM16, rate: int = 8_000) -> None:
