@@ -368,7 +368,7 @@ async def test_addressed_question_and_spoken_quorum_in_a_janus_room(
 
         async def says(name: str, recording: str) -> Heard:
             """``name`` says ``recording``; returns the bot's attributed hearing of it."""
-            audio, rate = fixture(recording)
+            audio, rate = await asyncio.to_thread(fixture, recording)  # the loop paces RTP
             await m.people[name].say(audio, rate)
             return await asyncio.wait_for(heard.get(), 30)
 

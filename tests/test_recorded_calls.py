@@ -26,7 +26,7 @@ ROOT = FIXTURES.parents[1]
 RECORDINGS = FIXTURES.parent / "recordings"
 PHONE = RECORDINGS / "phone_call"
 MEETING = RECORDINGS / "meeting"
-pytestmark = pytest.mark.timeout(120)
+pytestmark = pytest.mark.timeout(240)  # whole calls replayed: minutes at load 10+ on 2 cores
 pytest_plugins = ["pytester"]
 
 

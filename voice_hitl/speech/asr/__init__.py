@@ -10,7 +10,7 @@ first used, and raise ``ModuleNotFoundError`` then if the extra is missing.
 
 Errors: `AudioFormatError` (a ``ValueError``) names what is wrong with audio input.
 
-Whisper's native kernels are pinned to AVX2 and one thread (`pin_native_kernels`), so its
+Whisper's native kernels are pinned to AVX2 and two threads (`pin_native_kernels`), so its
 figures and verdicts are the same on every x86-64 CPU; Moonshine's wheel is probed in a child
 process before it loads (`moonshine_support`).
 """

@@ -38,8 +38,11 @@ __all__ = [
 ISA_VARIABLE = "VOICE_HITL_ASR_ISA"
 """``AVX2`` (the default) or ``native`` (CTranslate2 and oneDNN pick by CPU)."""
 PINNED_ISA = "AVX2"
-PINNED_THREADS = 1
-"""Whisper's decoder threads unless given: one, so no reduction is split by core count."""
+PINNED_THREADS = 2
+"""Whisper's decoder threads unless given: a fixed two, not the core count (CTranslate2's own
+default). 1, 2 and 4 threads gave the same figures (bench/bench_pinning.py); two keeps the
+latency CTranslate2 chose on two cores, and a loaded machine's scheduler gives two threads
+twice the share of one."""
 _PIN = {"CT2_FORCE_CPU_ISA": "AVX2", "ONEDNN_MAX_CPU_ISA": "AVX2", "DNNL_MAX_CPU_ISA": "AVX2"}
 """What CTranslate2 and oneDNN (both spellings) read, once, when they first run."""
 

