@@ -53,7 +53,7 @@ kit.require_approval("transfer_money")          # the caller, high risk: "say co
 voice = RealtimeVoiceChannel("phone", provider=MockRealtimeProvider(), tools=[TRANSFER],
                              tool_handler=bank, human_input_handler=human)  # the responder asks
 '''
-NOTE = ROOT / "docs" / "notes" / "issue-45-fail-closed.md"
+GUIDE = ROOT / "docs" / "guides" / "approval-gated-tools.md"
 
 
 def first_python_block(text: str, after: str = "") -> str:
@@ -83,11 +83,10 @@ async def test_the_readme_example_as_printed_refuses_to_serve_the_tool() -> None
 
 
 async def test_the_corrected_example_asks_before_the_tool_runs() -> None:
-    corrected = run_module(first_python_block(NOTE.read_text()), "corrected")
-    action, before, output = await corrected.main()
-    assert action.startswith("Move money between the caller's accounts: amount 250")
-    assert before == [] and json.loads(output) == {"moved": True}
-    assert corrected.moved == [{"amount": 250}]
+    # The guide's example registers the channel; it asserts itself that nothing moves while
+    # the caller is asked, and runs its own event loop (asyncio.run), so it runs in a thread.
+    guide = await asyncio.to_thread(run_module, first_python_block(GUIDE.read_text()), "guide")
+    assert guide.moved == [{"amount": 250}]
 
 
 # -- setups refused when built ---------------------------------------------------------------
