@@ -121,10 +121,10 @@ class DeliveryProcess:
             if reason is None:  # closed as asked
                 return
             proc = self._proc
-            self._set_up(False)
             code = await self._kill(proc) if proc is not None else None
             logger.error("webhook delivery process %s (exit code %s)", reason, code)
-            self._on_lost(reason)
+            self._on_lost(reason)  # also what was sent to it while it was being killed
+            self._set_up(False)
             if self.restarts and time.monotonic() - started < self._window:
                 logger.error(
                     "webhook delivery process failed again within %g s of a restart: not "
