@@ -148,7 +148,7 @@ class DeliveryProcess:
             while (message := await read_frame(reader)) is not None:
                 if message["t"] == "closed":
                     self._closed_left = int(message.get("left") or 0)
-                    return None
+                    return None if self._closing else "stopped by itself"
                 self._on_report(message)
         except (FrameError, ValueError, KeyError, TypeError) as exc:
             return f"sent a bad message ({exc})"
