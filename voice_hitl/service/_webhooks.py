@@ -61,6 +61,7 @@ if TYPE_CHECKING:
 from ._links import AnswerLinks as _Links
 from ._webhook_dead import FULL, DeadLetter, DeadLetters
 from ._webhook_frames import FrameError
+from ._webhook_gauge import Gauge
 from ._webhook_lane import Retries
 from ._webhook_process import DeliveryProcess
 from ._webhook_wire import EventType, WebhookSubscription, webhook_event
@@ -79,17 +80,6 @@ class _State(enum.Enum):
     UNOPENED = "unopened"
     OPEN = "open"
     CLOSED = "closed"
-
-
-class _Gauge:
-    """One receiver's counts, kept in the service's process."""
-
-    __slots__ = ("delivered", "logged_at", "name", "overflowed", "retries", "since_log", "waiting")
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.waiting = self.delivered = self.retries = self.overflowed = self.since_log = 0
-        self.logged_at = float("-inf")
 
 
 class Webhooks:
@@ -141,7 +131,7 @@ class Webhooks:
             raise ValueError("each subscription needs its own name (each has its own lane)")
         self._links = links
         self._retries = Retries(attempts, backoff, max_backoff, timeout)
-        self._gauges = [_Gauge(name) for name in names]
+        self._gauges = [Gauge(name) for name in names]
         self._index = {name: n for n, name in enumerate(names)}
         self._queue_size, self._in_flight = queue_size, max_in_flight
         self._close_timeout, self._nice = close_timeout, nice
@@ -356,21 +346,9 @@ class Webhooks:
         self._lost("was not running", message["s"])
         return False
 
-    def _overflow(self, gauge: _Gauge, event: dict[str, Any]) -> None:
-        gauge.overflowed += 1
+    def _overflow(self, gauge: Gauge, event: dict[str, Any]) -> None:
+        gauge.overflow()
         self._bury(gauge.name, event, 0, FULL)
-        gauge.since_log += 1
-        now = time.monotonic()
-        if now - gauge.logged_at >= 1.0:  # a burst: one line a second per receiver
-            logger.warning(
-                "webhook receiver %s: queue full (%d waiting), %d event(s) made dead letters "
-                "(%d in all)",
-                gauge.name,
-                gauge.waiting,
-                gauge.since_log,
-                gauge.overflowed,
-            )
-            gauge.logged_at, gauge.since_log = now, 0
 
     # ---- what the delivery core reports --------------------------------------------------
 
@@ -396,7 +374,7 @@ class Webhooks:
         else:
             raise FrameError(f"an unknown message type {kind!r} from the delivery process")
 
-    def _gauge(self, n: Any) -> _Gauge:
+    def _gauge(self, n: Any) -> Gauge:
         if not isinstance(n, int) or not 0 <= n < len(self._gauges):
             raise FrameError(f"a receiver number {n!r} (there are {len(self._gauges)})")
         return self._gauges[n]
