@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import logging
 import os
 import sys
@@ -92,9 +93,10 @@ async def _serve(out: int) -> int:
                 raise FrameError(f"an unknown message type {message['t']!r}")
     finally:
         left = await core.aclose(grace)
-        emit({"t": "closed", "left": left})
-        await writer.drain()
-        writer.close()
+        with contextlib.suppress(ConnectionError):  # the service may be gone already
+            emit({"t": "closed", "left": left})
+            await writer.drain()
+            writer.close()
     return 0
 
 
