@@ -18,6 +18,9 @@ per subscriber, checking each signature):
   flight; with 0 and with ``--subscribers`` subscribers whose receivers run in another process
   (as real receivers do); p50 / p99 / max over ``--answers``.
 
+Delivery runs in its own process (``Webhooks``' delivery process, niced by ``--nice``); the
+offer cost above is what stays on the service's loop.
+
 Run it from a checkout with the ``server`` extra::
 
     nice -n 10 .venv/bin/python bench/bench_webhooks.py
@@ -94,7 +97,7 @@ async def main(args: argparse.Namespace) -> None:
             WebhookSubscription(f"sub-{n}", f"{hook_url}/{n}", SECRET)
             for n in range(args.subscribers)
         ]
-        hooks = Webhooks(subscriptions, links=links.for_request)
+        hooks = Webhooks(subscriptions, links=links.for_request, nice=args.nice)
         app = create_app(
             board, Operators.from_tokens({TOKEN: Operator("bench")}), webhooks=hooks, links=links
         )
@@ -162,7 +165,9 @@ async def hanging(args: argparse.Namespace) -> None:
     app = Starlette(routes=[Route("/{n}", receivers.endpoint, methods=["POST"])])
     async with running_service(app) as hook_url:
         names = ["hang", *(str(n) for n in range(args.healthy))]
-        hooks = Webhooks([WebhookSubscription(n, f"{hook_url}/{n}", SECRET) for n in names])
+        hooks = Webhooks(
+            [WebhookSubscription(n, f"{hook_url}/{n}", SECRET) for n in names], nice=args.nice
+        )
         await hooks.start()
         latencies: list[float] = []
         try:
@@ -229,7 +234,7 @@ async def answers(args: argparse.Namespace, subscribers: int) -> None:
     handler = HumanInputHandler()
     links = AnswerLinks(b"bench-link-key-0123456789", "http://placeholder")
     subs = [WebhookSubscription(f"s{n}", f"{hook_url}/{n}", SECRET) for n in range(subscribers)]
-    hooks = Webhooks(subs, links=links.for_request) if subs else None
+    hooks = Webhooks(subs, links=links.for_request, nice=args.nice) if subs else None
     app = create_app(
         board, Operators.from_tokens({TOKEN: Operator("bench")}), links=links, webhooks=hooks
     )
@@ -295,4 +300,7 @@ if __name__ == "__main__":
     parser.add_argument("--events", type=int, default=30)
     parser.add_argument("--healthy", type=int, default=20)
     parser.add_argument("--answers", type=int, default=200)
+    parser.add_argument(
+        "--nice", type=int, default=10, help="the delivery process's niceness (Webhooks(nice=))"
+    )
     asyncio.run(main(parser.parse_args()))

@@ -1,20 +1,18 @@
-"""One webhook receiver's lane: its own bounded queue, its own deliveries and connections.
+"""One webhook receiver's lane: its own queue, its own deliveries and connections.
 
-Each subscription of :class:`~voice_hitl.service.Webhooks` gets a :class:`Lane`, so a receiver
-that accepts connections and never replies holds only its own lane: its ``concurrency``
-deliveries wait (up to ``timeout`` per attempt, retried with backoff), its queue fills, and
-every other receiver's events go out as before, on their own connections.
-
-A lane's queue holds ``queue_size`` events; an event that finds it full is not queued but
-made a dead letter at once (counted in :attr:`Lane.overflowed`, logged at most once a second
-per receiver, listed by ``voice-hitl webhooks dead`` and sent again by ``... retry``): the
-newest event is the one refused, so what was queued keeps its order, and nothing is lost
-without a trace.
+Each subscription gets a :class:`Lane` in the delivery core
+(:mod:`voice_hitl.service._webhook_worker`), so a receiver that accepts connections and never
+replies holds only its own lane: its ``concurrency`` deliveries wait (up to ``timeout`` per
+attempt, retried with backoff) and every other receiver's events go out as before, on their
+own connections. The queue itself is not bounded here: :class:`~voice_hitl.service.Webhooks`
+counts each lane's events in the service's process and refuses (as dead letters) those past
+``queue_size``, so the refusal is known at once where the event is offered.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import random
@@ -29,11 +27,10 @@ from ._webhook_wire import EVENT_HEADER, WebhookSubscription, sign_webhook
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["FULL", "Delivery", "Lane", "Retries"]
+__all__ = ["Delivery", "Lane", "Retries"]
 
 logger = logging.getLogger("voice_hitl.service.webhooks")
 
-FULL = "the receiver's delivery queue was full"
 _RETRYABLE = frozenset({408, 425, 429})
 
 
@@ -51,11 +48,11 @@ class Retries:
 @dataclass(frozen=True, slots=True)
 class Delivery:
     """One event for this lane's receiver: ``build()`` makes its body (links are minted at
-    delivery, off the call's path); ``tried`` attempts were made before (a retried dead
-    letter starts again at 0)."""
+    delivery, off the call's path); ``seq`` is the event's number, ``lane`` the receiver's."""
 
     build: Callable[[], dict[str, Any]]
-    tried: int = 0
+    seq: int
+    lane: int
 
 
 Bury = Callable[[WebhookSubscription, Mapping[str, Any], int, str], None]
@@ -70,14 +67,13 @@ class Lane:
         subscription: WebhookSubscription,
         retries: Retries,
         *,
-        queue_size: int,
         concurrency: int,
         bury: Bury,
-        settled: Callable[[], None],
+        settled: Callable[[Delivery], None],
     ) -> None:
         self.subscription = subscription
         self._retries = retries
-        self._queue: asyncio.Queue[Delivery] = asyncio.Queue(queue_size)
+        self._queue: asyncio.Queue[Delivery] = asyncio.Queue()
         self._concurrency = concurrency
         self._slots = asyncio.Semaphore(concurrency)
         self._bury = bury
@@ -85,19 +81,10 @@ class Lane:
         self._client: httpx.AsyncClient | None = None
         self._runner: asyncio.Task[None] | None = None
         self._deliveries: set[asyncio.Task[None]] = set()
-        self._overflow_logged_at = float("-inf")
-        self._overflow_since_log = 0
         self.delivered = 0
         """Events this receiver took (a 2xx)."""
         self.retries = 0
         """Attempts after a first one failed."""
-        self.overflowed = 0
-        """Events refused because this lane's queue was full (each one a dead letter)."""
-
-    @property
-    def waiting(self) -> int:
-        """Events queued or being delivered."""
-        return self._queue.qsize() + len(self._deliveries)
 
     def start(self, transport: httpx.AsyncBaseTransport | None) -> None:
         """Open this receiver's connections and start delivering."""
@@ -126,45 +113,25 @@ class Lane:
             if self._client is not None:
                 await self._client.aclose()
 
-    def put(self, delivery: Delivery) -> bool:
-        """Queue ``delivery`` without waiting; False (and a dead letter) when the queue is full."""
-        try:
-            self._queue.put_nowait(delivery)
-        except asyncio.QueueFull:
-            self._overflow(delivery)
-            return False
-        return True
-
-    def _overflow(self, delivery: Delivery) -> None:
-        self.overflowed += 1
-        self._bury(self.subscription, delivery.build(), delivery.tried, FULL)
-        self._overflow_since_log += 1
-        now = time.monotonic()
-        if now - self._overflow_logged_at >= 1.0:  # a burst: one line a second per receiver
-            logger.warning(
-                "webhook receiver %s: queue full (%d waiting), %d event(s) made dead letters "
-                "(%d in all)",
-                self.subscription.name,
-                self._queue.qsize(),
-                self._overflow_since_log,
-                self.overflowed,
-            )
-            self._overflow_logged_at, self._overflow_since_log = now, 0
+    def put(self, delivery: Delivery) -> None:
+        """Queue ``delivery`` (the service bounds how many a lane holds)."""
+        self._queue.put_nowait(delivery)
 
     async def _run(self) -> None:
         while True:
+            await self._slots.acquire()  # a slot first: queued events wait in the queue
             delivery = await self._queue.get()
-            await self._slots.acquire()
             task = asyncio.create_task(self._deliver(delivery))
             self._deliveries.add(task)
-            task.add_done_callback(self._done)
+            task.add_done_callback(functools.partial(self._done, delivery))
 
-    def _done(self, task: asyncio.Task[None]) -> None:
+    def _done(self, delivery: Delivery, task: asyncio.Task[None]) -> None:
         self._deliveries.discard(task)
         self._slots.release()
         if not task.cancelled() and task.exception() is not None:
             logger.error("webhook delivery failed", exc_info=task.exception())
-        self._settled()
+        if not task.cancelled():
+            self._settled(delivery)
 
     async def _deliver(self, delivery: Delivery) -> None:
         assert self._client is not None
@@ -193,6 +160,6 @@ class Lane:
                 return
             error = f"HTTP {response.status_code}"
             if response.status_code < 500 and response.status_code not in _RETRYABLE:
-                self._bury(subscription, event, delivery.tried + attempt, error + " (not retried)")
+                self._bury(subscription, event, attempt, error + " (not retried)")
                 return
-        self._bury(subscription, event, delivery.tried + retries.attempts, error)
+        self._bury(subscription, event, retries.attempts, error)
