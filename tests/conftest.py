@@ -45,16 +45,18 @@ async def _no_leaked_tasks() -> AsyncIterator[None]:
 _REDIS_MODULES = ("test_board", "test_journal", "test_redis")
 
 
-@pytest.fixture(autouse=True)
-def _no_leaked_sockets(request: pytest.FixtureRequest) -> Iterator[None]:
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
     """Fail a test of the Redis-using modules that leaves a socket (or stream) unclosed.
 
-    Garbage is collected at its end, so an unclosed client is named in the test that made it,
-    never in whichever later test the collector happens to run in.
+    Garbage is collected once every fixture is torn down and the test's event loop is closed
+    (a transport still closing then is let go), so an unclosed client is named in the test
+    that made it, never in whichever later test the collector happens to run in.
     """
-    yield
-    if not request.node.module.__name__.startswith(_REDIS_MODULES):
-        return
+    result = yield
+    module = getattr(item, "module", None)
+    if module is None or not module.__name__.startswith(_REDIS_MODULES):
+        return result
     leaked: list[str] = []
     hook = sys.unraisablehook
     sys.unraisablehook = lambda unraisable: leaked.append(
@@ -68,3 +70,4 @@ def _no_leaked_sockets(request: pytest.FixtureRequest) -> Iterator[None]:
         sys.unraisablehook = hook
     if leaked:
         pytest.fail(f"test left {len(leaked)} unclosed resource(s): " + "; ".join(leaked))
+    return result
