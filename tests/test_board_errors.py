@@ -192,9 +192,6 @@ async def test_without_the_replicas_asked_for_an_answer_is_504_and_never_deliver
         await asyncio.to_thread(server.stop)
 
 
-# Seen once in five runs: redis-py 8.2 leaves one socket of a Sentinel-managed connection for
-# the garbage collector (an unclosed-socket ResourceWarning after the test); not this board's.
-@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 async def test_confirm_waits_for_the_replicas_on_a_cluster_and_a_sentinel_master(
     redis_cluster_url: str, redis_sentinel_url: str, redis_prefix: str
 ) -> None:

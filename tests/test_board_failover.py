@@ -11,6 +11,7 @@ answer the call had, and no journal entry missing without a gap entry.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 from collections import Counter
 
@@ -27,10 +28,15 @@ from voice_hitl.service import create_app
 pytest.importorskip("redis", reason="the Redis board needs the 'redis' extra")
 pytestmark = [
     pytest.mark.timeout(90),
-    # redis-py (8.2) leaves the StreamWriter of a connection to the SIGKILLed master for the
-    # garbage collector (its transport is closed; the writer object is not): not this board's.
+    # A connection redis-py (8.2) dropped when the master was SIGKILLed may reach the garbage
+    # collector with its stream open (asyncio's StreamWriter.__del__, the socket's, redis'
+    # own Connection.__del__, or a transport closed but not yet let go: one in ~3 runs here).
+    # Exactly those are ignored, and only in this test, which collects its garbage before it
+    # ends: the warning can never land in a later test.
     pytest.mark.filterwarnings("ignore:unclosed <StreamWriter:ResourceWarning"),
-    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
+    pytest.mark.filterwarnings("ignore:unclosed transport <_Selector:ResourceWarning"),
+    pytest.mark.filterwarnings("ignore:unclosed <socket.socket:ResourceWarning"),
+    pytest.mark.filterwarnings("ignore:unclosed Connection:ResourceWarning"),
 ]
 
 KEY = b"failover-journal-key"
@@ -118,6 +124,7 @@ async def test_a_master_killed_under_load_loses_nothing_and_says_nothing_false()
         for board in boards:
             await board.aclose()
         await asyncio.to_thread(group.stop)
+        gc.collect()  # under this test's filters (see pytestmark), never in a later test
     # no "nothing was delivered" said of an answer the call had
     assert false_not_taken == []
     # the journal: one chain; every answer's settle is in it, or a gap entry says entries are

@@ -261,17 +261,29 @@ def _sentinels(client: Any) -> list[Any]:
 
 
 async def aclose_client(client: Any) -> None:
-    """Close an asyncio client made by :func:`async_client`, its sentinel connections too.
+    """Close an asyncio client made by :func:`async_client`, its sentinel connections too:
+    every one of them even when one fails to close (the first error is raised after).
 
-    Cancellation: safe.
+    Cancellation: safe (the closes left still run; the cancellation is raised after).
     """
-    for sentinel in _sentinels(client):
-        await sentinel.aclose()
-    await client.aclose()
+    first: BaseException | None = None
+    for closing in [*_sentinels(client), client]:
+        try:
+            await closing.aclose()
+        except BaseException as exc:  # a cancellation too: every socket closes, then it is raised
+            first = first or exc
+    if first is not None:
+        raise first
 
 
 def close_client(client: Any) -> None:
-    """Close a client made by :func:`sync_client`, its sentinel connections too."""
-    for sentinel in _sentinels(client):
-        sentinel.close()
-    client.close()
+    """Close a client made by :func:`sync_client`, its sentinel connections too: every one
+    of them even when one fails to close (the first error is raised after)."""
+    first: BaseException | None = None
+    for closing in [*_sentinels(client), client]:
+        try:
+            closing.close()
+        except Exception as exc:  # every socket closes; the first error wins
+            first = first or exc
+    if first is not None:
+        raise first
