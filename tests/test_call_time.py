@@ -34,9 +34,10 @@ async def test_a_deadline_waits_for_work_in_flight_then_fires_on_call_time() -> 
     caller = _caller(0.5)
     release = threading.Event()
     fired: list[float] = []
+    rang = asyncio.Event()
     with WorkGauge.installed() as gauge:
         clock = CallClock(caller, gauge)
-        clock.call_later(5.0, lambda: fired.append(caller.clock / RATE))
+        clock.call_later(5.0, lambda: (fired.append(caller.clock / RATE), rang.set()))
         work = asyncio.create_task(asyncio.to_thread(release.wait))  # "recognition" in flight
         feeding = await _drain(caller)
         for _ in range(1_000):  # the caller is done and waits: only the work is in flight
@@ -45,8 +46,7 @@ async def test_a_deadline_waits_for_work_in_flight_then_fires_on_call_time() -> 
         assert caller.clock == round(1.4 * RATE)  # its turn and trailing silence, no more
         release.set()
         await work
-        while not fired:
-            await asyncio.sleep(0)
+        await rang.wait()
         assert fired == [5.0]  # exactly at the deadline, in call time
         await caller.close_session("call")
         await feeding
