@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -119,6 +119,11 @@ class ScriptedCallerTransport:
         self.turns_played: list[tuple[float, str]] = []
         self.speaker: str | None = None  # who is speaking now (the current turn's speaker)
         self._closed = False
+        self._clock_listeners: list[Callable[[], None]] = []
+        self.on_idle: Callable[[], Awaitable[None]] | None = None
+        """At speed 0: awaited while the caller waits for the agent, beside the event it waits
+        for; it may move the clock (:meth:`advance`) when nothing else can happen (a virtual
+        clock's next deadline). None: the clock stands still while the caller waits."""
 
     @classmethod
     async def from_wav_files(
@@ -166,6 +171,23 @@ class ScriptedCallerTransport:
     def _notify(self) -> None:
         self._changed.set()
 
+    def add_clock_listener(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener`` each time the call's clock moves; returns a remover."""
+        self._clock_listeners.append(listener)
+        return lambda: (
+            self._clock_listeners.remove(listener) if listener in self._clock_listeners else None
+        )
+
+    def advance(self, target: int) -> None:
+        """Move the call's clock to ``target`` samples (never back) without sending audio."""
+        if target > self.clock:
+            self.clock = target
+            self._ticked()
+
+    def _ticked(self) -> None:
+        for listener in list(self._clock_listeners):
+            listener()
+
     async def _idle_while(self, waiting: Callable[[], bool]) -> AsyncIterator[PCM16]:
         """Keep the line open while ``waiting()``: faint noise in paced mode, nothing at 0."""
         while waiting() and not self._closed:
@@ -174,7 +196,24 @@ class ScriptedCallerTransport:
                 continue
             self._changed.clear()
             if waiting() and not self._closed:
-                await self._changed.wait()
+                await self._wait_for_change()
+
+    async def _wait_for_change(self) -> None:
+        """Speed 0: wait for an event, while :attr:`on_idle` (if any) may move the clock."""
+        if self.on_idle is None:
+            await self._changed.wait()
+            return
+        changed = asyncio.ensure_future(self._changed.wait())
+        idle = asyncio.ensure_future(self.on_idle())
+        try:
+            await asyncio.wait((changed, idle), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiter in (changed, idle):
+                waiter.cancel()
+            await asyncio.gather(changed, idle, return_exceptions=True)
+        failure = None if idle.cancelled() else idle.exception()
+        if failure is not None:
+            raise failure
 
     async def play(self, session_id: str, frame: PCM16) -> None:
         if session_id == self._session_id:
@@ -273,7 +312,7 @@ class ScriptedCallerTransport:
     async def _idle_until(self, target: int) -> AsyncIterator[PCM16]:
         """Move the call's clock to ``target``: paced noise, or a jump at speed 0."""
         if self.speed == 0:
-            self.clock = max(self.clock, target)
+            self.advance(target)
             return
         async for frame in self._idle_while(lambda: self.clock < target):
             yield frame
@@ -285,7 +324,8 @@ class ScriptedCallerTransport:
             await asyncio.sleep(0)
         if len(frame):
             self._caller.append((self.clock, frame))
-        self.clock += len(frame)
+            self.clock += len(frame)
+            self._ticked()
         return frame
 
     # -- the recording -------------------------------------------------------------------
