@@ -8,6 +8,7 @@ import logging
 from typing import Any
 
 import pytest
+from test_ai_external import Reports
 
 from providers.mock_text import MockAIProvider, tool_call
 from voice_hitl import (
@@ -39,23 +40,6 @@ ASK = AITool(
         "required": ["question"],
     },
 )
-
-
-class Reports:
-    def __init__(self, kit: VoiceKit) -> None:
-        self.items: list[ToolCallReport] = []
-        self.changed = asyncio.Event()
-
-        @kit.hook(HookTrigger.ON_TOOL_CALL)
-        async def report(event: ToolCallReport, ctx: HookContext) -> None:
-            self.items.append(event)
-            self.changed.set()
-
-    async def until(self, count: int) -> list[ToolCallReport]:
-        while len(self.items) < count:
-            self.changed.clear()
-            await self.changed.wait()
-        return self.items
 
 
 class Recording(PolicyExternalToolHandler):
