@@ -9,7 +9,8 @@ import threading
 import numpy as np
 import pytest
 
-from voice_hitl.demo._call_time import CallClock, CallTimeHandler, WorkGauge
+from voice_hitl import HumanInputHandler
+from voice_hitl.demo._call_time import CallClock, WorkGauge
 from voice_hitl.voice._caller_transport import CallerTurn, ScriptedCallerTransport
 
 RATE = 16_000
@@ -58,7 +59,7 @@ async def test_a_wait_times_out_on_call_time_with_the_handlers_message() -> None
     caller = _caller(0.2)
     with WorkGauge.installed() as gauge:
         clock = CallClock(caller, gauge)
-        handler = CallTimeHandler(clock)
+        handler = HumanInputHandler(clock=clock)
         pending = await handler.create("ConfirmAction", {"action": "go"})
         feeding = await _drain(caller)
         with pytest.raises(TimeoutError, match="Human input timed out after 3s"):
@@ -73,7 +74,7 @@ async def test_an_answer_in_time_cancels_the_deadline() -> None:
     caller = _caller(0.2)
     with WorkGauge.installed() as gauge:
         clock = CallClock(caller, gauge)
-        handler = CallTimeHandler(clock)
+        handler = HumanInputHandler(clock=clock)
         pending = await handler.create("ConfirmAction", {"action": "go"})
         waiting = asyncio.create_task(handler.wait(pending.pending_id, timeout=3.0))
         await asyncio.sleep(0)

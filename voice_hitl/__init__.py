@@ -32,7 +32,7 @@ from ._types import ChannelType
 if TYPE_CHECKING:
     from .human._answer_json import answer_json
     from .human._deadline import DeadlinePolicy, Escalation
-    from .human._human_input import HumanInputHandler
+    from .human._human_input import DeadlineClock, HumanInputHandler
     from .human._human_input_tools import HumanInputToolHandler
     from .human._lifecycle import (
         RequestDelivered,
@@ -92,6 +92,7 @@ _LAZY: dict[str, str] = {
     "answer_json": "voice_hitl.human._answer_json",
     "DeadlinePolicy": "voice_hitl.human._deadline",
     "Escalation": "voice_hitl.human._deadline",
+    "DeadlineClock": "voice_hitl.human._human_input",
     "HumanInputHandler": "voice_hitl.human._human_input",
     "HumanInputToolHandler": "voice_hitl.human._human_input_tools",
     "RequestDelivered": "voice_hitl.human._lifecycle",
@@ -256,6 +257,7 @@ __all__ = [
     "HumanInputHandler",
     "HumanInputRejectedError",
     "HumanInputToolHandler",
+    "DeadlineClock",
     "DeadlinePolicy",
     "Escalation",
     "PendingInput",

@@ -20,11 +20,9 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
 from typing import Any
 
-from .._checks import positive_seconds
-from ..human._human_input import HumanInputHandler
 from ..voice._caller_transport import ScriptedCallerTransport
 
-__all__ = ["CallClock", "CallTimeHandler", "WorkGauge"]
+__all__ = ["CallClock", "WorkGauge"]
 
 _SETTLE_ROUNDS = 200
 """Loop rounds with no worker busy before the call counts as idle: a result handed back from
@@ -147,26 +145,3 @@ class CallClock:
                 return
             self._added.clear()
             await self._added.wait()
-
-
-class CallTimeHandler(HumanInputHandler):
-    """A :class:`HumanInputHandler` whose wait deadlines count call time (:class:`CallClock`)."""
-
-    def __init__(self, clock: CallClock) -> None:
-        super().__init__()
-        self._call_clock = clock
-
-    async def wait(self, pending_id: str, *, timeout: float | None = 300.0) -> str:
-        """Like :meth:`HumanInputHandler.wait`, with ``timeout`` in seconds of call time.
-
-        Cancellation: as :meth:`HumanInputHandler.wait`.
-        """
-        request = self._active.get(pending_id)
-        if timeout is None or request is None or request._outcome is not None:
-            return await super().wait(pending_id, timeout=timeout)
-        seconds = positive_seconds("timeout", timeout)
-        cancel = self._call_clock.call_later(seconds, lambda: self._time_out(request, seconds))
-        try:
-            return await super().wait(pending_id, timeout=None)
-        finally:
-            cancel()

@@ -31,7 +31,7 @@ from ..voice._caller_transport import CallerTurn, ScriptedCallerTransport
 from ..voice._provider import AudioFormat, RealtimeProvider
 from ..voice._provider_events import AudioOutEvent
 from ..voice._voice_channel import RealtimeVoiceChannel
-from ._call_time import CallClock, CallTimeHandler, WorkGauge
+from ._call_time import CallClock, WorkGauge
 from ._demo_agent import ApprovalAgent, TransferAgent
 from ._timeline import Timeline
 
@@ -131,7 +131,7 @@ async def run_demo(
     clock = None
     if caller.speed == 0:
         clock = CallClock(caller, gauge.enter_context(WorkGauge.installed()))
-    handler = HumanInputHandler() if clock is None else CallTimeHandler(clock)
+    handler = HumanInputHandler(clock=clock)
     journal = None if out_dir is None else await asyncio.to_thread(_open_journal, out_dir)
     if journal is not None:
         journal.attach(handler)

@@ -28,7 +28,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from .._checks import MAX_SECONDS, non_negative_int, optional_seconds
 from .._types import ChannelType
@@ -53,7 +53,13 @@ from ._pending import (
 )
 from ._slots import Deadlines, Request
 
-__all__ = ["DENIED_BY_HOOK", "HumanInputHandler", "InputRequiredCallback", "ambient_input"]
+__all__ = [
+    "DENIED_BY_HOOK",
+    "DeadlineClock",
+    "HumanInputHandler",
+    "InputRequiredCallback",
+    "ambient_input",
+]
 
 logger = logging.getLogger("voice_hitl.human_input")
 
@@ -61,6 +67,16 @@ InputRequiredCallback = Callable[[PendingInputEvent], Awaitable[str | None]]
 """Notifies that a request needs an answer; returns a denial reason, or None to allow."""
 
 DENIED_BY_HOOK = "Denied by ON_USER_INPUT_REQUIRED hook"
+
+
+class DeadlineClock(Protocol):
+    """A clock that wait deadlines count on instead of the event loop's (for example a
+    scripted call's own time, so a replay's verdict does not depend on the machine's load)."""
+
+    def call_later(self, seconds: float, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback`` once ``seconds`` have passed on this clock; returns a canceller."""
+        ...
+
 
 _AMBIENT: contextvars.ContextVar[tuple[InputRequiredCallback, str | None] | None] = (
     contextvars.ContextVar("voice_hitl_ambient_input", default=None)
@@ -154,13 +170,16 @@ class HumanInputHandler:
     Args:
         retention: How many settled outcomes stay replayable by :meth:`wait` (an LRU);
             ``0`` switches retention off.
+        clock: What :meth:`wait`'s ``timeout`` counts on (a :class:`DeadlineClock`); the
+            event loop's clock when None.
 
     Raises:
         ValueError: ``retention`` is negative or not a whole number.
     """
 
-    def __init__(self, retention: int = 128) -> None:
+    def __init__(self, retention: int = 128, *, clock: DeadlineClock | None = None) -> None:
         self._retention = non_negative_int("retention", retention)
+        self._clock = clock
         self._active: dict[str, Request] = {}
         self._retained: OrderedDict[str, _Outcome] = OrderedDict()
         self._deadlines: dict[float, Deadlines] = {}
@@ -458,7 +477,12 @@ class HumanInputHandler:
             loop = asyncio.get_running_loop()
             waiter = request._waiter = loop.create_future()
             timer: asyncio.TimerHandle | None = None
-            if timeout is not None:
+            stop_clock: Callable[[], None] | None = None
+            if timeout is not None and self._clock is not None:
+                stop_clock = self._clock.call_later(
+                    timeout, partial(self._time_out, request, timeout)
+                )
+            elif timeout is not None:
                 deadlines = self._deadlines.get(timeout)
                 if deadlines is not None and deadlines.loop is loop:
                     deadlines.add(request)  # the common case: one shared timer
@@ -475,6 +499,8 @@ class HumanInputHandler:
                 request._waiter = None
                 if timer is not None:
                     timer.cancel()
+                if stop_clock is not None:
+                    stop_clock()
         if not request.detached:
             self._active.pop(pending_id, None)
         if self._holds:
