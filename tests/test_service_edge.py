@@ -60,7 +60,8 @@ def test_deep_or_broken_tool_arguments_get_a_clear_refusal() -> None:
 
 async def test_the_gate_refuses_deep_arguments_instead_of_failing() -> None:
     from voice_hitl import ChannelType
-    from voice_hitl.tools._gate import ToolCall, ToolGate
+    from voice_hitl.tools._calls import ToolCall
+    from voice_hitl.tools._gate import ToolGate
 
     async def host(name: str, arguments: dict[str, object]) -> str:
         return "done"

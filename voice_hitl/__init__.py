@@ -56,7 +56,8 @@ if TYPE_CHECKING:
     from .text._ai_types import AIContext, AIMessage, AIProvider, AIResponse, AIToolCall, ServedCall
     from .tools._approval_policy import ApprovalPolicy, ApprovalRule, canonical_arguments
     from .tools._approvals import AlwaysGrant, ApprovalDecision, ToolApprovals, read_decision
-    from .tools._gate import Door, ToolCall, ToolCallReport, ToolGate, ToolResult, ToolUseEvent
+    from .tools._calls import Door, ToolCall, ToolCallReport, ToolResult, ToolUseEvent
+    from .tools._gate import ToolGate
     from .tools._hooks import HookContext, HookExecution, HookResult, HookTrigger
     from .tools._kit import VoiceKit
     from .tools._tools import (
@@ -134,12 +135,12 @@ _LAZY: dict[str, str] = {
     "ApprovalDecision": "voice_hitl.tools._approvals",
     "ToolApprovals": "voice_hitl.tools._approvals",
     "read_decision": "voice_hitl.tools._approvals",
-    "Door": "voice_hitl.tools._gate",
-    "ToolCall": "voice_hitl.tools._gate",
-    "ToolCallReport": "voice_hitl.tools._gate",
+    "Door": "voice_hitl.tools._calls",
+    "ToolCall": "voice_hitl.tools._calls",
+    "ToolCallReport": "voice_hitl.tools._calls",
     "ToolGate": "voice_hitl.tools._gate",
-    "ToolResult": "voice_hitl.tools._gate",
-    "ToolUseEvent": "voice_hitl.tools._gate",
+    "ToolResult": "voice_hitl.tools._calls",
+    "ToolUseEvent": "voice_hitl.tools._calls",
     "HookContext": "voice_hitl.tools._hooks",
     "HookExecution": "voice_hitl.tools._hooks",
     "HookResult": "voice_hitl.tools._hooks",

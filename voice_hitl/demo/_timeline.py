@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, TextIO
 
 from ..human._pending import PendingInputEvent
-from ..tools._gate import ToolCallReport, ToolUseEvent
+from ..tools._calls import ToolCallReport, ToolUseEvent
 from ..tools._hooks import HookContext, HookExecution, HookTrigger
 from ..tools._kit import VoiceKit
 from ..voice._provider_events import ProviderEvent, SpeechStoppedEvent, TranscriptionEvent

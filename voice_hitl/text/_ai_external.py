@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..tools._gate import ToolOutcome
+from ..tools._calls import ToolOutcome
 
 if TYPE_CHECKING:
     from ..tools._gate import ToolGate

@@ -23,7 +23,8 @@ from typing import Any
 
 from .._exceptions import ToolRefusedError
 from ..tools._approval_policy import canonical_arguments
-from ..tools._gate import Door, ToolCall, ToolGate, ToolUseEvent
+from ..tools._calls import Door, ToolCall, ToolUseEvent
+from ..tools._gate import ToolGate
 from ..tools._hooks import HookResult, HookTrigger
 from ._ai_external import ExternalToolHandler, ToolDecision, current_gate
 

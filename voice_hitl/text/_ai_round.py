@@ -33,7 +33,8 @@ from typing import Any
 from .._exceptions import ChannelClosedError, ToolArgumentsError
 from .._types import ChannelType
 from ..human._human_input import ambient_input
-from ..tools._gate import Door, ToolCall, ToolCallReport, ToolGate, ToolOutcome, ToolResult
+from ..tools._calls import Door, ToolCall, ToolCallReport, ToolOutcome, ToolResult
+from ..tools._gate import ToolGate
 from ..tools._hooks import HookTrigger
 from ..tools._schema import parse_arguments
 from ..tools._tools import ToolCallContext, current_tool_context, tool_context

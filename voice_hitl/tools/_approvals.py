@@ -43,7 +43,8 @@ from ._approval_setup import check_gate
 from ._tools import current_tool_context, tool_context
 
 if TYPE_CHECKING:
-    from ._gate import ToolCall, ToolGate
+    from ._calls import ToolCall
+    from ._gate import ToolGate
 
 __all__ = ["AlwaysGrant", "ApprovalDecision", "ToolApprovals", "read_decision"]
 

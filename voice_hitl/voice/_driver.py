@@ -17,7 +17,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .._exceptions import ChannelClosedError, ProviderError
-from ..tools._gate import Door, ToolCall, ToolGate, ToolResult
+from ..tools._calls import Door, ToolCall, ToolResult
+from ..tools._gate import ToolGate
 from ._loop_slices import all_done, cancel_in_slices
 from ._provider import ProviderSession
 from ._provider_events import (

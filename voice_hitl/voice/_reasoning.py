@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from ..tools._gate import ToolResult
+from ..tools._calls import ToolResult
 
 __all__ = [
     "ReasoningBackend",

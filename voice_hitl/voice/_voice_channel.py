@@ -17,7 +17,7 @@ from .._exceptions import ChannelClosedError
 from .._types import ChannelType
 from ..human._human_input_tools import HumanInputToolHandler
 from ..human._pending import PendingInputEvent
-from ..tools._gate import Door
+from ..tools._calls import Door
 from ..tools._gated_channel import GatedChannel
 from ..tools._tools import AITool, ToolHandler
 from ._connect_hooks import ConnectHooks, SessionHooked
