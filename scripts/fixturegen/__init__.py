@@ -87,7 +87,18 @@ from ._homes import (
     television,
     water,
 )
-from ._impair import buzz, car, drop_packets, music, opus, overdrive, sox_effects, wind
+from ._impair import (
+    buzz,
+    car,
+    drop_packets,
+    music,
+    opus,
+    overdrive,
+    room_reverb,
+    sox_effects,
+    upsampled,
+    wind,
+)
 from ._neverheard import (
     Dialogue,
     Line,
@@ -296,6 +307,7 @@ __all__ = [
     "recipe_voices",
     "recipes",
     "reverberated",
+    "room_reverb",
     "said_before",
     "say",
     "say_tens",
@@ -312,6 +324,7 @@ __all__ = [
     "traffic",
     "trim",
     "two_talkers",
+    "upsampled",
     "typing",
     "used_names",
     "vacuum",

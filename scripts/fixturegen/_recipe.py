@@ -31,27 +31,15 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
-import soxr
 
+from . import _noise
 from ._ambient import bluetooth, fan, muffled, speakerphone, traffic, typing
-from ._audio import RATE, TEL_RATE, FloatArray, energy_kept, to_dbfs
+from ._audio import RATE, TEL_RATE, FloatArray, to_dbfs
 from ._daily import agc, baby, bus, church, earbud, rain, vacuum
 from ._homes import farfield, jitter, kitchen, laptop_mic, open_car, reverberated, television
 from ._homes import water as running_water
-from ._impair import buzz, car, drop_packets, music, opus, overdrive, sox_effects, wind
-from ._noise import (
-    Crowd,
-    band,
-    brown,
-    clicks,
-    coughs,
-    near_silence,
-    phone_line,
-    pink,
-    telephone,
-    two_talkers,
-    white,
-)
+from ._impair import buzz, car, drop_packets, music, opus, overdrive, room_reverb, upsampled, wind
+from ._noise import Crowd, band, brown, clicks, coughs, near_silence, phone_line, pink, white
 from ._scene import NoiseMaker
 from ._sets import AMOUNT, CHALLENGE, CODE, COLOUR, CONFIRM, PAY, REJECT, meta, no, pick, value
 from ._sets import yes as said_yes
@@ -197,7 +185,7 @@ def _crowd(
 
 def _two_talkers(crowd: Crowd | None) -> NoiseMaker:
     clips = _need(crowd).clips
-    return lambda n, rng: two_talkers(n, clips, rng)
+    return lambda n, rng: _noise.two_talkers(n, clips, rng)
 
 
 def _need(crowd: Crowd | None) -> Crowd:
@@ -277,18 +265,6 @@ def _at_rate(f: Callable[..., FloatArray]) -> Step:
     return Step(f, lambda f, x, rate, _rng, p: (f(x, rate, **p), rate))
 
 
-def upsampled(x: FloatArray, rate: int) -> FloatArray:
-    """``x`` (at ``rate``) resampled to `RATE` (a narrowband call as a 16 kHz pipeline
-    receives it)."""
-    up: FloatArray = soxr.resample(x, rate, RATE, quality="HQ")
-    return up
-
-
-def reverb(x: FloatArray, reverb: Sequence[str], like: FloatArray) -> FloatArray:
-    """16 kHz ``x`` through sox ``reverb`` with ``reverb``'s arguments, at the power of
-    ``like`` (a room keeps the level of what is said in it)."""
-    return energy_kept(sox_effects(x, RATE, "reverb", *(str(r) for r in reverb)), like)
-
 
 STEPS: dict[str, Step] = {
     **{
@@ -298,9 +274,9 @@ STEPS: dict[str, Step] = {
     "church": _keeps(church),
     "overdrive": _keeps(overdrive),
     "phone_line": _to_8k(phone_line),
-    "telephone": _to_8k(telephone),
+    "telephone": _to_8k(_noise.telephone),
     "upsampled": Step(upsampled, lambda f, x, rate, _rng, p: (f(x, rate, **p), RATE)),
-    "reverb": Step(reverb, lambda f, x, _rate, _rng, p: (f(x, **p), RATE), dry=True),
+    "reverb": Step(room_reverb, lambda f, x, _rate, _rng, p: (f(x, **p), RATE), dry=True),
     "cordless": _to_8k(cordless),
     "bluetooth": _to_8k(bluetooth, noisy=True),
     "mobile": _to_8k(mobile, noisy=True),
