@@ -15,7 +15,7 @@ before any recogniser heard them and never tuned on, but run several times), and
 times; measured once, then its failures were read) and ``heldout4`` (a fourth, written before
 heldout3's failures were read: the honest measure of what was designed on heldout3),
 ``heldout6`` (issue 32: yeses, no's and neither in voices and conditions no other set uses,
-made by ``scripts/make_adversarial5.py`` after the issue-32 rules; "a no that was not said"
+made by recipe ``adversarial5`` after the issue-32 rules; "a no that was not said"
 on audio nothing was tuned on), ``heldout7`` (the same kinds again, in the voices and
 conditions of recipe ``adversarial6``, none used before; once generated and committed),
 ``heldout8`` (again, in those of recipe ``adversarial7``; once generated and

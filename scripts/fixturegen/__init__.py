@@ -1,10 +1,9 @@
 """One library for the audio fixture sets: their recipes (``scripts/fixturegen/sets/*.toml``,
-read by the one generator ``scripts/make_set.py``) and the three sets not yet turned into
-recipes (``scripts/make_adversarial3.py`` .. ``5.py``).
+read by the one generator ``scripts/make_set.py``).
 
 A set is utterances (`Utterance`: what is said, the question it answers, what it must be
 understood as) spoken by voices (`piper`, `flite`, `espeak`, `festival`, `through_sox`) and
-rendered in conditions (a recipe of `_render`, or a script's own built from `_noise`), each
+rendered in conditions (a recipe of `_render`, or a `Rig` of noises, rooms and lines), each
 file seeded from its name (`seeded`) so a rerun gives the same bytes; `generate` writes the
 files and returns the entries `write_manifest` stores. `adversarial_set` is the recipe of the
 first two adversarial sets.
@@ -22,11 +21,12 @@ the committed sets already say and use, for a never-heard set to refuse), ``_nev
 three sets of a never-heard recipe, ``adversarial6`` on), ``_recipe`` (a recipe's vocabulary:
 voices, noise makers, line steps, expected results, by name with keyword parameters),
 ``_plans`` (a never-heard recipe read into its `Plan`, voices and `Rig`; `make`, the generator,
-and its `KINDS`), ``_kinds`` (the other kinds of recipe: plain, takes, held-out pair,
-adversarial), ``_render`` (the committed sets' conditions), ``_scene`` (speech in noise through
-a room or line, and noise alone: the sets from ``adversarial4`` on), ``_sets`` (questions, the
-loop, the manifest), ``_heldout`` (a held-out pair of answers and confirmations),
-``_adversarial``.
+and its `KINDS`), ``_kinds`` (plain, takes, held-out pair and adversarial recipes),
+``_scenes`` (a recipe's `Rig` read, `read_rig`; scenes recipes: sets rendered by one rig, each
+with its own assignment of voices to conditions, ``adversarial4`` and ``adversarial5``),
+``_render`` (the committed sets' conditions), ``_scene`` (speech in noise through a room or
+line, and noise alone: the sets from ``adversarial4`` on), ``_sets`` (questions, the loop, the
+manifest), ``_heldout`` (a held-out pair of answers and confirmations), ``_adversarial``.
 
 The scripts (``make_set.py`` too) put ``scripts/`` on ``sys.path`` and ``import
 fixturegen``; none of this is part of the ``voice_hitl`` package, and CI never runs it (the
@@ -37,11 +37,13 @@ byte for byte, manifest included::
 
     FIXTUREGEN_ROOT=/tmp/regen python scripts/make_set.py heldout4
     cmp /tmp/regen/heldout4/manifest.json audio_fixtures/heldout4/manifest.json
-    FIXTUREGEN_ROOT=/tmp/regen python scripts/make_adversarial5.py   # a set not yet a recipe
 
 Every committed set but one regenerates byte-identical; ``dev_values``' 42 piper files come
 out up to 3 LSB apart (a few samples more on its telephone line, where a 1 LSB change can flip
 a mu-law step), as they do from the script that made them: piper's raw output moved since.
+Piper's output depends on the machine too (on a 2-core AMD EPYC every piper file of
+``heldout`` and ``adversarial6`` came out up to 5 LSB apart, from the code before the recipes
+as well): compare piper files with the previous generator's output on the same machine.
 """
 
 from ._adversarial import NOISES, NONSPEECH, RATES, SNRS, adversarial_set
@@ -88,7 +90,18 @@ from ._homes import (
     television,
     water,
 )
-from ._impair import buzz, car, drop_packets, music, opus, overdrive, sox_effects, wind
+from ._impair import (
+    buzz,
+    car,
+    drop_packets,
+    music,
+    opus,
+    overdrive,
+    room_reverb,
+    sox_effects,
+    upsampled,
+    wind,
+)
 from ._neverheard import (
     Dialogue,
     Line,
@@ -130,6 +143,7 @@ from ._render import (
     render_tuning,
 )
 from ._scene import Channel, NoiseMaker, mixed, noise_alone
+from ._scenes import read_crowd, read_rig, write_scenes
 from ._sets import (
     AMOUNT,
     CHALLENGE,
@@ -290,10 +304,13 @@ __all__ = [
     "render_tuning",
     "replaced",
     "resampled",
+    "read_crowd",
     "read_recipe",
+    "read_rig",
     "recipe_voices",
     "recipes",
     "reverberated",
+    "room_reverb",
     "said_before",
     "say",
     "say_tens",
@@ -310,6 +327,7 @@ __all__ = [
     "traffic",
     "trim",
     "two_talkers",
+    "upsampled",
     "typing",
     "used_names",
     "vacuum",
@@ -322,6 +340,7 @@ __all__ = [
     "write_flac",
     "write_flac_float",
     "write_manifest",
+    "write_scenes",
     "write_set",
     "write_wav",
     "yes",

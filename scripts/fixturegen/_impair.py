@@ -2,23 +2,37 @@
 
 Noise (unit RMS): `car` (engine harmonics over road rumble, a little wind hiss), `buzz` (mains
 hum with its harmonics), `wind` (gusting low-passed noise), `music` (plucked notes, two at a
-time). Impairments: `sox_effects` (a sox effect chain, e.g. ``reverb``), `overdrive` (gain into
-hard clipping), `drop_packets` (20 ms frames zeroed in bursts, as a VoIP line without loss
-concealment) and `opus` (a round trip through the Opus codec, ``opus-tools``).
+time). Impairments: `sox_effects` (a sox effect chain, e.g. ``reverb``), `room_reverb` (sox
+reverb at the level of the sound before it), `overdrive` (gain into hard clipping),
+`drop_packets` (20 ms frames zeroed in bursts, as a VoIP line without loss concealment), `opus`
+(a round trip through the Opus codec, ``opus-tools``) and `upsampled` (8 kHz back to 16 kHz).
 """
 
 from __future__ import annotations
 
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import soxr
 
-from ._audio import RATE, FloatArray, read_wav, write_wav
+from ._audio import RATE, FloatArray, energy_kept, read_wav, write_wav
 from ._noise import band, brown, pink
 
-__all__ = ["buzz", "car", "drop_packets", "music", "opus", "overdrive", "sox_effects", "wind"]
+__all__ = [
+    "buzz",
+    "car",
+    "drop_packets",
+    "music",
+    "opus",
+    "overdrive",
+    "room_reverb",
+    "sox_effects",
+    "upsampled",
+    "wind",
+]
 
 
 def _unit(x: FloatArray) -> FloatArray:
@@ -144,3 +158,17 @@ def opus(x: FloatArray, rate: int, kbps: float) -> FloatArray:
         subprocess.run(decode, check=True, capture_output=True)
         y, _ = read_wav(out)
     return np.resize(np.concatenate([y, np.zeros(max(0, len(x) - len(y)))]), len(x))
+
+
+def room_reverb(x: FloatArray, reverb: Sequence[str], like: FloatArray) -> FloatArray:
+    """16 kHz ``x`` through sox ``reverb`` with ``reverb``'s arguments, at the power of
+    ``like`` (a room keeps the level of what is said in it: ``like`` is the sound before any
+    floor was added)."""
+    return energy_kept(sox_effects(x, RATE, "reverb", *(str(r) for r in reverb)), like)
+
+
+def upsampled(x: FloatArray, rate: int) -> FloatArray:
+    """``x`` (at ``rate``) resampled to `RATE` (a narrowband call as a 16 kHz pipeline
+    receives it)."""
+    up: FloatArray = soxr.resample(x, rate, RATE, quality="HQ")
+    return up

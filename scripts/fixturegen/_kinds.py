@@ -14,11 +14,16 @@ A plain set (``kind = "plain"``: every answer in every voice and condition, `gen
 keys: ``sets`` (its folder; ``"."``: the fixtures' root), ``description``, ``render`` (the
 conditions' recipe: ``"tuning"`` or ``"heldout"``, `RENDERS`), ``seed_stem`` (seed from the
 file's stem, not its name; false if absent), ``seed_suffix`` (seed from the stem and this: the
-name a file had in the format it was made in), ``prepare`` (what the voice's output becomes:
+name a file had in the format it was made in), ``seed_prefix`` (put before every seed name;
+"" if absent), ``prepare`` (what the voice's output becomes:
 ``"speech"``, ``"resampled"`` or ``"raw"``; ``"speech"`` if absent), ``write`` (``"flac"``
 or ``"flac_float"``: the float samples clipped, not rounded first; ``"flac"`` if absent),
 ``conditions``, ``answers`` (``[id, category, question, text, expected]``) and the table
-``voices``.
+``voices``. A plain set may render some conditions as speech in noise instead (`mixed`): the
+rig keys of `fixturegen._scenes` (``noises``, ``lead_s``, ``floor``, ``babble``, ``crowd``,
+``makers``, ...) for the conditions ``noises`` names; with ``noise_field = true`` every file's
+``noise`` names the noise it is in (the ``by_voice`` maker's name, or ``noise``; null in a
+condition without).
 
 A set of true confirmations in two takes (``kind = "takes"``: every phrase in every voice
 and condition of `render_take`, takes `TAKES`). Its keys: ``sets`` (its folder),
@@ -34,16 +39,18 @@ the table ``voices``.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ._adversarial import adversarial_set
-from ._audio import write_flac, write_flac_float
+from ._audio import FloatArray, write_flac, write_flac_float
 from ._heldout import babblers, heldout_pair
 from ._recipe import RecipeError, utterances, voice
 from ._render import render_heldout, render_take, render_tuning
-from ._sets import TAKES, challenges, generate, recipe, write_manifest
+from ._scenes import read_rig
+from ._sets import TAKES, Render, Slot, challenges, generate, recipe, write_manifest
 from ._voices import Voice, raw, resampled, speech
 
 T = TypeVar("T")
@@ -139,16 +146,42 @@ def write_plain(path: Path, data: dict[str, Any], out: Path) -> dict[str, int]:
         said = utterances(path, data["answers"])
         conditions = [str(c) for c in data["conditions"]]
         description, seed_stem = str(data["description"]), bool(data.get("seed_stem", False))
-        seed_suffix = str(data.get("seed_suffix", ""))
+        seed_suffix, prefix = str(data.get("seed_suffix", "")), str(data.get("seed_prefix", ""))
         voices = _voices(path, data)
     except (KeyError, ValueError, TypeError, AttributeError) as exc:
         raise RecipeError(f"{path}: a missing or malformed key ({exc!r})") from None
     where = out / folder
-    run = recipe(render, seed_stem=seed_stem, seed_suffix=seed_suffix)
-    entries = generate(where, said, voices, conditions, run, prepare=prepare, write=write)
-    fields = {"voices": list(voices), "conditions": conditions}
-    write_manifest(where, description, entries, **fields)
+    run = recipe(render, seed_prefix=prefix, seed_stem=seed_stem, seed_suffix=seed_suffix)
+    options: dict[str, Any] = {"prepare": prepare, "write": write}
+    if "noises" in data:
+        rig = read_rig(path, data, conditions)
+        run = _mixed_in(run, rig.render(prefix), set(rig.noises))
+        if data.get("noise_field", False):
+            options["fields"] = _noise_named(data["noises"])
+    entries = generate(where, said, voices, conditions, run, **options)
+    write_manifest(where, description, entries, voices=list(voices), conditions=conditions)
     return {folder: len(entries)}
+
+
+def _mixed_in(named: Render, mixed: Render, noisy: set[str]) -> Render:
+    """``mixed`` in the conditions ``noisy``, ``named`` in the others."""
+
+    def run(speech: FloatArray, slot: Slot) -> tuple[FloatArray, int]:
+        return (mixed if slot.condition in noisy else named)(speech, slot)
+
+    return run
+
+
+def _noise_named(noises: Mapping[str, Any]) -> Callable[[Slot], dict[str, Any]]:
+    """Every file's ``noise``: the name of the noise its voice is heard in (None: none)."""
+
+    def field(slot: Slot) -> dict[str, Any]:
+        spec = noises.get(slot.condition)
+        if spec is None:
+            return {"noise": None}
+        return {"noise": str(spec.get("by_voice", {}).get(slot.voice, spec["noise"]))}
+
+    return field
 
 
 def write_takes(path: Path, data: dict[str, Any], out: Path) -> dict[str, int]:

@@ -11,7 +11,7 @@ Every fixture answering a code request has ``"code"`` (the digits asked for) aft
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -40,14 +40,15 @@ __all__ = [
     "Plan",
     "Rig",
     "answer_set",
+    "close_set",
     "confirmation_set",
     "dialogues",
     "not_yes_set",
 ]
 
-Line = Callable[[FloatArray, np.random.Generator], tuple[FloatArray, int]]
-"""A condition's room or line: 16 kHz audio (noise in) and a generator to ``(samples,
-rate)``."""
+Line = Callable[[FloatArray, np.random.Generator, FloatArray], tuple[FloatArray, int]]
+"""A condition's room or line: 16 kHz audio (noise and floor in), a generator and the sound
+before the floor (a room that keeps the level keeps that one's) to ``(samples, rate)``."""
 
 NoiseRow = tuple[str, float, str, str]
 """A file of noise alone: ``(kind of `Rig.makers`, level dBFS, condition whose channel it
@@ -57,8 +58,10 @@ goes through, code asked for or "")``."""
 @dataclass(frozen=True, slots=True)
 class Rig:
     """How the sets sound: their ``conditions`` (taken in turn), the noise of each condition
-    that has one, at its SNR (`mixed`), the room or line of each that has one, the makers of
-    noise-alone files, the silence before and after the speech, and the noise floor."""
+    that has one, at its SNR (`mixed`; ``by_voice``: condition to voice to the noise that
+    voice is heard in instead), the room or line of each that has one, the makers of
+    noise-alone files, the silence before and after the speech, the noise floor (None: none)
+    and whether a file that would clip is scaled down (``peak_limit``)."""
 
     conditions: tuple[str, ...]
     noises: Mapping[str, tuple[NoiseMaker, float]]
@@ -66,22 +69,28 @@ class Rig:
     makers: Mapping[str, NoiseMaker]
     lead_s: float
     trail_s: float
-    floor_dbfs: float = -60.0
+    floor_dbfs: float | None = -60.0
+    peak_limit: bool = True
+    by_voice: Mapping[str, Mapping[str, NoiseMaker]] = field(default_factory=dict)
 
     def channel(
         self, x: FloatArray, condition: str, rng: np.random.Generator
     ) -> tuple[FloatArray, int]:
         """``x`` (16 kHz, any noise already in) with a white floor at ``floor_dbfs``, through
         the condition's line (none: 16 kHz as it is), scaled down where it would clip
-        (`peak_limited`, as an automatic gain control would)."""
-        floored = x + rng.normal(0.0, 10 ** (self.floor_dbfs / 20), len(x))
+        (`peak_limited`, as an automatic gain control would) if ``peak_limit``."""
+        floored = x
+        if self.floor_dbfs is not None:
+            floored = x + rng.normal(0.0, 10 ** (self.floor_dbfs / 20), len(x))
         line = self.lines.get(condition)
-        y, rate = line(floored, rng) if line else (floored, RATE)
-        return peak_limited(y), rate
+        y, rate = line(floored, rng, x) if line else (floored, RATE)
+        return (peak_limited(y) if self.peak_limit else y), rate
 
     def render(self, seed_prefix: str) -> Render:
         """The conditions, seeded from the file name after ``seed_prefix``."""
-        return mixed(self.noises, self.channel, seed_prefix, self.lead_s, self.trail_s)
+        return mixed(
+            self.noises, self.channel, seed_prefix, self.lead_s, self.trail_s, self.by_voice
+        )
 
 
 class Dialogue(NamedTuple):
@@ -117,7 +126,7 @@ def _with_code(entry: dict[str, Any], code: str) -> dict[str, Any]:
     return out
 
 
-def _close(
+def close_set(
     folder: Path,
     prefix: str,
     rig: Rig,
@@ -126,8 +135,9 @@ def _close(
     description: str,
     voices: list[str],
 ) -> int:
-    """Add the files of noise alone (``noise``: rows and the question they answer) and write
-    the manifest; returns the number of files."""
+    """Add the files of noise alone (``noise``: rows and the question they answer) to
+    ``entries`` and write the manifest (the conditions: the rig's, then one ``nonspeech_``
+    of each channel the noise went through); returns the number of files."""
     rows, spec = noise
     alone = noise_alone(folder, [r[:3] for r in rows], rig.makers, rig.channel, prefix, spec)
     entries += [_with_code(e, row[3]) for e, row in zip(alone, rows, strict=True)]
@@ -167,7 +177,7 @@ def not_yes_set(
             utterance = [(uid, category, CHALLENGE, text, REJECT)]
             one = {voice: voices[voice]}
             entries += generate(folder, utterance, one, pair, render, fields=_tagged(code=code))
-    return _close(folder, prefix, rig, entries, noise, description, names)
+    return close_set(folder, prefix, rig, entries, noise, description, names)
 
 
 def dialogues(
@@ -252,7 +262,7 @@ def answer_set(
         for v, voice in enumerate(names):
             condition = conditions[(a + v) % len(conditions)]
             entries += generate(folder, [answer], {voice: voices[voice]}, [condition], render)
-    return _close(folder, prefix, rig, entries, noise, description, names)
+    return close_set(folder, prefix, rig, entries, noise, description, names)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,21 +22,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ._heldout import babblers
 from ._kinds import write_adversarial, write_pair, write_plain, write_takes
-from ._neverheard import Line, NoiseRow, Plan, Rig
-from ._noise import Crowd
-from ._recipe import (
-    RecipeError,
-    line,
-    load,
-    noise_maker,
-    recipe_path,
-    recipes,
-    utterances,
-    voice,
-)
-from ._scene import NoiseMaker
+from ._neverheard import NoiseRow, Plan, Rig
+from ._recipe import RecipeError, load, recipe_path, recipes, utterances, voice
+from ._scenes import read_rig, write_scenes
 from ._sets import fixtures_root
 from ._voices import Voice
 
@@ -56,41 +45,10 @@ class Recipe:
         table = _get(self.data, "voices", dict, self.path)
         return {name: voice(spec, f"{self.path}: voices.{name}") for name, spec in table.items()}
 
-    def crowd(self) -> Crowd | None:
-        """The babble: each of ``babble`` said by the ``crowd`` talkers in turn (None: no
-        crowd)."""
-        table = self.data.get("crowd")
-        if table is None:
-            return None
-        where = f"{self.path}: crowd.talkers"
-        talkers = [voice(t, f"{where}[{i}]") for i, t in enumerate(table.get("talkers", []))]
-        if not talkers:
-            raise RecipeError(f"{where}: a crowd needs talkers")
-        return Crowd(babblers(talkers, self.plan.babble))
-
     def rig(self) -> Rig:
-        """The conditions: their noise and SNR, rooms and lines, the makers of noise alone."""
-        d, where, crowd = self.data, str(self.path), self.crowd()
-        noises: dict[str, tuple[NoiseMaker, float]] = {}
-        for name, spec in _get(d, "noises", dict, self.path).items():
-            at = f"{where}: noises.{name}"
-            if set(spec) != {"noise", "snr"}:
-                raise RecipeError(f"{at}: expected {{noise = maker, snr = dB}}, got {spec!r}")
-            noises[name] = (noise_maker(spec["noise"], crowd, at), float(spec["snr"]))
-        lines: dict[str, Line] = {
-            name: line(steps, f"{where}: lines.{name}")
-            for name, steps in _get(d, "lines", dict, self.path).items()
-        }
-        makers = {
-            name: noise_maker(spec, crowd, f"{where}: makers.{name}")
-            for name, spec in _get(d, "makers", dict, self.path).items()
-        }
-        conditions = tuple(self.plan_conditions())
-        unknown = sorted((set(noises) | set(lines)) - set(conditions))
-        if unknown:
-            raise RecipeError(f"{where}: noises or lines of no condition: {unknown}")
-        lead, trail = float(d["lead_s"]), float(d["trail_s"])
-        return Rig(conditions, noises, lines, makers, lead, trail)
+        """The conditions: their noise and SNR, rooms and lines, the makers of noise alone
+        (`read_rig`)."""
+        return read_rig(self.path, self.data, self.plan_conditions())
 
     def plan_conditions(self) -> list[str]:
         """The conditions, taken in turn."""
@@ -158,6 +116,7 @@ KINDS: dict[str, Callable[[Path, dict[str, Any], Path], dict[str, int]]] = {
     "adversarial": write_adversarial,
     "plain": write_plain,
     "takes": write_takes,
+    "scenes": write_scenes,
 }
 """The generators of each kind of recipe: ``(recipe file, its data, out) -> files by set``."""
 

@@ -7,13 +7,17 @@ is code; an unknown name or parameter is refused, naming where it is):
   (`espeak`: ``variant``, ``speed``, ``pitch``, ``program``; `flite`: ``name``; `piper`:
   ``length_scale``; `festival`: ``voice`` and, for a diphone voice's prosody
   (`diphone_prosody`), ``stretch``, ``f0_mean``, ``f0_std``), with ``sox = [effects]`` to
-  pass it through sox (`through_sox`);
+  pass it through sox (`through_sox`) and ``pause = seconds`` to say each `` ... `` of a
+  text as that much silence (`paused`, after sox);
 - a **noise maker**: a name (`MAKERS`) or ``{maker = name, <its parameters>}``; the crowd's
-  makers (``crowd``, ``cafe``, ``television``) use the set's babble, and ``reverberated``
-  takes another maker (``of``) and sox reverb arguments (``reverb``);
+  makers (``crowd``, ``two_talkers``, ``cafe``, ``television``) use the set's babble;
+  ``reverberated`` takes another maker (``of``) and sox reverb arguments (``reverb``), and
+  ``banded`` another maker (``of``) and its band (``lo``, ``hi`` Hz);
 - a **line** (a condition's room or channel): a list of steps (`STEPS`), each a name or
   ``{step = name, <its parameters>}``, applied in order from 16 kHz; a step that resamples
-  (``phone_line``, ``bluetooth``, ``mobile``, ``cordless``) hands 8 kHz to the next;
+  (``phone_line``, ``telephone``, ``bluetooth``, ``mobile``, ``cordless``) hands 8 kHz to
+  the next, ``upsampled`` brings it back to 16 kHz; ``reverb`` (sox reverb arguments,
+  ``reverb``) keeps the power of the sound before the condition's floor;
 - an **expected result**: ``"yes"``, ``"no"``, ``"reject"``, ``{meta = intent}``,
   ``{pick = [choice id, label]}`` or ``{value = v}``; a **question**: a name of `SPECS`.
 """
@@ -28,18 +32,19 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from . import _noise
 from ._ambient import bluetooth, fan, muffled, speakerphone, traffic, typing
 from ._audio import RATE, TEL_RATE, FloatArray, to_dbfs
 from ._daily import agc, baby, bus, church, earbud, rain, vacuum
 from ._homes import farfield, jitter, kitchen, laptop_mic, open_car, reverberated, television
 from ._homes import water as running_water
-from ._impair import buzz, car, drop_packets, music, opus, overdrive, wind
+from ._impair import buzz, car, drop_packets, music, opus, overdrive, room_reverb, upsampled, wind
 from ._noise import Crowd, band, brown, clicks, coughs, near_silence, phone_line, pink, white
 from ._scene import NoiseMaker
 from ._sets import AMOUNT, CHALLENGE, CODE, COLOUR, CONFIRM, PAY, REJECT, meta, no, pick, value
 from ._sets import yes as said_yes
 from ._venues import cafe, clinks, cordless, headset, mobile, stairwell
-from ._voices import Voice, diphone_prosody, espeak, festival, flite, piper, through_sox
+from ._voices import Voice, diphone_prosody, espeak, festival, flite, paused, piper, through_sox
 
 __all__ = [
     "MAKERS",
@@ -146,10 +151,12 @@ def voice(spec: Mapping[str, Any], where: str) -> Voice:
     """
     params = dict(spec)
     synth, sox = params.pop("synth", None), params.pop("sox", [])
+    pause = params.pop("pause", None)
     if synth not in SYNTHS:
         raise RecipeError(f"{where}: 'synth' must be one of {sorted(SYNTHS)}, got {synth!r}")
     made: Voice = _called(where, str(synth), SYNTHS[str(synth)], **params)
-    return through_sox(made, *(str(e) for e in sox)) if sox else made
+    made = through_sox(made, *(str(e) for e in sox)) if sox else made
+    return paused(made, float(pause)) if pause is not None else made
 
 
 def _plain(make: Callable[..., FloatArray]) -> Callable[..., NoiseMaker]:
@@ -176,6 +183,11 @@ def _crowd(
     return lambda n, rng: to_dbfs(said(n, rng, talkers), dbfs)
 
 
+def _two_talkers(crowd: Crowd | None) -> NoiseMaker:
+    clips = _need(crowd).clips
+    return lambda n, rng: _noise.two_talkers(n, clips, rng)
+
+
 def _need(crowd: Crowd | None) -> Crowd:
     if crowd is None:
         raise RecipeError("a crowd's noise needs the recipe's 'babble' lines and 'crowd' talkers")
@@ -191,6 +203,7 @@ MAKERS: dict[str, Callable[..., NoiseMaker]] = {
     **{f.__name__: _plain(f) for f in (coughs, near_silence)},
     "water": _plain(running_water),
     "crowd": _crowd,
+    "two_talkers": _two_talkers,
     "cafe": lambda crowd, **p: cafe(_need(crowd), **p),
     "television": lambda crowd, **p: television(_need(crowd), **p),
 }
@@ -209,21 +222,33 @@ def noise_maker(spec: object, crowd: Crowd | None, where: str) -> NoiseMaker:
         if of is None or not isinstance(reverb, list) or params:
             raise RecipeError(f"{where}: 'reverberated' takes 'of' (a maker) and 'reverb' only")
         return reverberated(noise_maker(of, crowd, where), *(str(r) for r in reverb))
+    if name == "banded":
+        of, lo, hi = params.pop("of", None), params.pop("lo", None), params.pop("hi", None)
+        if of is None or lo is None or hi is None or params:
+            raise RecipeError(f"{where}: 'banded' takes 'of' (a maker), 'lo' and 'hi' only")
+        return _banded(noise_maker(of, crowd, where), float(lo), float(hi))
     if name not in MAKERS:
         raise RecipeError(f"{where}: unknown noise maker {name!r}; known: {sorted(MAKERS)}")
     made: NoiseMaker = _called(where, name, MAKERS[name], crowd, **params)
     return made
 
 
+def _banded(make: NoiseMaker, lo: float, hi: float) -> NoiseMaker:
+    """``make``'s noise through a ``lo``-``hi`` Hz band (a small speaker, a thin wall)."""
+    return lambda n, rng: band(make(n, rng), RATE, lo, hi)
+
+
 class Step(NamedTuple):
     """A line's step: the library's function and how the chain calls it, ``(function, x,
-    rate in, rng, parameters) -> (y, rate out)``."""
+    rate in, rng, parameters) -> (y, rate out)``; a ``dry`` step's parameters get ``like``:
+    the sound before the condition's floor and line."""
 
     function: Callable[..., FloatArray]
     call: Callable[
         [Callable[..., FloatArray], FloatArray, int, np.random.Generator, dict[str, Any]],
         tuple[FloatArray, int],
     ]
+    dry: bool = False
 
 
 def _keeps(f: Callable[..., FloatArray]) -> Step:
@@ -240,6 +265,7 @@ def _at_rate(f: Callable[..., FloatArray]) -> Step:
     return Step(f, lambda f, x, rate, _rng, p: (f(x, rate, **p), rate))
 
 
+
 STEPS: dict[str, Step] = {
     **{
         f.__name__: _keeps(f)
@@ -248,6 +274,9 @@ STEPS: dict[str, Step] = {
     "church": _keeps(church),
     "overdrive": _keeps(overdrive),
     "phone_line": _to_8k(phone_line),
+    "telephone": _to_8k(_noise.telephone),
+    "upsampled": Step(upsampled, lambda f, x, rate, _rng, p: (f(x, rate, **p), RATE)),
+    "reverb": Step(room_reverb, lambda f, x, _rate, _rng, p: (f(x, **p), RATE), dry=True),
     "cordless": _to_8k(cordless),
     "bluetooth": _to_8k(bluetooth, noisy=True),
     "mobile": _to_8k(mobile, noisy=True),
@@ -262,8 +291,9 @@ STEPS: dict[str, Step] = {
 
 def line(
     steps: Sequence[object], where: str
-) -> Callable[[FloatArray, np.random.Generator], tuple[FloatArray, int]]:
-    """The room or channel a recipe's list of steps describes, from 16 kHz.
+) -> Callable[[FloatArray, np.random.Generator, FloatArray], tuple[FloatArray, int]]:
+    """The room or channel a recipe's list of steps describes, from 16 kHz: ``(x, rng, the
+    sound before the floor) -> (y, rate)``.
 
     Raises:
         RecipeError: an unknown step, or a parameter its function lacks (the audio, rate and
@@ -276,16 +306,17 @@ def line(
         if name not in STEPS:
             raise RecipeError(f"{at}: unknown step {name!r}; known: {sorted(STEPS)}")
         step = STEPS[name]
-        takes = set(inspect.signature(step.function).parameters) - {"x", "rate", "rng"}
+        takes = set(inspect.signature(step.function).parameters) - {"x", "rate", "rng", "like"}
         if not set(params) <= takes:
             wrong = sorted(set(params) - takes)
             raise RecipeError(f"{at}: {name!r} has no parameter {wrong}; it takes {sorted(takes)}")
         chain.append((step, params))
 
-    def run(x: FloatArray, rng: np.random.Generator) -> tuple[FloatArray, int]:
+    def run(x: FloatArray, rng: np.random.Generator, dry: FloatArray) -> tuple[FloatArray, int]:
         y, rate = x, RATE
         for step, params in chain:
-            y, rate = step.call(step.function, y, rate, rng, params)
+            given = params | {"like": dry} if step.dry else params
+            y, rate = step.call(step.function, y, rate, rng, given)
         return y, rate
 
     return run

@@ -30,10 +30,13 @@ def mixed(
     seed_prefix: str,
     lead_s: float,
     trail_s: float | None = None,
+    by_voice: Mapping[str, Mapping[str, NoiseMaker]] | None = None,
 ) -> Render:
     """Speech with ``lead_s`` of silence before and ``trail_s`` (``lead_s`` if None) after;
-    in a condition of ``noises``, its noise at its SNR against the speech alone; then
-    ``channel``. One generator, seeded from the file name after ``seed_prefix``, feeds both."""
+    in a condition of ``noises``, its noise at its SNR against the speech alone (the noise
+    ``by_voice[condition][voice]`` instead where there is one); then ``channel``. One
+    generator, seeded from the file name after ``seed_prefix``, feeds both."""
+    instead = by_voice or {}
 
     def render(speech: FloatArray, slot: Slot) -> tuple[FloatArray, int]:
         rng = seeded(seed_prefix + slot.file)
@@ -44,6 +47,7 @@ def mixed(
             x = np.concatenate([lead, speech, trail])
         if slot.condition in noises:
             make, snr = noises[slot.condition]
+            make = instead.get(slot.condition, {}).get(slot.voice, make)
             x = at_snr(x, make(len(x), rng), speech, snr)
         return channel(x, slot.condition, rng)
 

@@ -19,9 +19,10 @@ import pytest
 
 pytest.importorskip("soundfile")
 
-from fixturegen_rig import fg
+from fixturegen_rig import fg, needs_sox, tone
 
 _recipe = importlib.import_module("fixturegen._recipe")  # on the path once fixturegen_rig is in
+_scenes = importlib.import_module("fixturegen._scenes")
 
 FIXTURES = Path(__file__).resolve().parents[2] / "audio_fixtures"
 
@@ -30,8 +31,9 @@ def _of_kind(kind: str) -> list[str]:
     return [n for n in fg.recipes() if _recipe.load(_recipe.recipe_path(n))["kind"] == kind]
 
 
-NEVER_HEARD, PAIRS, ADVERSARIAL, PLAIN, TAKES = (
-    _of_kind(k) for k in ("never_heard", "heldout_pair", "adversarial", "plain", "takes")
+NEVER_HEARD, PAIRS, ADVERSARIAL, PLAIN, TAKES, SCENES = (
+    _of_kind(k)
+    for k in ("never_heard", "heldout_pair", "adversarial", "plain", "takes", "scenes")
 )
 
 
@@ -64,8 +66,10 @@ def _answers_said(name: str, rows: list[Any], fixtures: list[dict[str, Any]]) ->
 
 def test_the_recipes_are_there_and_their_scripts_are_gone() -> None:
     assert {"adversarial6", "adversarial7", "adversarial8", "adversarial9"} <= set(NEVER_HEARD)
+    assert {"adversarial4", "adversarial5"} <= set(SCENES) and "adversarial3" in PLAIN
     scripts = Path(__file__).resolve().parents[2] / "scripts"
     assert not [n for n in fg.recipes() if (scripts / f"make_{n}.py").exists()]
+    assert not list(scripts.glob("make_adversarial*.py"))
 
 
 @pytest.mark.parametrize("name", NEVER_HEARD)
@@ -145,7 +149,7 @@ def test_a_line_is_its_steps_composed_and_a_maker_its_function() -> None:
         "agc",
         {"step": "drop_packets", "loss": 0.2},
     ]
-    y, rate = _recipe.line(steps, "lines.x")(x, rng_a)
+    y, rate = _recipe.line(steps, "lines.x")(x, rng_a, x)
     want = fg.drop_packets(fg.agc(fg.band(x, fg.RATE, 250.0, 3800.0)), fg.RATE, rng_b, 0.2)
     assert rate == fg.RATE and np.array_equal(y, want)
     hum = _recipe.noise_maker({"maker": "buzz", "mains": 50.0}, None, "makers.hum")
@@ -154,6 +158,26 @@ def test_a_line_is_its_steps_composed_and_a_maker_its_function() -> None:
     assert _recipe.noise_maker("pink", None, "makers.pink") is fg.pink
     assert _recipe.expected({"pick": ["red", "Red"]}, "x") == fg.pick("red", "Red")
     assert _recipe.expected({"value": "6291"}, "x") == fg.value("6291")
+    crowd = fg.Crowd([np.random.default_rng(4).normal(0.0, 0.1, 4000) for _ in range(3)])
+    banded = {"maker": "banded", "of": "pink", "lo": 300.0, "hi": 3000.0}
+    tv = _recipe.noise_maker(banded, crowd, "m")
+    rng_a, rng_b = np.random.default_rng(6), np.random.default_rng(6)
+    assert np.array_equal(tv(800, rng_a), fg.band(fg.pink(800, rng_b), fg.RATE, 300.0, 3000.0))
+    two = _recipe.noise_maker("two_talkers", crowd, "m")
+    rng_a, rng_b = np.random.default_rng(8), np.random.default_rng(8)
+    assert np.array_equal(two(900, rng_a), fg.two_talkers(900, crowd.clips, rng_b))
+    y, rate = _recipe.line(["telephone", "upsampled"], "lines.x")(x, rng_a, x)
+    assert rate == fg.RATE and len(y) == len(x)
+
+
+@needs_sox
+def test_a_reverb_step_keeps_the_power_of_the_sound_before_the_floor() -> None:
+    dry = tone(300.0, fg.RATE)
+    floored = dry + np.random.default_rng(1).normal(0.0, 0.01, len(dry))
+    room = _recipe.line([{"step": "reverb", "reverb": ["50", "50", "60"]}], "lines.x")
+    y, rate = room(floored, np.random.default_rng(2), dry)
+    assert rate == fg.RATE and np.mean(y**2) == pytest.approx(np.mean(dry**2))
+    assert not np.allclose(y, floored, atol=0.01)
 
 
 @pytest.mark.parametrize("name", PAIRS)
@@ -193,6 +217,83 @@ def test_a_plain_recipe_says_what_its_committed_set_says(name: str) -> None:
     _answers_said(name, data["answers"], manifest["fixtures"])
     voices, conditions = len(data["voices"]), len(data["conditions"])
     assert len(manifest["fixtures"]) == len(data["answers"]) * voices * conditions
+    if data.get("noise_field"):  # the noise each voice is heard in, per condition
+        noises = data["noises"]
+        for e in manifest["fixtures"]:
+            spec = noises.get(e["condition"])
+            want = spec.get("by_voice", {}).get(e["voice"], spec["noise"]) if spec else None
+            assert e["noise"] == want, e["file"]
+
+
+def _scene_sets() -> list[tuple[str, int]]:
+    return [
+        (name, i)
+        for name in SCENES
+        for i in range(len(_recipe.load(_recipe.recipe_path(name))["set"]))
+    ]
+
+
+@pytest.mark.parametrize(("name", "index"), _scene_sets())
+def test_a_scenes_recipe_assigns_what_its_committed_sets_hold(name: str, index: int) -> None:
+    path = _recipe.recipe_path(name)
+    data = _recipe.load(path)
+    table = data["set"][index]
+    manifest = _manifest(table["folder"])
+    assert manifest["description"] == table["description"]
+    assert f"scripts/make_set.py {name}" in table["description"]
+    voices = [v for v in data["voices"] if v not in table.get("leave_out", [])]
+    assert manifest["voices"] == voices
+    assert manifest["conditions"][: len(data["conditions"])] == data["conditions"]
+    speech = [e for e in manifest["fixtures"] if e["category"] != "nonspeech"]
+    alone = [e for e in manifest["fixtures"] if e["category"] == "nonspeech"]
+    assert [(e["noise"], e["level_dbfs"]) for e in alone] == [
+        (k, level) for k, level, _ in table.get("noise_alone", [])
+    ]
+    rows = _scenes._rows(path, table)
+    pools = table.get("pools", {})
+    said = _scenes._assigned(table["said_by"], rows, voices, data["conditions"], pools)
+    takes = [t for t, _ in table.get("takes", [])] or [None]
+    want = [
+        (rows[i][0], voice, take, condition)
+        for i, voice, conditions in said
+        for take in takes
+        for condition in conditions
+    ]
+    assert [(e["id"], e["voice"], e.get("take"), e["condition"]) for e in speech] == want
+    texts = {r[0]: r[3] for r in rows}
+    for e in speech:
+        again = e.get("take2") == "alone" and e["take"] == 2
+        assert e["text"] == (table["take2"]["alone"] if again else texts[e["id"]])
+        assert (e["spec"], e["expected"]) == next((r[2], r[4]) for r in rows if r[0] == e["id"])
+    if "take2" in table:
+        kinds = Counter(e["take2"] for e in speech)
+        assert kinds["alone"] == kinds["repeat"] == len(speech) // 2
+
+
+def test_a_scenes_recipe_refuses_a_bad_assignment_and_an_unknown_noise(tmp_path: Path) -> None:
+    with pytest.raises(fg.RecipeError, match="said_by must be"):
+        _scenes._assigned({"voices": [0, 3]}, [("a", "b")], ["v"], ["c"], {})
+    data = {"lead_s": 0.3, "makers": {}, "noises": {"c": {"noise": "white", "snr": 5.0}}}
+    data["noises"]["c"]["by_voice"] = {"v": "babble"}
+    with pytest.raises(fg.RecipeError, match="by_voice names a maker 'makers' lacks"):
+        fg.read_rig(tmp_path / "x.toml", data, ["c"])
+    with pytest.raises(fg.RecipeError, match="noises or lines of no condition"):
+        fg.read_rig(tmp_path / "x.toml", {"lead_s": 0.3, "lines": {"d": ["telephone"]}}, ["c"])
+
+
+def test_a_fresh_scenes_recipe_refuses_a_text_another_set_says(tmp_path: Path) -> None:
+    sets = tmp_path / "scripts" / "fixturegen" / "sets"
+    sets.mkdir(parents=True)
+    other = tmp_path / "audio_fixtures" / "older"
+    other.mkdir(parents=True)
+    other.joinpath("manifest.json").write_text(json.dumps({"fixtures": [{"text": "Not Today"}]}))
+    recipe = sets / "newer.toml"
+    recipe.write_text(
+        'kind = "scenes"\nfresh = true\nconditions = ["c"]\n[voices]\n[[set]]\n'
+        'folder = "newer"\nsentences = [["a", "b", "not today"]]\n'
+    )
+    with pytest.raises(fg.RecipeError, match=r"already said by another set: \['not today'\]"):
+        fg.write_scenes(recipe, _recipe.load(recipe), tmp_path / "out")
 
 
 @pytest.mark.parametrize("name", TAKES)

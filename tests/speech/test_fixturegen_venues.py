@@ -117,7 +117,9 @@ def test_dialogues_balance_voices_conditions_and_second_takes() -> None:
 
 
 def test_a_rig_floors_runs_the_line_and_limits_the_peak() -> None:
-    def loud(x: fg.FloatArray, _: np.random.Generator) -> tuple[fg.FloatArray, int]:
+    def loud(
+        x: fg.FloatArray, _: np.random.Generator, _dry: fg.FloatArray
+    ) -> tuple[fg.FloatArray, int]:
         return x * 4.0, fg.TEL_RATE
 
     rig = fg.Rig(("plain", "loud"), {}, {"loud": loud}, {}, 0.1, 0.1)
