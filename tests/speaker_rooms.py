@@ -4,6 +4,11 @@
 (``ToneWords`` by default) plugged into the in-memory backend (``"memory"``, driven frame by
 frame) or a real Janus AudioBridge (``"janus"``, people speaking plain RTP at real time), and
 :meth:`Room.play` has people speak, each from an offset on one shared timeline.
+
+Everyone has a seat (their own stream) unless named in ``unseated=``: then they are heard only
+in the mix (in memory: ``join(seated=False)``, talking reported from their level; on Janus: a
+plain-RTP participant joining the room itself). Those also named in ``no_levels=`` report no
+levels (in memory: ``levels=False``; on Janus: no audio-level extension in the join).
 """
 
 from __future__ import annotations
@@ -105,11 +110,22 @@ def channel(
 
 @asynccontextmanager
 async def memory_room(
-    names: Sequence[str] = PEOPLE, recognizer: Recognizer | None = None, keypad: bool = False
+    names: Sequence[str] = PEOPLE,
+    recognizer: Recognizer | None = None,
+    keypad: bool = False,
+    unseated: Sequence[str] = (),
+    no_levels: Sequence[str] = (),
 ) -> AsyncIterator[Room]:
     backend = InMemoryConferenceBackend(frame_samples=320, sample_rate=RATE)
     for name in names:
-        backend.join(name.lower(), name, keypad=keypad)
+        seated = name not in unseated
+        backend.join(
+            name.lower(),
+            name,
+            keypad=keypad and seated,
+            seated=seated,
+            levels=name not in no_levels,
+        )
     kit, conf, provider = channel(backend, recognizer)
     await conf.plug_realtime()
 
@@ -117,6 +133,8 @@ async def memory_room(
         length = max(len(t) for t in timelines.values())
         for name, audio in timelines.items():
             backend.push_audio(name.lower(), audio)
+        # The mix cut decides a frame ``hold`` seconds after it: tick that much more quiet.
+        length += round(backend.mix_cut.hold * backend.sample_rate)
         for _ in range(-(-length // backend.frame_samples)):
             backend.tick()
 
@@ -137,9 +155,11 @@ async def janus_room(
     names: Sequence[str] = PEOPLE,
     recognizer: Recognizer | None = None,
     keypad: bool = False,
+    unseated: Sequence[str] = (),
+    no_levels: Sequence[str] = (),
 ) -> AsyncIterator[Room]:
-    """A Janus AudioBridge room; every person is a seated plain-RTP participant (whose lines
-    carry keypad tones whatever ``keypad`` says: G.711 does)."""
+    """A Janus AudioBridge room; every person is a plain-RTP participant, seated (whose lines
+    carry keypad tones whatever ``keypad`` says: G.711 does) unless ``unseated``."""
     backend = JanusConferenceBackend(
         server.url, ROOM, secret=server.room_secret, seats=len(names), sample_rate=RATE
     )
@@ -149,7 +169,10 @@ async def janus_room(
     people: dict[str, RtpParticipant] = {}
     try:
         for name in names:
-            person = RtpParticipant(server.url, ROOM, name, backend.reserve_seat(name))
+            seat = None if name in unseated else backend.reserve_seat(name)
+            person = RtpParticipant(
+                server.url, ROOM, name, seat, audiolevel_ext=name not in no_levels
+            )
             people[name] = await person.join()
         while len(backend.participants) < len(names):
             await asyncio.wait_for(joined.get(), 10)

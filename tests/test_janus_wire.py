@@ -15,13 +15,12 @@ pytest.importorskip("httpx", reason="the Janus backend needs the 'janus' extra")
 
 from conference_rig import make_rig
 
-from conference import ConferenceEnded
+from conference import ConferenceEnded, SpeakerClock
 from conference.janus import (
     JanusConferenceBackend,
     JanusWireError,
     JitterBuffer,
     RtpSender,
-    SpeakerClock,
     audio_level,
     parse_rtp,
     read_events,

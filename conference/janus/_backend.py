@@ -38,13 +38,14 @@ from .._backend import (
     ParticipantJoined,
     ParticipantLeft,
 )
+from .._mix_cut import MixCut
+from .._speaker_clock import SpeakerClock
 from . import _wire
 from ._client import JanusSession
 from ._codec import CodecName, make_codec
 from ._lane import JanusAudioLane, JanusSpeakerLane
-from ._media import BotMedia
+from ._media import MIX_LAG, BotMedia
 from ._relay import Seat, SeatRelay, bind_udp
-from ._speakers import SpeakerClock
 
 __all__ = ["JanusConferenceBackend", "Seat"]
 
@@ -112,8 +113,13 @@ class JanusConferenceBackend:
         self.display_name = display_name
         self.sample_rate = sample_rate
         self.clock = SpeakerClock(window=0.09)
+        bot_codec = make_codec(codec)
+        self.mix_cut = MixCut(
+            self.clock, bot_codec.rate, seated=lambda pid: pid in self._relays, shift=MIX_LAG
+        )
+        """The cut of the room mix that participants without a seat are heard through."""
         self.media = BotMedia(
-            sample_rate, self.clock, jitter_depth=jitter_depth, codec=make_codec(codec)
+            sample_rate, self.clock, jitter_depth=jitter_depth, codec=bot_codec, cut=self.mix_cut
         )
         self._session = JanusSession(
             url,
