@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import logging
 
+import numpy as np
 import pytest
 from conference_rig import tone_word
 from janus_rig import janus  # noqa: F401
 from speaker_rooms import Room, room, server  # noqa: F401
 
+from conference import MixCut, SpeakerClock, SpeakerFrame
+from conference._mix_cut import AMBIGUOUS, CLEAN, UNACCOUNTED
 from conference.janus import LocalJanus
 from voice_hitl import Heard
 from voice_hitl.responder._risk import EvidencePolicy
@@ -141,3 +144,66 @@ async def test_a_line_without_levels_closes_the_mix_cut_to_high_risk_votes(
         unseated = {r.pid("Carol"), r.pid("Dave")}
         assert not [h for h in heard if h.speaker_id in unseated and h.attribution >= BAR]
         assert voters(approval) == [r.pid("Alice")]
+
+
+# -- the cut itself (sans I/O), with Janus's timing ------------------------------------------
+
+FRAME = 0.02
+VOICE = tone_word("confirm", FRAME, rate=8_000)
+QUIET = np.zeros_like(VOICE)
+
+
+NEVER = (9.0, 9.0)
+TALKING = {1.3: ("p", True), 1.9: ("p", False)}
+"""P speaks 1.0-1.6 s in the mix; Janus says so at 1.3 and stops at 1.9 (a 0.2 s lag plus
+its 10-packet window)."""
+
+
+def run_cut(
+    seat_loud: tuple[float, float] = NEVER, stray: tuple[float, float] = NEVER
+) -> tuple[MixCut, list[SpeakerFrame]]:
+    """A 3 s mix at 8 kHz: P voiced 1.0-1.6 s with :data:`TALKING` events (back-dated 0.2 s),
+    seat S loud (in the mix) during ``seat_loud``, and someone unflagged during ``stray``.
+    Returns the cut and P's frames."""
+    clock = SpeakerClock(window=0.09, talk_lag=0.2)
+    cut = MixCut(clock, 8_000, seated=lambda pid: pid == "s")
+    frames: list[SpeakerFrame] = []
+    for i in range(150):
+        t = round(i * FRAME, 2)
+        if t in TALKING:
+            clock.talking(*TALKING[t], t)
+        seat = seat_loud[0] <= t < seat_loud[1]
+        clock.level("s", t, seat)
+        voiced = seat or 1.0 <= t < 1.6 or stray[0] <= t < stray[1]
+        frames += cut.push(VOICE if voiced else QUIET, t)
+    return cut, [f for f in frames if f.participant_id == "p"]
+
+
+def test_the_cut_waits_for_talking_events_that_trail_the_speech() -> None:
+    # Every frame of P's speech is P's, cleanly, though Janus said so 0.3 s late.
+    cut, mine = run_cut()
+    voiced = [f for f in mine if f.samples.any()]
+    assert [round(f.at, 2) for f in voiced] == [round(1.0 + i * FRAME, 2) for i in range(30)]
+    assert {f.attribution for f in voiced} == {CLEAN}
+    assert cut.unaccounted is None
+
+
+def test_a_seat_heard_during_the_span_makes_the_cut_ambiguous() -> None:
+    # Seat S is loud 1.4-1.5 s, inside P's span: P's frames near it are AMBIGUOUS; after P's
+    # span, S loud again (1.8-2.0) falls in P's margin only: P hears silence there.
+    _, mine = run_cut(seat_loud=(1.4, 1.5))
+    near = [f for f in mine if 1.32 <= f.at <= 1.56]
+    assert near and {f.attribution for f in near} == {AMBIGUOUS}
+    _, mine = run_cut(seat_loud=(1.8, 2.0))
+    assert not [f for f in mine if 1.8 <= f.at < 2.0 and f.samples.any()]
+    assert {f.attribution for f in mine if f.samples.any()} == {CLEAN}
+
+
+def test_speech_nobody_accounts_for_caps_every_later_cut(caplog: pytest.LogCaptureFixture) -> None:
+    # 0.4 s of voiced mix at 0.2 s with nobody flagged and no seat loud: a line without
+    # levels. P's clean speech afterwards is cut at UNACCOUNTED.
+    with caplog.at_level(logging.WARNING, logger="conference.mix_cut"):
+        cut, mine = run_cut(stray=(0.2, 0.6))
+    assert cut.unaccounted is not None and "without audio levels" in caplog.text
+    assert caplog.text.count("without audio levels") == 1
+    assert {f.attribution for f in mine if f.samples.any()} == {UNACCOUNTED}
