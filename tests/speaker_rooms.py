@@ -7,8 +7,9 @@ frame) or a real Janus AudioBridge (``"janus"``, people speaking plain RTP at re
 
 Everyone has a seat (their own stream) unless named in ``unseated=``: then they are heard only
 in the mix (in memory: ``join(seated=False)``, talking reported from their level; on Janus: a
-plain-RTP participant joining the room itself). Those also named in ``no_levels=`` report no
-levels (in memory: ``levels=False``; on Janus: no audio-level extension in the join).
+plain-RTP participant joining the room itself, or with ``webrtc=`` a browser:
+``webrtc_rig.WebRtcParticipant``). Those also named in ``no_levels=`` report no levels (in
+memory: ``levels=False``; on Janus: no audio-level extension in the join).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 from conference_rig import KEY, ToneWords, conference_tools
+from webrtc_rig import WebRtcParticipant
 
 from conference import (
     ConferenceChannel,
@@ -157,23 +159,30 @@ async def janus_room(
     keypad: bool = False,
     unseated: Sequence[str] = (),
     no_levels: Sequence[str] = (),
+    webrtc: Sequence[str] = (),
 ) -> AsyncIterator[Room]:
     """A Janus AudioBridge room; every person is a plain-RTP participant, seated (whose lines
-    carry keypad tones whatever ``keypad`` says: G.711 does) unless ``unseated``."""
+    carry keypad tones whatever ``keypad`` says: G.711 does) unless ``unseated``, or a browser
+    without a seat (``webrtc``)."""
     backend = JanusConferenceBackend(
         server.url, ROOM, secret=server.room_secret, seats=len(names), sample_rate=RATE
     )
     joined: asyncio.Queue[ConferenceEvent] = asyncio.Queue()
     backend.add_listener(joined.put_nowait)
     await backend.start()
-    people: dict[str, RtpParticipant] = {}
+    people: dict[str, RtpParticipant | WebRtcParticipant] = {}
     try:
         for name in names:
-            seat = None if name in unseated else backend.reserve_seat(name)
-            person = RtpParticipant(
-                server.url, ROOM, name, seat, audiolevel_ext=name not in no_levels
-            )
-            people[name] = await person.join()
+            person: RtpParticipant | WebRtcParticipant
+            if name in webrtc:
+                person = WebRtcParticipant(server, ROOM, name)
+            else:
+                seat = None if name in unseated else backend.reserve_seat(name)
+                person = RtpParticipant(
+                    server.url, ROOM, name, seat, audiolevel_ext=name not in no_levels
+                )
+            people[name] = person  # left in the finally below, joined or not
+            await person.join()
         while len(backend.participants) < len(names):
             await asyncio.wait_for(joined.get(), 10)
         kit, conf, provider = channel(backend, recognizer)

@@ -20,6 +20,7 @@ import pytest
 from conference_rig import tone_word
 from janus_rig import janus  # noqa: F401
 from speaker_rooms import Room, room, server  # noqa: F401
+from webrtc_rig import need_webrtc
 
 from conference import MixCut, SpeakerClock, SpeakerFrame
 from conference._mix_cut import AMBIGUOUS, CLEAN, UNACCOUNTED
@@ -144,6 +145,25 @@ async def test_a_line_without_levels_closes_the_mix_cut_to_high_risk_votes(
         unseated = {r.pid("Carol"), r.pid("Dave")}
         assert not [h for h in heard if h.speaker_id in unseated and h.attribution >= BAR]
         assert voters(approval) == [r.pid("Alice")]
+
+
+async def test_a_webrtc_participants_confirm_is_counted_from_the_mix(
+    janus: LocalJanus,  # noqa: F811
+) -> None:
+    # Alice is a browser (Chromium running Debian's janus.js) in the room without a seat;
+    # Janus's talking events for her cut her "confirm" out of the mix. Bob is seated.
+    need_webrtc()
+    async with room("janus", ("Alice", "Bob"), server=janus, webrtc=("Alice",)) as r:
+        approval = r.conf.open_approval("ship it", approvers=["Alice", "Bob"], quorum=2)
+        confirm = tone_word("confirm")
+        await r.play([("Alice", 0.0, confirm), ("Bob", 1.6, confirm)])
+        heard = {h.speaker_id: h for h in await r.speech(2)}
+        alice = heard[r.pid("Alice")]
+        assert alice.text == "confirm" and BAR <= alice.attribution < 1.0
+        assert heard[r.pid("Bob")].attribution == 1.0
+        result = await approval.wait()
+        assert set(result.approvers) == {r.pid("Alice"), r.pid("Bob")}
+        assert r.conf.backend.mix_cut.unaccounted is None  # type: ignore[attr-defined]
 
 
 # -- the cut itself (sans I/O), with Janus's timing ------------------------------------------
