@@ -283,7 +283,8 @@ class InMemoryConferenceBackend:
             self._to_speaker_lanes([SpeakerFrame(participant_id, chunk, at)])
         self.clock += n / self.sample_rate
         frame = MixedFrame(mix_pcm16(chunks, n), frozenset(speakers))
-        self._to_speaker_lanes(self.mix_cut.push(frame.samples, at))
+        if self._speaker_lanes:  # the cut (and its warning) only where someone hears it
+            self._to_speaker_lanes(self.mix_cut.push(frame.samples, at))
         for lane in list(self._lanes):
             lane._feed(frame)
         return frame

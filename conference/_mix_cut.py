@@ -29,7 +29,8 @@ From then on every cut is attributed at most :data:`UNACCOUNTED` (logged once, w
 reason in :attr:`MixCut.unaccounted`): utterances cut from the mix still reach the provider
 and low-risk answers, but no high-risk vote is counted from them.
 
-Decisions wait ``hold`` seconds, so that talking events (which trail the speech) are in.
+Decisions wait ``hold`` seconds, so that talking events (which trail the speech) are in. The
+backends cut (and watch for unaccounted talkers) only while a per-speaker lane is open.
 """
 
 from __future__ import annotations

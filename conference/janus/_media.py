@@ -221,7 +221,7 @@ class BotMedia:
                     self.lanes.discard(lane)
                 else:
                     lane.feed(frame)
-            if self.cut is not None:
+            if self.cut is not None and self.speaker_lanes:  # only where someone hears it
                 for cut in self.cut.push(samples, at):
                     self._to_speaker_lanes(
                         cut.participant_id, cut.samples, cut.at, self.codec.rate, cut.attribution
