@@ -13,6 +13,11 @@ speech gate), every line is G.711 µ-law at 8 kHz, and the bot hears at 16 kHz. 
    **1b.** The same with Alice and Bob both **unseated** (``join(seated=False)``: heard only
    through the mix cut by their talking spans, ``conference.MixCut``), and **misattributed**:
    utterances given a high-risk attribution (>= 0.9) whose span overlaps the other's speech.
+   **1c.** In a Janus room, Alice and Bob are browsers without a seat (headless Chromium
+   running Debian's janus.js, ``tests/webrtc_rig.py``; needs ``playwright`` and
+   ``libjs-janus-gateway``): Alice says "confirm" to a one-approver approval, bystander Bob
+   "absolutely not" at an offset; counted, and misattributed (a high-risk attribution on an
+   utterance that holds the other's words).
 2. **End of speech -> vote counted** (p50/p99): in a Janus room, a seated Alice says each clean
    confirmation; from the last RTP packet of it sent to the vote counted.
 3. **Bot CPU per conference-second**, 2, 4 and 8 seated participants, each saying "confirm"
@@ -53,6 +58,7 @@ from conference import (  # noqa: E402
 )
 from conference.janus import (  # noqa: E402
     JanusConferenceBackend,
+    LocalJanus,
     RtpParticipant,
     Seat,
     start_local_janus,
@@ -238,6 +244,77 @@ async def votes(recognizer: Recognizer, trials: int, unseated: bool = False) -> 
               f"             {others:3d}           {wrong if unseated else '-'}")  # fmt: skip
 
 
+async def janus_unseated(server: LocalJanus, recognizer: Recognizer, trials: int) -> None:
+    sys.path.insert(0, str(ROOT / "tests"))
+    from webrtc_rig import WebRtcParticipant
+
+    room = ROOM + 100
+    backend = JanusConferenceBackend(server.url, room, secret=server.room_secret, sample_rate=RATE)
+    await backend.start()
+    people = [WebRtcParticipant(server, room, name) for name in ("Alice", "Bob")]
+    try:
+        for person in people:
+            await person.join()
+        alice, bob = people
+        conf = channel(backend, recognizer)
+        heard: list[tuple[str | None, str, float]] = []
+        conf.add_speech_listener(
+            lambda h: (
+                heard.append((h.speaker_id, h.text.lower(), h.attribution))
+                if h.kind == "speech"
+                else None
+            )
+        )
+        await conf.plug_realtime()
+        yes = [read_audio(f) for f in sorted(CONFIRMS.glob("confirm__*__clean__*.flac"))]
+        no = [
+            read_audio(f) for f in sorted(ROOT.glob("audio_fixtures/absolutely_not__*__clean.flac"))
+        ]
+        print(f"\n1c. Janus room, Alice and Bob browsers without a seat (WebRTC), {trials} trials "
+              "each: Alice 'confirm' (approver), Bob 'absolutely not' (bystander):")  # fmt: skip
+        print(f"   {'':48s} counted  misattributed")
+        cases = [("4 s apart", 4.0), ("Bob's speech 1.0 s after the start of hers", 1.0),
+                 ("0.5 s of silence between", -0.5), ("1.0 s of silence between", -1.0),
+                 ("speech overlapping by 0.4 s", None)]  # fmt: skip
+        for label, gap in cases:
+            counted = wrong = 0
+            for i in range(trials):
+                (a, a_rate), (b, b_rate) = yes[(3 * i) % len(yes)], no[i % len(no)]
+                a16, b16 = resample_pcm16(a, a_rate, RATE), resample_pcm16(b, b_rate, RATE)
+                offset = speech_offset(a16, b16, gap)
+                approval = conf.open_approval("bench", approvers=["Alice"], timeout=None)
+                since = len(heard)
+
+                async def bob_says(b16: np.ndarray = b16, offset: float = offset) -> None:
+                    await asyncio.sleep(offset)
+                    await bob.say(b16, RATE)
+
+                await asyncio.gather(alice.say(a16, RATE), bob_says())
+                await asyncio.sleep(2.0)  # the cut's hold, the endpointer's end of speech
+                ears = conf.ears
+                assert ears is not None
+                await ears.drain()
+                counted += bool(approval.approvals)
+                if not approval.approvals:
+                    conf._desk.fail_all("bench: not counted")
+                wrong += sum(
+                    1
+                    for who, text, sure in heard[since:]
+                    if sure >= 0.9
+                    and (
+                        (who == alice.participant_id and "not" in text)
+                        or (who == bob.participant_id and "confirm" in text)
+                    )
+                )
+            print(f"   {label:48s} {counted:2d}/{trials}    {wrong}")
+        print(f"   (lines without levels noticed: {backend.mix_cut.unaccounted or 'none'})")
+        await conf.close()
+    finally:
+        for person in people:
+            await person.leave()
+        await backend.aclose()
+
+
 # -- 2. latency ----------------------------------------------------------------------------
 
 
@@ -384,9 +461,11 @@ async def held_out(recognizer: Recognizer, voices: Sequence[str]) -> None:
 
 async def main(args: argparse.Namespace) -> None:
     recognizer = await load_recognizer()
-    if args.only in (2, 3) or args.only is None:
+    if args.only in (1, 2, 3) or args.only is None:
         server = await asyncio.to_thread(start_local_janus)
         try:
+            if args.only in (None, 1):
+                await janus_unseated(server, recognizer, 2 if args.quick else 4)
             files = sorted(CONFIRMS.glob("confirm__*__clean__*.flac"))[: 4 if args.quick else 14]
             if args.only in (None, 2):
                 await latency(server.url, server.room_secret, recognizer, files)
