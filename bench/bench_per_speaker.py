@@ -285,11 +285,10 @@ async def janus_unseated(server: LocalJanus, recognizer: Recognizer, trials: int
                 approval = conf.open_approval("bench", approvers=["Alice"], timeout=None)
                 since = len(heard)
 
-                async def bob_says(b16: np.ndarray = b16, offset: float = offset) -> None:
-                    await asyncio.sleep(offset)
-                    await bob.say(b16, RATE)
-
-                await asyncio.gather(alice.say(a16, RATE), bob_says())
+                start = time.time() + 1.0  # both browsers start on the wall clock they share
+                await asyncio.gather(
+                    alice.say(a16, RATE, start), bob.say(b16, RATE, start + offset)
+                )
                 await asyncio.sleep(2.0)  # the cut's hold, the endpointer's end of speech
                 ears = conf.ears
                 assert ears is not None

@@ -11,14 +11,14 @@ of their own, each marked with how sure the cut is that the audio is theirs alon
 
 For each frame of the mix, for each participant P known from talking events:
 
-- P's talking span, widened by ``margin`` either side (the talking decision's lag and the mix
-  delay are known only roughly), does not cover it: P's stream gets silence.
+- P's talking span, widened by ``lead`` before and ``trail`` after (the talking decision's lag
+  and the mix delay are known only roughly), does not cover it: P's stream gets silence.
 - Nobody else may be speaking then (another's widened span, a seat loud within the clock's
   window): P's stream gets the mix, attribution :data:`CLEAN` (enough for a high-risk yes).
 - Someone else may be speaking and the frame is in P's span proper: P's stream gets the mix,
   attribution :data:`AMBIGUOUS` (below ``EvidencePolicy.min_attribution``: a high-risk yes
   said over someone else is re-asked, never counted; the utterance is not cut apart).
-- Someone else may be speaking and the frame is only in P's margin: P's stream gets silence
+- Someone else may be speaking and the frame is only in P's widening: P's stream gets silence
   (it is more likely the other person's speech than P's).
 
 A line that reports no levels (a plain-RTP joiner without the audio-level extension; Janus
@@ -73,7 +73,11 @@ class MixCut:
         clock: Who spoke when (talking spans and seat levels, on the mix's clock).
         rate: The mix's sample rate.
         seated: Whether a participant has a stream of their own (never cut for them).
-        margin: Seconds by which talking spans are widened either side.
+        lead: Seconds by which talking spans are widened before their start. Janus's starts,
+            back-dated by the clock's ``talk_lag``, came 0.15-0.22 s before the mix carried
+            the voice (a WebRTC participant on loopback).
+        trail: Seconds by which talking spans are widened after their end (Janus's back-dated
+            ends came from 0.12 s before to 0.05 s after the mix's).
         hold: Seconds a mixed frame waits before it is cut (talking events trail speech).
         shift: Seconds subtracted from a mixed frame's time to stamp its cuts (the mix's
             delay, so cut frames share the seated streams' clock).
@@ -91,7 +95,8 @@ class MixCut:
         rate: int,
         *,
         seated: Callable[[str], bool] = lambda participant_id: False,
-        margin: float = 0.3,
+        lead: float = 0.15,
+        trail: float = 0.3,
         hold: float = 0.6,
         shift: float = 0.0,
         voiced_dbfs: float = -40.0,
@@ -99,12 +104,14 @@ class MixCut:
     ) -> None:
         if rate < 8_000:
             raise ValueError(f"rate must be at least 8000, got {rate}")
-        for name, value in (("margin", margin), ("hold", hold), ("unaccounted_s", unaccounted_s)):
+        seconds = {"lead": lead, "trail": trail, "hold": hold, "unaccounted_s": unaccounted_s}
+        for name, value in seconds.items():
             if not 0.0 <= value <= 10.0:
                 raise ValueError(f"{name} must be in 0..10 seconds, got {value}")
         self.clock = clock
         self.rate = rate
-        self.margin = margin
+        self.lead = lead
+        self.trail = trail
         self.hold = hold
         self.shift = shift
         self._seated = seated
@@ -129,7 +136,7 @@ class MixCut:
 
     def _cut(self, frame: _Held) -> list[SpeakerFrame]:
         at = frame.at
-        near = self.clock.possibly_at(at, self.margin)
+        near = self.clock.possibly_at(at, self.lead, self.trail)
         self._account(frame, near)
         cuts: list[SpeakerFrame] = []
         for pid in sorted(self.clock.talkers):

@@ -13,7 +13,7 @@ Two sources, both on one clock of the mix (the time a mixed frame carries the au
   and stop by that lag.
 
 :meth:`SpeakerClock.speakers_at` joins them with a frame's time (the mix's speaker labels);
-:meth:`SpeakerClock.possibly_at` widens the talking spans by a margin for the timing's
+:meth:`SpeakerClock.possibly_at` widens the talking spans by margins for the timing's
 uncertainty (cutting the mix into unseated participants' streams, ``_mix_cut``).
 """
 
@@ -73,11 +73,13 @@ class SpeakerClock:
         """The participants known from talking events (who may have no stream of their own)."""
         return frozenset(self._talks)
 
-    def talking_at(self, participant_id: str, at: float, margin: float = 0.0) -> bool:
-        """Whether ``participant_id``'s talking spans, widened by ``margin`` either side,
-        cover ``at``."""
+    def talking_at(
+        self, participant_id: str, at: float, lead: float = 0.0, trail: float = 0.0
+    ) -> bool:
+        """Whether ``participant_id``'s talking spans, widened by ``lead`` before and
+        ``trail`` after, cover ``at``."""
         spans = self._talks.get(participant_id, ())
-        return any(start - margin <= at <= end + margin for start, end in spans)
+        return any(start - lead <= at <= end + trail for start, end in spans)
 
     def _loud_at(self, times: deque[float], at: float) -> bool:
         low, high = at - self.window, at + self.window
@@ -85,11 +87,11 @@ class SpeakerClock:
 
     def speakers_at(self, at: float) -> frozenset[str]:
         """The participants speaking at time ``at``."""
-        return self.possibly_at(at, 0.0)
+        return self.possibly_at(at)
 
-    def possibly_at(self, at: float, margin: float) -> frozenset[str]:
+    def possibly_at(self, at: float, lead: float = 0.0, trail: float = 0.0) -> frozenset[str]:
         """The participants who may be speaking at ``at``: a loud seat frame within
-        ``window``, or a talking span within ``margin``."""
+        ``window``, or a talking span widened by ``lead`` before and ``trail`` after."""
         found = {pid for pid, times in self._loud.items() if self._loud_at(times, at)}
-        found.update(pid for pid in self._talks if self.talking_at(pid, at, margin))
+        found.update(pid for pid in self._talks if self.talking_at(pid, at, lead, trail))
         return frozenset(found)

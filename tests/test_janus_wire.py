@@ -199,6 +199,10 @@ def test_jitter_buffer_skips_ahead_when_over_capacity() -> None:
     for seq in (13, 14, 15, 16):  # 11 and 12 never come, and the buffer overflows
         jb.push(seq, seq)
     assert jb.pop() == (True, 13) and jb.stats.lost == 2
+    for seq in (17, 18):  # no gap left: a player behind drops the oldest, not drifts
+        jb.push(seq, seq)
+    assert len(jb) == 3 and jb.stats.overflow == 2
+    assert jb.pop() == (True, 16)
 
 
 def test_speaker_clock_joins_levels_and_back_dated_talking_events() -> None:

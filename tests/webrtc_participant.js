@@ -1,7 +1,8 @@
 // A WebRTC participant of a Janus AudioBridge room, run in headless Chromium next to Debian's
 // janus.js (tests/webrtc_rig.py). Its microphone is a WebAudio graph: a silent source always
 // connected (an open microphone: Chrome sends RTP, with the audio level, only while the track
-// has a source), and say(samples, rate) plays PCM16 into it, resolving when it has played.
+// has a source), and say(samples, rate, at) plays PCM16 into it (from the epoch time ``at``,
+// in ms, when given), resolving when it has played.
 "use strict";
 window.adapter = {browserDetails: {browser: "chrome", version: 120}};  // what janus.js asks of adapter.js
 window.joinRoom = (url, room, display) => new Promise((resolve, reject) => {
@@ -44,7 +45,7 @@ window.joinRoom = (url, room, display) => new Promise((resolve, reject) => {
     },
   });
 });
-window.say = (samples, rate) => new Promise((resolve) => {
+window.say = (samples, rate, at) => new Promise((resolve) => {  // at: epoch ms to start, or null
   const {ctx, mic} = window.voice;
   const buffer = ctx.createBuffer(1, samples.length, rate);
   const channel = buffer.getChannelData(0);
@@ -53,5 +54,5 @@ window.say = (samples, rate) => new Promise((resolve) => {
   source.buffer = buffer;
   source.connect(mic);
   source.onended = () => resolve(true);
-  source.start();
+  source.start(ctx.currentTime + (at ? Math.max(0, (at - Date.now()) / 1000) : 0));
 });
