@@ -1,8 +1,9 @@
 // A WebRTC participant of a Janus AudioBridge room, run in headless Chromium next to Debian's
 // janus.js (tests/webrtc_rig.py). Its microphone is a WebAudio graph: a silent source always
 // connected (an open microphone: Chrome sends RTP, with the audio level, only while the track
-// has a source), and say(samples, rate, at) plays PCM16 into it (from the epoch time ``at``,
-// in ms, when given), resolving when it has played.
+// has a source); prepare(samples, rate) takes PCM16 and play(at) plays it into the microphone
+// (from the epoch time ``at``, in ms, when given), resolving when it has played with how many
+// seconds late it started (0 when on time).
 "use strict";
 window.adapter = {browserDetails: {browser: "chrome", version: 120}};  // what janus.js asks of adapter.js
 window.joinRoom = (url, room, display) => new Promise((resolve, reject) => {
@@ -45,14 +46,20 @@ window.joinRoom = (url, room, display) => new Promise((resolve, reject) => {
     },
   });
 });
-window.say = (samples, rate, at) => new Promise((resolve) => {  // at: epoch ms to start, or null
-  const {ctx, mic} = window.voice;
+window.prepare = (samples, rate) => {  // the next utterance, decoded ahead of its start
+  const {ctx} = window.voice;
   const buffer = ctx.createBuffer(1, samples.length, rate);
   const channel = buffer.getChannelData(0);
   for (let i = 0; i < samples.length; i++) channel[i] = samples[i] / 32768;
+  window.voice.next = buffer;
+  return true;
+};
+window.play = (at) => new Promise((resolve) => {  // at: epoch ms to start, or null: now
+  const {ctx, mic, next} = window.voice;
   const source = ctx.createBufferSource();
-  source.buffer = buffer;
+  const ahead = at ? (at - Date.now()) / 1000 : 0;  // negative: the start time had passed
+  source.buffer = next;
   source.connect(mic);
-  source.onended = () => resolve(true);
-  source.start(ctx.currentTime + (at ? Math.max(0, (at - Date.now()) / 1000) : 0));
+  source.onended = () => resolve(Math.max(0, -ahead));
+  source.start(ctx.currentTime + Math.max(0, ahead));
 });

@@ -91,16 +91,18 @@ class WebRtcParticipant:
         self.participant_id = str(await asyncio.wait_for(joined, timeout))
         return self
 
-    async def say(self, samples: np.ndarray, rate: int = 16_000, at: float | None = None) -> None:
+    async def say(self, samples: np.ndarray, rate: int = 16_000, at: float | None = None) -> float:
         """Speak ``samples`` (mono PCM16 at ``rate``) into the microphone, from the wall-clock
         time ``at`` (``time.time()``; browsers on one machine share it) or now; returns once
-        it has played.
+        it has played, with how many seconds late it started (the audio is handed to the page
+        first; on a loaded machine that can take past ``at``).
 
         Cancellation: safe; the audio plays on.
         """
         audio = resample_pcm16(samples, rate, 48_000)
-        start = None if at is None else at * 1000.0
-        await self._page.evaluate("([s, r, t]) => say(s, r, t)", [audio.tolist(), 48_000, start])
+        await self._page.evaluate("([s, r]) => prepare(s, r)", [audio.tolist(), 48_000])
+        late = await self._page.evaluate("(t) => play(t)", None if at is None else at * 1000.0)
+        return float(late)
 
     async def leave(self) -> None:
         """Close the browser (its leg leaves the room). Idempotent.
