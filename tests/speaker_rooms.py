@@ -189,7 +189,15 @@ async def janus_room(
         await conf.plug_realtime()
 
         async def play(timelines: dict[str, np.ndarray]) -> None:
-            await asyncio.gather(*(people[n].say(a, RATE) for n, a in timelines.items()))
+            speaking = []
+            for name, audio in timelines.items():  # browsers get their audio first
+                person = people[name]
+                if isinstance(person, WebRtcParticipant):
+                    await person.prepare(audio, RATE)
+                    speaking.append(person.play())
+                else:
+                    speaking.append(person.say(audio, RATE))
+            await asyncio.gather(*speaking)
 
         ids = {n: p.participant_id or "" for n, p in people.items()}
         r = Room(conf, ids, play, provider=provider, kit=kit)

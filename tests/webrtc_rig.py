@@ -91,18 +91,32 @@ class WebRtcParticipant:
         self.participant_id = str(await asyncio.wait_for(joined, timeout))
         return self
 
-    async def say(self, samples: np.ndarray, rate: int = 16_000, at: float | None = None) -> float:
-        """Speak ``samples`` (mono PCM16 at ``rate``) into the microphone, from the wall-clock
-        time ``at`` (``time.time()``; browsers on one machine share it) or now; returns once
-        it has played, with how many seconds late it started (the audio is handed to the page
-        first; on a loaded machine that can take past ``at``).
+    async def prepare(self, samples: np.ndarray, rate: int = 16_000) -> None:
+        """Hand the page the next utterance (mono PCM16 at ``rate``), ahead of :meth:`play`
+        (the transfer takes a while on a loaded machine).
 
-        Cancellation: safe; the audio plays on.
+        Cancellation: safe.
         """
         audio = resample_pcm16(samples, rate, 48_000)
         await self._page.evaluate("([s, r]) => prepare(s, r)", [audio.tolist(), 48_000])
+
+    async def play(self, at: float | None = None) -> float:
+        """Speak the prepared utterance into the microphone, from the wall-clock time ``at``
+        (``time.time()``; browsers on one machine share it) or now; returns once it has
+        played, with how many seconds late it started.
+
+        Cancellation: safe; the audio plays on.
+        """
         late = await self._page.evaluate("(t) => play(t)", None if at is None else at * 1000.0)
         return float(late)
+
+    async def say(self, samples: np.ndarray, rate: int = 16_000, at: float | None = None) -> float:
+        """:meth:`prepare` and :meth:`play`.
+
+        Cancellation: safe; the audio plays on.
+        """
+        await self.prepare(samples, rate)
+        return await self.play(at)
 
     async def leave(self) -> None:
         """Close the browser (its leg leaves the room). Idempotent.
