@@ -284,10 +284,10 @@ async def janus_unseated(server: LocalJanus, recognizer: Recognizer, trials: int
                 offset = speech_offset(a16, b16, gap)
                 approval = conf.open_approval("bench", approvers=["Alice"], timeout=None)
                 since = len(heard)
-                start = time.time() + 2.0  # both browsers start on the wall clock they share
-                lates = await asyncio.gather(
-                    alice.say(a16, RATE, start), bob.say(b16, RATE, start + offset)
-                )
+                await alice.prepare(a16, RATE)
+                await bob.prepare(b16, RATE)
+                start = time.time() + 0.3  # both browsers start on the wall clock they share
+                lates = await asyncio.gather(alice.play(start), bob.play(start + offset))
                 missed += max(lates) > 0.02  # a browser started late: the offset was not kept
                 await asyncio.sleep(2.0)  # the cut's hold, the endpointer's end of speech
                 ears = conf.ears
