@@ -328,8 +328,9 @@ class InMemoryConferenceBackend:
         return lane
 
     def open_speakers(self, sample_rate: int) -> InMemorySpeakerLane:
-        """Open a lane that receives every participant's own frame from the next tick on
-        (resampled to ``sample_rate``).
+        """Open a lane that receives every seated participant's own frame, and every
+        unseated one's cut of the mix (:attr:`mix_cut`), from the next tick on (resampled to
+        ``sample_rate``).
 
         Raises:
             ValueError: ``sample_rate`` is below 8000.
