@@ -154,7 +154,10 @@ class InMemoryConferenceBackend:
         self.speaker_clock = SpeakerClock(window=frame_samples / sample_rate, talk_lag=0.0)
         """Who spoke when: seated participants' levels, unseated ones' talking spans."""
         self.mix_cut = MixCut(
-            self.speaker_clock, sample_rate, seated=lambda pid: pid not in self._unseated
+            self.speaker_clock,
+            sample_rate,
+            seated=lambda pid: pid not in self._unseated,
+            lead=0.3,  # spans start exactly here; Janus's back-dated ones run 0.3-0.37 s ahead
         )
         """The cut of the mix that unseated participants are heard through."""
         self._unseated: set[str] = set()
