@@ -198,6 +198,10 @@ class SpeakerFrame:
     at: float = 0.0
     attribution: float = 1.0
 
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.attribution <= 1.0:
+            raise ValueError(f"attribution must be in 0..1, got {self.attribution}")
+
 
 @runtime_checkable
 class SpeakerAudio(Protocol):

@@ -22,7 +22,7 @@ from janus_rig import janus  # noqa: F401
 from speaker_rooms import Room, room, server  # noqa: F401
 from webrtc_rig import need_webrtc
 
-from conference import MixCut, SpeakerClock, SpeakerFrame
+from conference import InMemoryConferenceBackend, MixCut, SpeakerClock, SpeakerFrame
 from conference._mix_cut import AMBIGUOUS, CLEAN, UNACCOUNTED
 from conference.janus import LocalJanus
 from voice_hitl import Heard
@@ -217,6 +217,17 @@ def test_a_seat_heard_during_the_span_makes_the_cut_ambiguous() -> None:
     _, mine = run_cut(seat_loud=(1.8, 2.0))
     assert not [f for f in mine if 1.8 <= f.at < 2.0 and f.samples.any()]
     assert {f.attribution for f in mine if f.samples.any()} == {CLEAN}
+
+
+def test_bad_cut_settings_and_attributions_are_refused() -> None:
+    with pytest.raises(ValueError, match=r"trail must be in 0\.\.10 seconds, got -1"):
+        MixCut(SpeakerClock(), 8_000, trail=-1)
+    with pytest.raises(ValueError, match="rate must be at least 8000, got 100"):
+        MixCut(SpeakerClock(), 100)
+    with pytest.raises(ValueError, match=r"attribution must be in 0\.\.1, got 1\.5"):
+        SpeakerFrame("p", QUIET, 0.0, 1.5)
+    with pytest.raises(ValueError, match="keypad=True needs seated=True"):
+        InMemoryConferenceBackend().join("p", seated=False, keypad=True)
 
 
 def test_speech_nobody_accounts_for_caps_every_later_cut(caplog: pytest.LogCaptureFixture) -> None:
