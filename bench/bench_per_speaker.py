@@ -10,6 +10,14 @@ speech gate), every line is G.711 µ-law at 8 kHz, and the bot hears at 16 kHz. 
    0.2, 0.5 or 1.0 s after the first, or overlapping the first's end by 0.4 s; and with a
    -45 dBov hiss and two door clicks (one 1.5 s before Alice) on bystander Carol's line. The
    in-memory backend, frames handed over as fast as they are heard (no wall clock).
+   **1b.** The same with Alice and Bob both **unseated** (``join(seated=False)``: heard only
+   through the mix cut by their talking spans, ``conference.MixCut``), and **misattributed**:
+   utterances given a high-risk attribution (>= 0.9) whose span overlaps the other's speech.
+   **1c.** In a Janus room, Alice and Bob are browsers without a seat (headless Chromium
+   running Debian's janus.js, ``tests/webrtc_rig.py``; needs ``playwright`` and
+   ``libjs-janus-gateway``): Alice says "confirm" to a one-approver approval, bystander Bob
+   "absolutely not" at an offset; counted, and misattributed (a high-risk attribution on an
+   utterance that holds the other's words).
 2. **End of speech -> vote counted** (p50/p99): in a Janus room, a seated Alice says each clean
    confirmation; from the last RTP packet of it sent to the vote counted.
 3. **Bot CPU per conference-second**, 2, 4 and 8 seated participants, each saying "confirm"
@@ -44,11 +52,13 @@ from bench_janus import CONFIRMS, percentile, read_audio  # noqa: E402
 from conference import (  # noqa: E402
     ConferenceChannel,
     ConferenceRealtimeConfig,
+    HeardSpan,
     InMemoryConferenceBackend,
     PerSpeakerHearing,
 )
 from conference.janus import (  # noqa: E402
     JanusConferenceBackend,
+    LocalJanus,
     RtpParticipant,
     Seat,
     start_local_janus,
@@ -100,19 +110,55 @@ def channel(backend: object, recognizer: Recognizer) -> ConferenceChannel:
 # -- 1. votes counted ----------------------------------------------------------------------
 
 
+def voiced_spans(audio: np.ndarray) -> list[tuple[float, float]]:
+    """The spans of ``audio`` (seconds) whose 20 ms blocks are above -40 dBFS."""
+    block = RATE // 50
+    n = len(audio) // block
+    x = audio[: n * block].astype(np.float64).reshape(n, block) / 32768.0
+    loud = (x**2).mean(axis=1) > 1e-4
+    spans: list[tuple[float, float]] = []
+    for i in np.flatnonzero(loud):
+        t = i * block / RATE
+        if spans and t - spans[-1][1] < 0.05:
+            spans[-1] = (spans[-1][0], t + 0.02)
+        else:
+            spans.append((t, t + 0.02))
+    return spans
+
+
+def speech_offset(alice: np.ndarray, bob: np.ndarray, gap: float | None) -> float:
+    """The offset of Bob's file from Alice's that puts his speech ``gap`` s after the start of
+    hers (a negative ``gap``: that much silence after the end of hers; None: overlapping the
+    end of hers by 0.4 s)."""
+    (a0, _), (_, a1) = voiced_spans(alice)[0], voiced_spans(alice)[-1]
+    b0 = voiced_spans(bob)[0][0]
+    if gap is None:
+        return max(0.0, a1 - 0.4 - b0)
+    return (a0 + gap if gap >= 0 else a1 - gap) - b0
+
+
 async def one_vote_trial(
-    recognizer: Recognizer, alice: np.ndarray, bob: np.ndarray, gap: float, noisy: bool, seed: int
-) -> tuple[int, int, int]:
-    """(votes counted, approvers heard saying 'confirm', utterances of anyone else heard) of
-    the two said; ``gap`` from Alice's start to Bob's."""
+    recognizer: Recognizer,
+    alice: np.ndarray,
+    bob: np.ndarray,
+    gap: float,
+    noisy: bool,
+    seed: int,
+    unseated: bool = False,
+) -> tuple[int, int, int, int]:
+    """(votes counted, approvers heard saying 'confirm', utterances of anyone else heard,
+    misattributed) of the two said; ``gap`` from Alice's start to Bob's."""
     backend = InMemoryConferenceBackend(frame_samples=320, sample_rate=RATE)
     for name in ("Alice", "Bob", "Carol"):
-        backend.join(name.lower(), name)
+        backend.join(name.lower(), name, seated=not unseated or name == "Carol")
     conf = channel(backend, recognizer)
     heard: list[tuple[str | None, str]] = []
     conf.add_speech_listener(
         lambda h: heard.append((h.speaker_id, h.text)) if h.kind == "speech" else None
     )
+    spans: list[HeardSpan] = []
+    hear = conf._heard
+    conf._heard = lambda span: (spans.append(span), hear(span))[1]  # type: ignore[method-assign]
     await conf.plug_realtime()
     approval = conf.open_approval("bench", approvers=["Alice", "Bob"], quorum=2, timeout=None)
     lead = 2.0 if noisy else 0.3
@@ -129,6 +175,7 @@ async def one_vote_trial(
         tracks["carol"] = over_mulaw(carol, RATE)
     for pid, audio in tracks.items():
         backend.push_audio(pid, audio)
+    truth = {pid: voiced_spans(audio) for pid, audio in tracks.items() if pid != "carol"}
     for _ in range(total // backend.frame_samples):
         backend.tick()
         await asyncio.sleep(0)
@@ -141,16 +188,30 @@ async def one_vote_trial(
     await conf.close()
     said = {who for who, text in heard if who in ("alice", "bob") and "confirm" in text.lower()}
     others = sum(1 for who, _ in heard if who not in ("alice", "bob"))
-    return counted, len(said), others
+    wrong = sum(
+        1
+        for span in spans
+        if span.heard.kind == "speech"
+        and span.heard.attribution >= 0.9
+        and span.heard.speaker_id in truth
+        and any(
+            min(span.end, e) - max(span.start, s) > 0.05
+            for pid, voiced in truth.items()
+            if pid != span.heard.speaker_id
+            for s, e in voiced
+        )
+    )
+    return counted, len(said), others, wrong if unseated else 0
 
 
-async def votes(recognizer: Recognizer, trials: int) -> None:
+async def votes(recognizer: Recognizer, trials: int, unseated: bool = False) -> None:
     clean = sorted(CONFIRMS.glob("confirm__*__clean__*.flac"))
     voices = [over_mulaw(*read_audio(f)) for f in clean]
     rng = random.Random(11)
     pairs = [tuple(rng.sample(range(len(voices)), 2)) for _ in range(trials)]
-    print(f"\n1. votes counted of those said ({trials} pairs of {len(voices)} clean confirmations, "
-          "µ-law, in-memory backend):")  # fmt: skip
+    print(f"\n1{'b' if unseated else ''}. votes counted of those said ({trials} pairs of "
+          f"{len(voices)} clean confirmations, µ-law, in-memory backend"
+          f"{', Alice and Bob unseated' if unseated else ''}):")  # fmt: skip
     cases: list[tuple[str, float | None, bool]] = [
         ("4 s apart (each heard alone: the recogniser's own score)", 4.0, False),
         ("second starts 0.2 s after the first", 0.2, False),
@@ -159,16 +220,99 @@ async def votes(recognizer: Recognizer, trials: int) -> None:
         ("second overlaps the first's end by 0.4 s", None, False),
         ("0.5 s apart, -45 dBov hiss + door clicks on Carol's line", 0.5, True),
     ]
-    print(f"   {'':58s} counted  heard+attributed  others heard")
+    if unseated:  # offsets between the speech itself, not the files (0.4 s of silence each end)
+        cases = [
+            ("4 s apart (each heard alone: the recogniser's own score)", 4.0, False),
+            ("second's speech starts 0.5 s after the first's", 0.5, False),
+            ("second's speech starts 1.0 s after the first's", 1.0, False),
+            ("0.5 s of silence between the two", -0.5, False),
+            ("1.0 s of silence between the two", -1.0, False),
+            ("speech overlapping by 0.4 s", None, False),
+        ]
+    print(f"   {'':58s} counted  heard+attributed  others heard  misattributed")
     for label, gap, noisy in cases:
-        counted = attributed = others = said = 0
+        counted = attributed = others = said = wrong = 0
         for i, (a, b) in enumerate(pairs):
             alice, bob = voices[a], voices[b]
             g = gap if gap is not None else max(0.0, len(alice) / RATE - 0.4)
-            c, h, o = await one_vote_trial(recognizer, alice, bob, g, noisy, seed=i)
+            if unseated:
+                g = speech_offset(alice, bob, gap)
+            c, h, o, w = await one_vote_trial(recognizer, alice, bob, g, noisy, i, unseated)
             counted, attributed, others, said = counted + c, attributed + h, others + o, said + 2
+            wrong += w
         print(f"   {label:58s} {counted:3d}/{said}   {attributed:3d}/{said}"
-              f"             {others}")  # fmt: skip
+              f"             {others:3d}           {wrong if unseated else '-'}")  # fmt: skip
+
+
+async def janus_unseated(server: LocalJanus, recognizer: Recognizer, trials: int) -> None:
+    sys.path.insert(0, str(ROOT / "tests"))
+    from webrtc_rig import WebRtcParticipant
+
+    room = ROOM + 100
+    backend = JanusConferenceBackend(server.url, room, secret=server.room_secret, sample_rate=RATE)
+    await backend.start()
+    people = [WebRtcParticipant(server, room, name) for name in ("Alice", "Bob")]
+    try:
+        for person in people:
+            await person.join()
+        alice, bob = people
+        conf = channel(backend, recognizer)
+        heard: list[tuple[str | None, str, float]] = []
+        conf.add_speech_listener(
+            lambda h: (
+                heard.append((h.speaker_id, h.text.lower(), h.attribution))
+                if h.kind == "speech"
+                else None
+            )
+        )
+        await conf.plug_realtime()
+        yes = [read_audio(f) for f in sorted(CONFIRMS.glob("confirm__*__clean__*.flac"))]
+        no = [
+            read_audio(f) for f in sorted(ROOT.glob("audio_fixtures/absolutely_not__*__clean.flac"))
+        ]
+        print(f"\n1c. Janus room, Alice and Bob browsers without a seat (WebRTC), {trials} trials "
+              "each: Alice 'confirm' (approver), Bob 'absolutely not' (bystander):")  # fmt: skip
+        print(f"   {'':48s} counted  misattributed")
+        cases = [("4 s apart", 4.0), ("Bob's speech 1.0 s after the start of hers", 1.0),
+                 ("0.5 s of silence between", -0.5), ("1.0 s of silence between", -1.0),
+                 ("speech overlapping by 0.4 s", None)]  # fmt: skip
+        for label, gap in cases:
+            counted = wrong = missed = 0
+            for i in range(trials):
+                (a, a_rate), (b, b_rate) = yes[(3 * i) % len(yes)], no[i % len(no)]
+                a16, b16 = resample_pcm16(a, a_rate, RATE), resample_pcm16(b, b_rate, RATE)
+                offset = speech_offset(a16, b16, gap)
+                approval = conf.open_approval("bench", approvers=["Alice"], timeout=None)
+                since = len(heard)
+                await alice.prepare(a16, RATE)
+                await bob.prepare(b16, RATE)
+                start = time.time() + 0.3  # both browsers start on the wall clock they share
+                lates = await asyncio.gather(alice.play(start), bob.play(start + offset))
+                missed += max(lates) > 0.02  # a browser started late: the offset was not kept
+                await asyncio.sleep(2.0)  # the cut's hold, the endpointer's end of speech
+                ears = conf.ears
+                assert ears is not None
+                await ears.drain()
+                counted += bool(approval.approvals)
+                if not approval.approvals:
+                    conf._desk.fail_all("bench: not counted")
+                wrong += sum(
+                    1
+                    for who, text, sure in heard[since:]
+                    if sure >= 0.9
+                    and (
+                        (who == alice.participant_id and "not" in text)
+                        or (who == bob.participant_id and "confirm" in text)
+                    )
+                )
+            late = f"  ({missed} with a browser late: offset not kept)" if missed else ""
+            print(f"   {label:48s} {counted:2d}/{trials}    {wrong}{late}")
+        print(f"   (lines without levels noticed: {backend.mix_cut.unaccounted or 'none'})")
+        await conf.close()
+    finally:
+        for person in people:
+            await person.leave()
+        await backend.aclose()
 
 
 # -- 2. latency ----------------------------------------------------------------------------
@@ -317,9 +461,11 @@ async def held_out(recognizer: Recognizer, voices: Sequence[str]) -> None:
 
 async def main(args: argparse.Namespace) -> None:
     recognizer = await load_recognizer()
-    if args.only in (2, 3) or args.only is None:
+    if args.only in (1, 2, 3) or args.only is None:
         server = await asyncio.to_thread(start_local_janus)
         try:
+            if args.only in (None, 1):
+                await janus_unseated(server, recognizer, 2 if args.quick else 4)
             files = sorted(CONFIRMS.glob("confirm__*__clean__*.flac"))[: 4 if args.quick else 14]
             if args.only in (None, 2):
                 await latency(server.url, server.room_secret, recognizer, files)
@@ -333,6 +479,7 @@ async def main(args: argparse.Namespace) -> None:
             await asyncio.to_thread(server.close)
     if args.only in (None, 1):
         await votes(recognizer, 4 if args.quick else 12)
+        await votes(recognizer, 4 if args.quick else 12, unseated=True)
     if args.only in (None, 4):
         await held_out(recognizer, HELD_OUT_VOICES[: 6 if args.quick else None])
 

@@ -33,9 +33,11 @@ from ._exceptions import AddressingError, ApprovalDeniedError, ApprovalTimeoutEr
 from ._hearing import HeardSpan, PerSpeakerHearing, SpeakerEars
 from ._line import ConferenceLine
 from ._memory import InMemoryAudioLane, InMemoryConferenceBackend, InMemorySpeakerLane
+from ._mix_cut import MixCut
 from ._mixer import mix_pcm16
 from ._receipts import ApprovalReceipt, Decision, sign_receipt, verify_receipt
 from ._roster import Addressing, parse_addressing, resolve_participant
+from ._speaker_clock import SpeakerClock
 from ._yesno import read_yes_no
 
 __all__ = [
@@ -62,6 +64,7 @@ __all__ = [
     "InMemoryAudioLane",
     "InMemoryConferenceBackend",
     "InMemorySpeakerLane",
+    "MixCut",
     "MixedFrame",
     "Participant",
     "ParticipantJoined",
@@ -69,6 +72,7 @@ __all__ = [
     "PerSpeakerBackend",
     "PerSpeakerHearing",
     "SpeakerAudio",
+    "SpeakerClock",
     "SpeakerEars",
     "SpeakerFrame",
     "SpeakerTranscription",

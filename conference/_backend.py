@@ -11,6 +11,9 @@ lets the channel hear every participant on their own stream (``ConferenceChannel
 detection and recognition per speaker, each utterance attributed to the stream it was heard
 on, so back-to-back, overlapping and simultaneous answers each keep their speaker, and noise
 on one line touches only that line. The mix still goes to the provider for its conversation.
+A participant the backend has no stream for (a WebRTC client of a Janus AudioBridge) may get
+one cut from the mix by when they talk (:class:`~conference.MixCut`), its frames marked with
+a ``SpeakerFrame.attribution`` under 1.0.
 
 How other conferencing servers map onto :class:`PerSpeakerBackend` (per-participant tracks
 are native there, so no mix has to be taken apart):
@@ -184,11 +187,20 @@ class SpeakerFrame:
         samples: Mono PCM16 at the lane's ``sample_rate``.
         at: When the frame's first sample was heard, in seconds on the backend's media clock
             (one clock for every participant, so spans of speech compare).
+        attribution: How sure the backend is that the audio is this participant's alone:
+            1.0 for their own stream; lower for audio cut from the room mix by who was
+            talking when (see ``_mix_cut``). An utterance is attributed the lowest value of
+            its frames (``Heard.attribution``).
     """
 
     participant_id: str
     samples: PCM16 = field(repr=False)
     at: float = 0.0
+    attribution: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.attribution <= 1.0:
+            raise ValueError(f"attribution must be in 0..1, got {self.attribution}")
 
 
 @runtime_checkable

@@ -8,15 +8,18 @@ line's alone. An utterance is recognised off the event loop (the recogniser's wo
 at most ``concurrency`` at a time across the whole call, from its first pause on as if it
 ended there (so the answer is ready when the end of speech is confirmed), and reported with its
 speaker (the stream it came on) and the time span of its speech, each speaker's utterances in
-the order they were said.
+the order they were said. An utterance whose frames the backend was less than sure of (a stream
+cut from the room mix, ``SpeakerFrame.attribution``) carries the lowest of their attributions
+in ``Heard.attribution``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from providers.base import PCM16
 from voice_hitl.responder._call_line import Heard
@@ -91,6 +94,14 @@ class HeardSpan:
     end: float
 
 
+_DOUBT_KEEP_S = 60.0
+
+
+def _attribution(line: _Line, start: float, end: float) -> float:
+    """The lowest attribution of the frames of ``line`` heard between ``start`` and ``end``."""
+    return min((a for s, e, a in line.doubts if e > start and s < end), default=1.0)
+
+
 @dataclass(eq=False)
 class _Line:
     endpointer: StreamingEndpointer
@@ -100,6 +111,8 @@ class _Line:
     last: asyncio.Task[None] | None = None
     early: asyncio.Task[list[Hypothesis]] | None = None
     """The recognition started at the last pause, of the utterance as if it ended there."""
+    doubts: deque[tuple[float, float, float]] = field(default_factory=deque)
+    """(start, end, attribution) of recent frames attributed under 1.0."""
 
 
 class SpeakerEars:
@@ -158,6 +171,10 @@ class SpeakerEars:
         rate = self.hearing.sample_rate
         line = self._line(frame.participant_id)
         end_at = frame.at + len(frame.samples) / rate
+        if frame.attribution < 1.0:
+            line.doubts.append((frame.at, end_at, frame.attribution))
+        while line.doubts and line.doubts[0][1] < end_at - _DOUBT_KEEP_S:
+            line.doubts.popleft()
         if line.keys is not None:
             for key in line.keys.feed(frame.samples):
                 line.keyed = True
@@ -172,7 +189,8 @@ class SpeakerEars:
                 self._speculate(line, found.audio)
             elif isinstance(found, Utterance):
                 end = end_at - self.hearing.end_silence_ms / 1000
-                self._utterance(frame.participant_id, line, found.audio, end)
+                sure = _attribution(line, end_at - len(found.audio) / rate, end_at)
+                self._utterance(frame.participant_id, line, found.audio, end, sure)
 
     def _speculate(self, line: _Line, audio: PCM16) -> None:
         """Start recognising the utterance as it would be if it ended at this pause. An
@@ -203,7 +221,9 @@ class SpeakerEars:
         threshold = 10 ** (self.hearing.threshold_dbfs / 10)
         return float((power > threshold).sum()) * 10.0
 
-    def _utterance(self, participant_id: str, line: _Line, audio: PCM16, end: float) -> None:
+    def _utterance(
+        self, participant_id: str, line: _Line, audio: PCM16, end: float, sure: float
+    ) -> None:
         keyed, line.keyed = line.keyed, False
         early, line.early = line.early, None
         voiced = self._loud(audio)
@@ -218,7 +238,7 @@ class SpeakerEars:
             return
         previous = line.last
         task = asyncio.create_task(
-            self._read(participant_id, audio, line.started, end, previous, early),
+            self._read(participant_id, audio, line.started, end, sure, previous, early),
             name=f"hear-{participant_id}",
         )
         line.last = task
@@ -231,6 +251,7 @@ class SpeakerEars:
         audio: PCM16,
         start: float,
         end: float,
+        sure: float,
         previous: asyncio.Task[None] | None,
         early: asyncio.Task[list[Hypothesis]] | None,
     ) -> None:
@@ -246,7 +267,8 @@ class SpeakerEars:
         if not event.text.strip():
             logger.info("%r: an utterance (%.2f-%.2f s) had no words", participant_id, start, end)
             return
-        self._emit(HeardSpan(Heard.of(event, participant_id), start, end))
+        heard = replace(Heard.of(event, participant_id), attribution=sure)
+        self._emit(HeardSpan(heard, start, end))
 
     def _emit(self, span: HeardSpan) -> None:
         try:

@@ -6,6 +6,13 @@ mixes them with :func:`~conference.mix_pcm16` and hands the mix to every open au
 each participant's own frame to every open per-speaker lane (``open_speakers``). The
 bot's audio is played to every participant in the call when it is played. Who spoke in a frame
 is decided by level: a participant whose samples peak at ``speech_threshold`` or more.
+
+A participant who joins with ``seated=False`` has no stream of their own, as a WebRTC client
+of a Janus AudioBridge has none: the backend reports when they talk (as AudioBridge's talking
+events do: from their first loud frame to ``TALK_HANGOVER`` seconds of quiet), and the
+per-speaker lanes hear them through the same cut of the mix the Janus backend uses
+(:class:`~conference.MixCut`). With ``levels=False`` their line reports no levels at all, as a
+plain-RTP joiner's does.
 """
 
 from __future__ import annotations
@@ -31,10 +38,16 @@ from ._backend import (
     SpeakerFrame,
     SpeakerTranscription,
 )
+from ._mix_cut import MixCut
 from ._mixer import mix_pcm16
 from ._sample_fifo import SampleFifo
+from ._speaker_clock import SpeakerClock
 
-__all__ = ["InMemoryAudioLane", "InMemoryConferenceBackend", "InMemorySpeakerLane"]
+__all__ = ["TALK_HANGOVER", "InMemoryAudioLane", "InMemoryConferenceBackend", "InMemorySpeakerLane"]
+
+TALK_HANGOVER = 0.2
+"""Seconds of quiet after which an unseated participant's talking stops (AudioBridge decides
+on 10-packet windows, 0.2 s)."""
 
 logger = logging.getLogger("conference.memory")
 
@@ -84,12 +97,13 @@ class InMemorySpeakerLane:
         self._queue: asyncio.Queue[SpeakerFrame | None] = asyncio.Queue()
         self.closed = False
 
-    def _feed(self, participant_id: str, samples: PCM16, at: float) -> None:
+    def _feed(self, frame: SpeakerFrame) -> None:
         if self.closed:
             return
         if self.sample_rate != self._backend.sample_rate:
-            samples = resample_pcm16(samples, self._backend.sample_rate, self.sample_rate)
-        self._queue.put_nowait(SpeakerFrame(participant_id, samples, at))
+            samples = resample_pcm16(frame.samples, self._backend.sample_rate, self.sample_rate)
+            frame = SpeakerFrame(frame.participant_id, samples, frame.at, frame.attribution)
+        self._queue.put_nowait(frame)
 
     async def frames(self) -> AsyncIterator[SpeakerFrame]:
         while True:
@@ -137,6 +151,18 @@ class InMemoryConferenceBackend:
         self.sample_rate = sample_rate
         self.clock = 0.0
         """Seconds of audio mixed so far (the per-speaker frames' media clock)."""
+        self.speaker_clock = SpeakerClock(window=frame_samples / sample_rate, talk_lag=0.0)
+        """Who spoke when: seated participants' levels, unseated ones' talking spans."""
+        self.mix_cut = MixCut(
+            self.speaker_clock,
+            sample_rate,
+            seated=lambda pid: pid not in self._unseated,
+            lead=0.3,  # spans start exactly here; Janus's back-dated ones run 0.3-0.37 s ahead
+        )
+        """The cut of the mix that unseated participants are heard through."""
+        self._unseated: set[str] = set()
+        self._levels: set[str] = set()
+        self._talking: dict[str, float] = {}  # unseated participant talking -> last loud end
         self._keypads: set[str] = set()
         self._speaker_lanes: set[InMemorySpeakerLane] = set()
         self._participants: dict[str, Participant] = {}
@@ -153,23 +179,43 @@ class InMemoryConferenceBackend:
         return MappingProxyType(self._participants)
 
     def join(
-        self, participant_id: str, display_name: str | None = None, *, keypad: bool = False
+        self,
+        participant_id: str,
+        display_name: str | None = None,
+        *,
+        keypad: bool = False,
+        seated: bool = True,
+        levels: bool = True,
     ) -> Participant:
         """Add a participant; its audio is mixed from the next tick on.
 
         Args:
             participant_id: Its id.
             display_name: Its name (the id by default).
-            keypad: Its line carries keypad tones in band (a phone leg).
+            keypad: Its line carries keypad tones in band (a phone leg; seated only).
+            seated: The per-speaker lanes hear its own stream; ``False``: only the mix, cut
+                by when it talks (a WebRTC client of a Janus AudioBridge).
+            levels: An unseated participant's line reports when it talks; ``False``: never
+                (a plain-RTP joiner without the audio-level extension).
 
         Raises:
-            ValueError: The id is empty or already in the call.
+            ValueError: The id is empty or already in the call, or ``keypad`` for an
+                unseated participant.
         """
         if participant_id in self._participants:
             raise ValueError(f"participant {participant_id!r} is already in the conference")
+        if keypad and not seated:
+            raise ValueError(
+                f"participant {participant_id!r}: an unseated line's keys would be heard only "
+                "in the mix; keypad=True needs seated=True"
+            )
         participant = Participant(participant_id, display_name or participant_id)
         if keypad:
             self._keypads.add(participant_id)
+        if not seated:
+            self._unseated.add(participant_id)
+            if levels:
+                self._levels.add(participant_id)
         self._participants[participant_id] = participant
         self._inbound[participant_id] = SampleFifo()
         self._heard[participant_id] = []
@@ -187,6 +233,10 @@ class InMemoryConferenceBackend:
             raise ValueError(f"participant {participant_id!r} is not in the conference")
         del self._inbound[participant_id]
         self._keypads.discard(participant_id)
+        self._unseated.discard(participant_id)
+        self._levels.discard(participant_id)
+        self._talking.pop(participant_id, None)
+        self.mix_cut.forget(participant_id)
         self._emit(ParticipantLeft(participant, reason))
         return participant
 
@@ -221,15 +271,43 @@ class InMemoryConferenceBackend:
         for participant_id, fifo in self._inbound.items():
             chunk = fifo.take(n)
             chunks.append(chunk)
-            if len(chunk) and int(np.abs(chunk.astype(np.int32)).max()) >= self.speech_threshold:
+            loud = bool(len(chunk)) and (
+                int(np.abs(chunk.astype(np.int32)).max()) >= self.speech_threshold
+            )
+            if participant_id in self._unseated:
+                if participant_id in self._levels:
+                    self._talk(participant_id, loud, at, n / self.sample_rate)
+                    if loud:
+                        speakers.add(participant_id)
+                continue
+            if loud:
                 speakers.add(participant_id)
-            for speaker_lane in list(self._speaker_lanes):
-                speaker_lane._feed(participant_id, chunk, at)
+            self.speaker_clock.level(participant_id, at, loud)
+            self._to_speaker_lanes([SpeakerFrame(participant_id, chunk, at)])
         self.clock += n / self.sample_rate
         frame = MixedFrame(mix_pcm16(chunks, n), frozenset(speakers))
+        if self._speaker_lanes:  # the cut (and its warning) only where someone hears it
+            self._to_speaker_lanes(self.mix_cut.push(frame.samples, at))
         for lane in list(self._lanes):
             lane._feed(frame)
         return frame
+
+    def _talk(self, participant_id: str, loud: bool, at: float, seconds: float) -> None:
+        """An unseated participant's talking events, as AudioBridge would report them."""
+        if loud:
+            if participant_id not in self._talking:
+                self.speaker_clock.talking(participant_id, True, at)
+            self._talking[participant_id] = at + seconds
+            return
+        last = self._talking.get(participant_id)
+        if last is not None and at + seconds - last >= TALK_HANGOVER:
+            del self._talking[participant_id]
+            self.speaker_clock.talking(participant_id, False, last)
+
+    def _to_speaker_lanes(self, frames: list[SpeakerFrame]) -> None:
+        for speaker_lane in list(self._speaker_lanes):
+            for speaker_frame in frames:
+                speaker_lane._feed(speaker_frame)
 
     def heard(self, participant_id: str) -> list[PCM16]:
         """The bot audio played to a participant so far (kept after it leaves).
@@ -253,8 +331,9 @@ class InMemoryConferenceBackend:
         return lane
 
     def open_speakers(self, sample_rate: int) -> InMemorySpeakerLane:
-        """Open a lane that receives every participant's own frame from the next tick on
-        (resampled to ``sample_rate``).
+        """Open a lane that receives every seated participant's own frame, and every
+        unseated one's cut of the mix (:attr:`mix_cut`), from the next tick on (resampled to
+        ``sample_rate``).
 
         Raises:
             ValueError: ``sample_rate`` is below 8000.

@@ -4,6 +4,12 @@
 (``ToneWords`` by default) plugged into the in-memory backend (``"memory"``, driven frame by
 frame) or a real Janus AudioBridge (``"janus"``, people speaking plain RTP at real time), and
 :meth:`Room.play` has people speak, each from an offset on one shared timeline.
+
+Everyone has a seat (their own stream) unless named in ``unseated=``: then they are heard only
+in the mix (in memory: ``join(seated=False)``, talking reported from their level; on Janus: a
+plain-RTP participant joining the room itself, or with ``webrtc=`` a browser:
+``webrtc_rig.WebRtcParticipant``). Those also named in ``no_levels=`` report no levels (in
+memory: ``levels=False``; on Janus: no audio-level extension in the join).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 from conference_rig import KEY, ToneWords, conference_tools
+from webrtc_rig import WebRtcParticipant
 
 from conference import (
     ConferenceChannel,
@@ -105,11 +112,22 @@ def channel(
 
 @asynccontextmanager
 async def memory_room(
-    names: Sequence[str] = PEOPLE, recognizer: Recognizer | None = None, keypad: bool = False
+    names: Sequence[str] = PEOPLE,
+    recognizer: Recognizer | None = None,
+    keypad: bool = False,
+    unseated: Sequence[str] = (),
+    no_levels: Sequence[str] = (),
 ) -> AsyncIterator[Room]:
     backend = InMemoryConferenceBackend(frame_samples=320, sample_rate=RATE)
     for name in names:
-        backend.join(name.lower(), name, keypad=keypad)
+        seated = name not in unseated
+        backend.join(
+            name.lower(),
+            name,
+            keypad=keypad and seated,
+            seated=seated,
+            levels=name not in no_levels,
+        )
     kit, conf, provider = channel(backend, recognizer)
     await conf.plug_realtime()
 
@@ -117,6 +135,8 @@ async def memory_room(
         length = max(len(t) for t in timelines.values())
         for name, audio in timelines.items():
             backend.push_audio(name.lower(), audio)
+        # The mix cut decides a frame ``hold`` seconds after it: tick that much more quiet.
+        length += round(backend.mix_cut.hold * backend.sample_rate)
         for _ in range(-(-length // backend.frame_samples)):
             backend.tick()
 
@@ -137,27 +157,47 @@ async def janus_room(
     names: Sequence[str] = PEOPLE,
     recognizer: Recognizer | None = None,
     keypad: bool = False,
+    unseated: Sequence[str] = (),
+    no_levels: Sequence[str] = (),
+    webrtc: Sequence[str] = (),
 ) -> AsyncIterator[Room]:
-    """A Janus AudioBridge room; every person is a seated plain-RTP participant (whose lines
-    carry keypad tones whatever ``keypad`` says: G.711 does)."""
+    """A Janus AudioBridge room; every person is a plain-RTP participant, seated (whose lines
+    carry keypad tones whatever ``keypad`` says: G.711 does) unless ``unseated``, or a browser
+    without a seat (``webrtc``)."""
     backend = JanusConferenceBackend(
         server.url, ROOM, secret=server.room_secret, seats=len(names), sample_rate=RATE
     )
     joined: asyncio.Queue[ConferenceEvent] = asyncio.Queue()
     backend.add_listener(joined.put_nowait)
     await backend.start()
-    people: dict[str, RtpParticipant] = {}
+    people: dict[str, RtpParticipant | WebRtcParticipant] = {}
     try:
         for name in names:
-            person = RtpParticipant(server.url, ROOM, name, backend.reserve_seat(name))
-            people[name] = await person.join()
+            person: RtpParticipant | WebRtcParticipant
+            if name in webrtc:
+                person = WebRtcParticipant(server, ROOM, name)
+            else:
+                seat = None if name in unseated else backend.reserve_seat(name)
+                person = RtpParticipant(
+                    server.url, ROOM, name, seat, audiolevel_ext=name not in no_levels
+                )
+            people[name] = person  # left in the finally below, joined or not
+            await person.join()
         while len(backend.participants) < len(names):
             await asyncio.wait_for(joined.get(), 10)
         kit, conf, provider = channel(backend, recognizer)
         await conf.plug_realtime()
 
         async def play(timelines: dict[str, np.ndarray]) -> None:
-            await asyncio.gather(*(people[n].say(a, RATE) for n, a in timelines.items()))
+            speaking = []
+            for name, audio in timelines.items():  # browsers get their audio first
+                person = people[name]
+                if isinstance(person, WebRtcParticipant):
+                    await person.prepare(audio, RATE)
+                    speaking.append(person.play())
+                else:
+                    speaking.append(person.say(audio, RATE))
+            await asyncio.gather(*speaking)
 
         ids = {n: p.participant_id or "" for n, p in people.items()}
         r = Room(conf, ids, play, provider=provider, kit=kit)

@@ -15,13 +15,12 @@ pytest.importorskip("httpx", reason="the Janus backend needs the 'janus' extra")
 
 from conference_rig import make_rig
 
-from conference import ConferenceEnded
+from conference import ConferenceEnded, SpeakerClock
 from conference.janus import (
     JanusConferenceBackend,
     JanusWireError,
     JitterBuffer,
     RtpSender,
-    SpeakerClock,
     audio_level,
     parse_rtp,
     read_events,
@@ -200,6 +199,10 @@ def test_jitter_buffer_skips_ahead_when_over_capacity() -> None:
     for seq in (13, 14, 15, 16):  # 11 and 12 never come, and the buffer overflows
         jb.push(seq, seq)
     assert jb.pop() == (True, 13) and jb.stats.lost == 2
+    for seq in (17, 18):  # no gap left: a player behind drops the oldest, not drifts
+        jb.push(seq, seq)
+    assert len(jb) == 3 and jb.stats.overflow == 2
+    assert jb.pop() == (True, 16)
 
 
 def test_speaker_clock_joins_levels_and_back_dated_talking_events() -> None:

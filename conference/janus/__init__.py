@@ -5,11 +5,13 @@ an AudioBridge room over the Janus HTTP API and takes part as a plain-RTP partic
 µ-law on loopback, or Opus through PyAV), with the roster from the room's events. Seated
 participants (plain RTP, SIP gateway legs) send their RTP through the bot (``_relay``), which
 hears each one's own audio (``open_speakers``, for per-speaker hearing) and passes it into the
-room; speaker labels of the mix come from those levels and from talking events. The wire
-mapping is sans I/O: ``_wire`` (Janus and AudioBridge JSON), ``_rtp`` (RTP packets and the RFC
-6464 audio level), ``_latch`` (which source and SSRC a socket takes), ``_jitter`` (the input
-jitter buffer) and ``_speakers`` (who spoke when); ``_client``, ``_media`` and ``_relay`` only
-move bytes. :func:`start_local_janus` and :class:`RtpParticipant` hold a meeting
+room; speaker labels of the mix come from those levels and from talking events, and
+participants without a seat (WebRTC clients) are heard through the mix cut by their talking
+events (``conference.MixCut``, shared with the in-memory backend). The wire mapping is sans
+I/O: ``_wire`` (Janus and AudioBridge JSON), ``_rtp`` (RTP packets and the RFC 6464 audio
+level), ``_latch`` (which source and SSRC a socket takes) and ``_jitter`` (the input jitter
+buffer), with ``conference.SpeakerClock`` (who spoke when); ``_client``, ``_media`` and
+``_relay`` only move bytes. :func:`start_local_janus` and :class:`RtpParticipant` hold a meeting
 on loopback (the demo's ``voice-hitl demo --conference --janus``, the tests,
 ``bench/bench_janus.py``).
 
@@ -24,8 +26,8 @@ changing the channel):
   the roster comes from the conference status callbacks (``participant-join`` /
   ``participant-leave``, the call SID as the id, a label as the display name) and
   ``conference-end`` becomes ``ConferenceEnded``. Twilio reports speakers through the
-  ``participant-speech-start``/``-stop`` callbacks, which map onto ``SpeakerClock.talking``
-  exactly as Janus's talking events do.
+  ``participant-speech-start``/``-stop`` callbacks, which map onto
+  ``conference.SpeakerClock.talking`` exactly as Janus's talking events do.
 """
 
 from __future__ import annotations
@@ -41,7 +43,6 @@ from ._participant import RtpParticipant
 from ._relay import Seat
 from ._rtp import RtpPacket, RtpSender, audio_level, parse_rtp
 from ._server import LocalJanus, janus_binary, start_local_janus
-from ._speakers import SpeakerClock
 from ._wire import JanusWireError, read_events
 
 __all__ = [
@@ -60,7 +61,6 @@ __all__ = [
     "RtpSender",
     "RtpStats",
     "Seat",
-    "SpeakerClock",
     "audio_level",
     "janus_binary",
     "parse_rtp",

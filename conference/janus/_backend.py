@@ -9,10 +9,13 @@ a plain-RTP participant or SIP gateway leg given a seat (:meth:`JanusConferenceB
 reserve_seat`) sends its RTP to the bot, which hears it and relays it to an AudioBridge leg it
 joined for them (``_relay``). AudioBridge cannot forward one participant's own audio (only a
 room's or a group's mix, and Janus 1.1.2 allows 5 groups a room), so the room has no groups:
-any number of seats fit, and WebRTC and plain-RTP clients without a seat join as before (heard
-in the mix the provider hears; their answers are attributed only where a backend can tell who
-spoke, see ``docs/guides/conference-janus.md``). Who spoke in each mixed frame comes from
-the seats' own levels and, for WebRTC participants, AudioBridge's talking events (``_speakers``).
+any number of seats fit, and WebRTC and plain-RTP clients without a seat join as before. Who
+spoke in each mixed frame comes from the seats' own levels and, for WebRTC participants,
+AudioBridge's talking events (``conference.SpeakerClock``); participants without a seat are
+heard per speaker through the room mix cut by those events (:attr:`JanusConferenceBackend.
+mix_cut`, ``conference.MixCut``), and a plain-RTP joiner (no talking events from Janus 1.1.2)
+is a line without levels, which closes the cut to high-risk votes once it is heard talking
+(see ``docs/guides/conference-janus.md``).
 
 A participant leaving or being kicked, and the room being destroyed, reach listeners as
 :class:`~conference.ParticipantLeft`; the room destroyed, the bot kicked, or the Janus session
@@ -38,13 +41,14 @@ from .._backend import (
     ParticipantJoined,
     ParticipantLeft,
 )
+from .._mix_cut import MixCut
+from .._speaker_clock import SpeakerClock
 from . import _wire
 from ._client import JanusSession
 from ._codec import CodecName, make_codec
 from ._lane import JanusAudioLane, JanusSpeakerLane
-from ._media import BotMedia
+from ._media import MIX_LAG, BotMedia
 from ._relay import Seat, SeatRelay, bind_udp
-from ._speakers import SpeakerClock
 
 __all__ = ["JanusConferenceBackend", "Seat"]
 
@@ -112,8 +116,13 @@ class JanusConferenceBackend:
         self.display_name = display_name
         self.sample_rate = sample_rate
         self.clock = SpeakerClock(window=0.09)
+        bot_codec = make_codec(codec)
+        self.mix_cut = MixCut(
+            self.clock, bot_codec.rate, seated=lambda pid: pid in self._relays, shift=MIX_LAG
+        )
+        """The cut of the room mix that participants without a seat are heard through."""
         self.media = BotMedia(
-            sample_rate, self.clock, jitter_depth=jitter_depth, codec=make_codec(codec)
+            sample_rate, self.clock, jitter_depth=jitter_depth, codec=bot_codec, cut=self.mix_cut
         )
         self._session = JanusSession(
             url,
@@ -348,8 +357,9 @@ class JanusConferenceBackend:
         return lane
 
     def open_speakers(self, sample_rate: int) -> JanusSpeakerLane:
-        """Open a lane of every seated participant's own audio at ``sample_rate``, from now
-        on (ended at once if the call ended).
+        """Open a lane of every seated participant's own audio, and of every participant
+        known from talking events (a WebRTC client) cut from the room mix (``mix_cut``), at
+        ``sample_rate``, from now on (ended at once if the call ended).
 
         Raises:
             ValueError: ``sample_rate`` is below 8000.

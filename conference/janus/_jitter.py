@@ -32,6 +32,8 @@ class JitterStats:
     late: int = 0
     duplicate: int = 0
     underruns: int = 0
+    overflow: int = 0
+    """Packets dropped unplayed because the buffer was full (the player fell behind)."""
 
 
 class JitterBuffer(Generic[T]):
@@ -39,7 +41,10 @@ class JitterBuffer(Generic[T]):
 
     Args:
         depth: Packets buffered before playout starts (the delay, in packet times).
-        capacity: Packets kept at most; beyond it the oldest are played out early.
+        capacity: Packets kept at most; beyond it the packets still missing before the
+            oldest are given up (counted lost), or when none are, the oldest is dropped
+            (counted in ``overflow``), so a player that falls behind (a starved event loop)
+            stays at most ``capacity`` packets behind instead of drifting.
 
     Raises:
         ValueError: ``depth`` < 1 or ``capacity`` < ``depth``.
@@ -83,6 +88,10 @@ class JitterBuffer(Generic[T]):
         if skipped > 0:
             self.stats.lost += skipped
             self._next = oldest
+        else:
+            del self._packets[oldest]
+            self.stats.overflow += 1
+            self._next = (oldest + 1) & 0xFFFF
 
     def pop(self) -> tuple[bool, T | None]:
         """The next packet time: ``(False, None)`` while priming or after running dry,

@@ -1,5 +1,6 @@
 """The lanes of a :class:`~conference.janus.JanusConferenceBackend`: ``JanusAudioLane`` (the
-room's mix in, the bot's speech out) and ``JanusSpeakerLane`` (each seat's own audio in)."""
+room's mix in, the bot's speech out) and ``JanusSpeakerLane`` (each seat's own audio, and
+the mix cut for participants without a seat, in)."""
 
 from __future__ import annotations
 
@@ -111,9 +112,9 @@ class JanusAudioLane:
 
 
 class JanusSpeakerLane:
-    """Each seated participant's own audio, resampled to the lane's rate (see
-    ``SpeakerAudio``). A seat is a plain-RTP (or SIP gateway) leg in G.711, which carries
-    keypad tones in band.
+    """Each seated participant's own audio, and each unseated one's cut of the room mix
+    (``MixCut``), resampled to the lane's rate (see ``SpeakerAudio``). A seat is a plain-RTP
+    (or SIP gateway) leg in G.711, which carries keypad tones in band.
 
     Args:
         sample_rate: The rate of the frames handed out.
@@ -127,15 +128,25 @@ class JanusSpeakerLane:
         self._resamplers: dict[str, StreamResampler] = {}
         self.closed = False
 
-    def feed(self, participant_id: str, pcm8k: PCM16, at: float) -> None:
-        """One packet of a participant's own audio at 8 kHz, heard at ``at``."""
+    def feed(
+        self,
+        participant_id: str,
+        samples: PCM16,
+        at: float,
+        *,
+        rate: int = 8_000,
+        attribution: float = 1.0,
+    ) -> None:
+        """One packet of a participant's audio at ``rate`` (their own, or cut from the mix
+        with ``attribution`` under 1.0), heard at ``at``."""
         if self.closed:
             return
         resampler = self._resamplers.get(participant_id)
         if resampler is None:
-            resampler = StreamResampler(8_000, self.sample_rate)
+            resampler = StreamResampler(rate, self.sample_rate)
             self._resamplers[participant_id] = resampler
-        self._queue.put_nowait(SpeakerFrame(participant_id, resampler.frame(pcm8k), at))
+        frame = SpeakerFrame(participant_id, resampler.frame(samples), at, attribution)
+        self._queue.put_nowait(frame)
 
     def keypad(self, participant_id: str) -> bool:
         """True for a seat's line (G.711 carries keypad tones in band)."""
@@ -148,7 +159,7 @@ class JanusSpeakerLane:
             self._queue.put_nowait(None)
 
     async def frames(self) -> AsyncIterator[SpeakerFrame]:
-        """Every seated participant's frames as they arrive."""
+        """Every participant's frames as they arrive."""
         while True:
             item = await self._queue.get()
             if item is None:

@@ -6,8 +6,10 @@ the open lanes, labelled with who was speaking when it arrived, and sends one pa
 bot's speech (silence when it has nothing to say: AudioBridge answers a plain-RTP participant
 only once it sends, and a steady stream keeps the timestamps true to the clock). The seats'
 relays hand it each seated participant's own audio (:meth:`BotMedia.hear`), which goes to the
-per-speaker lanes and sets who was speaking. The mix is taken only from Janus's address and
-SSRC (:class:`RtpLatch`); the rest is counted in :attr:`BotMedia.stats` and dropped.
+per-speaker lanes and sets who was speaking; the mix, cut by who was talking when
+(``MixCut``), goes to them too as the streams of participants without a seat. The mix is taken
+only from Janus's address and SSRC (:class:`RtpLatch`); the rest is counted in
+:attr:`BotMedia.stats` and dropped.
 """
 
 from __future__ import annotations
@@ -24,13 +26,14 @@ import numpy as np
 from providers.base import PCM16
 
 from .._backend import MixedFrame
+from .._mix_cut import MixCut
+from .._speaker_clock import SpeakerClock
 from ._codec import Codec, Pcmu
 from ._jitter import JitterBuffer
 from ._lane import JanusAudioLane, JanusSpeakerLane, OutboundAudio
 from ._latch import RtpLatch, RtpStats
 from ._resample import StreamResampler
 from ._rtp import FRAME_SAMPLES, RtpSender, audio_level, parse_rtp
-from ._speakers import SpeakerClock
 
 __all__ = ["BotMedia", "open_udp"]
 
@@ -94,6 +97,8 @@ class BotMedia:
         speech_level: A seat's frame whose RFC 6464 level is below this counts as speech in
             the mix's speaker labels (-40 dBov: a line's -45 dBov hiss names nobody).
         codec: The bot leg's codec (µ-law by default).
+        cut: Cuts the mix into streams for participants without a seat (at the codec's
+            rate), handed to the per-speaker lanes with the seats' own audio.
     """
 
     def __init__(
@@ -104,12 +109,14 @@ class BotMedia:
         jitter_depth: int = 3,
         speech_level: int = 40,
         codec: Codec | None = None,
+        cut: MixCut | None = None,
     ) -> None:
         self.sample_rate = sample_rate
         self.clock = clock
         self.speech_level = speech_level
         self.jitter: JitterBuffer[_Arrived] = JitterBuffer(jitter_depth)
         self.codec: Codec = codec or Pcmu()
+        self.cut = cut
         self._silence = np.zeros(self.codec.frame, dtype=np.int16)
         self.outbound = OutboundAudio(self.codec.rate, self.codec.frame)
         self.lanes: set[JanusAudioLane] = set()
@@ -146,11 +153,16 @@ class BotMedia:
         whether they were speaking then and goes to every per-speaker lane."""
         # The room mix carries it MIX_LAG later (AudioBridge buffers and mixes it first).
         self.clock.level(participant_id, at + MIX_LAG, audio_level(pcm8k) < self.speech_level)
+        self._to_speaker_lanes(participant_id, pcm8k, at, 8_000)
+
+    def _to_speaker_lanes(
+        self, participant_id: str, samples: PCM16, at: float, rate: int, attribution: float = 1.0
+    ) -> None:
         for lane in list(self.speaker_lanes):
             if lane.closed:
                 self.speaker_lanes.discard(lane)
             else:
-                lane.feed(participant_id, pcm8k, at)
+                lane.feed(participant_id, samples, at, rate=rate, attribution=attribution)
 
     def _on_mix(self, data: bytes, source: Address) -> None:
         try:
@@ -209,6 +221,11 @@ class BotMedia:
                     self.lanes.discard(lane)
                 else:
                     lane.feed(frame)
+            if self.cut is not None and self.speaker_lanes:  # only where someone hears it
+                for cut in self.cut.push(samples, at):
+                    self._to_speaker_lanes(
+                        cut.participant_id, cut.samples, cut.at, self.codec.rate, cut.attribution
+                    )
         out = self.outbound.take()
         packet = self.sender.packet(self._silence if out is None else out, voice=out is not None)
         if self.bot is not None and self.remote is not None:

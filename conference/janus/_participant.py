@@ -38,10 +38,21 @@ class RtpParticipant:
         room: The AudioBridge room id.
         display_name: The name the room shows.
         seat: The seat the bot reserved for them (:meth:`JanusConferenceBackend.reserve_seat`).
+        audiolevel_ext: Joining Janus itself (no seat), announce the audio-level extension
+            (id 1) in the join; ``False``: a plain-RTP line that reports no levels.
     """
 
-    def __init__(self, url: str, room: int, display_name: str, seat: Seat | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        room: int,
+        display_name: str,
+        seat: Seat | None = None,
+        *,
+        audiolevel_ext: bool = True,
+    ) -> None:
         self.url = url
+        self.audiolevel_ext = audiolevel_ext
         self.room = room
         self.display_name = display_name
         self.seat = seat
@@ -53,7 +64,7 @@ class RtpParticipant:
         self._queue: deque[PCM16] = deque()
         self._spoken = asyncio.Event()
         self._heard_more = asyncio.Event()
-        self._sender = RtpSender(level_id=1)
+        self._sender = RtpSender(level_id=1 if audiolevel_ext else None)
         self._session: JanusSession | None = None
         self._handle = 0
         self._socket: asyncio.DatagramTransport | None = None
@@ -87,7 +98,12 @@ class RtpParticipant:
         port = int(self._socket.get_extra_info("sockname")[1])
         reply = await self._session.call_async(
             self._handle,
-            room_join(self.room, self.display_name, rtp_port=port, audiolevel_ext=1),
+            room_join(
+                self.room,
+                self.display_name,
+                rtp_port=port,
+                audiolevel_ext=1 if self.audiolevel_ext else None,
+            ),
         )
         own = [e for e in read_events(reply) if isinstance(e, OwnJoin)]
         if not own:
