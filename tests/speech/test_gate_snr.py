@@ -40,13 +40,14 @@ SAID = {"transcript": "confirm", "confidence": 0.99}
 
 
 def _band_reading(
-    gate: SpeechGate, pcm: np.ndarray, rate: int, clean: np.ndarray | None = None
+    gate: SpeechGate, pcm: np.ndarray, rate: int, probs: np.ndarray | None = None
 ) -> tuple[float, float]:
     """``(full-band ratio, speech-band ratio)`` of ``pcm``: the two the gate takes the
-    better of; the speech windows are the VAD's on ``clean`` when given (the ratio alone,
-    where the noise would hide the speech from the VAD)."""
-    probs = gate.windows(pcm if clean is None else clean, rate)[0]
-    full = gate.windows(pcm, rate)[1]
+    better of; the speech windows are ``probs`` when given (the VAD's on the clean file: the
+    ratio alone, where the noise would hide the speech from the VAD), else the VAD's on
+    ``pcm``."""
+    own, full, _ = gate.windows(pcm, rate)
+    probs = own if probs is None else probs
     inside = gate.windows(pcm, rate, SPEECH_BAND)[1]
     speech = probs > gate.threshold
     return snr_db(full, speech), band_snr_db(full, inside, speech)
@@ -57,11 +58,12 @@ def test_the_band_ratio_reads_each_colour_at_its_speech_band_level(colour: str) 
     # the speech windows are the clean file's: at 0-3 dB in the band, car and brown noise
     # lie 11-17 dB over the speech in all, and the VAD hears no speech there at all
     gate = SpeechGate()
+    clean = [gate.windows(*read_audio(CONFIRMATIONS / f))[0] for f in FILES]
     medians = []
     for snr in (0.0, 3.0, 5.0, 10.0, 15.0):
         read = np.array(
             [_band_reading(gate, *mixed(f, colour, snr, 10 * i + int(snr), SPEECH_BAND),
-                           clean=read_audio(CONFIRMATIONS / f)[0])[1]
+                           probs=clean[i])[1]
              for i, f in enumerate(FILES)]
         )
         assert abs(float(np.median(read)) - snr) < 1.0, (snr, read)
