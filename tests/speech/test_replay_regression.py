@@ -5,8 +5,9 @@ Needs the ``speech`` extra. PocketSphinx replays a stratified third of the fixtu
 committed baseline (``baseline.json``). Whisper is several times slower on two shared cores,
 so the suite replays a stratified eighteenth (20 files, every voice x condition cell; 20 of 20
 right on the pinned path, 2026-12-07) against an aggregate floor with a margin (80 % against
-92.7 % on the full set, no false yes: four files would have to fail); ``bench/bench_speech.py`` and ``voice-hitl
-replay audio_fixtures`` run the full sets (the combined recogniser too).
+92.7 % on the full set, no false yes: four files would have to fail);
+``bench/bench_speech.py`` and ``voice-hitl replay audio_fixtures`` run the full sets (the
+combined recogniser too).
 """
 
 from __future__ import annotations
