@@ -78,6 +78,9 @@ class LoopbackHTTPServer:
         self.port = 0
         self.dropped: list[HTTPRequest] = []
         """Requests whose client hung up before their reply (their handler was cancelled)."""
+        self.hangups = 0
+        """Connections the client closed before its first reply: on a request (``dropped``)
+        or before a whole request arrived (a client that gave up while connecting or sending)."""
 
     async def wait_dropped(self, count: int = 1) -> list[HTTPRequest]:
         """Wait until ``count`` clients have hung up on their request; returns them.
@@ -87,6 +90,16 @@ class LoopbackHTTPServer:
         async with self._hangups:
             await self._hangups.wait_for(lambda: len(self.dropped) >= count)
         return list(self.dropped)
+
+    async def wait_hangups(self, count: int = 1) -> int:
+        """Wait until ``count`` connections were closed by their client before their first
+        reply (:attr:`hangups`); returns how many were.
+
+        Cancellation: safe.
+        """
+        async with self._hangups:
+            await self._hangups.wait_for(lambda: self.hangups >= count)
+        return self.hangups
 
     @property
     def url(self) -> str:
@@ -133,17 +146,19 @@ class LoopbackHTTPServer:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         conn = h11.Connection(h11.SERVER)
+        replied = False
         try:
             while True:
                 request = await self._read_request(conn, reader)
                 if request is None:
+                    if not replied:  # gone before a whole request arrived
+                        await self._hung_up(None)
                     return
                 reply = await self._answer(conn, reader, request)
                 if reply is None:  # the client hung up: its handler was cancelled
-                    async with self._hangups:
-                        self.dropped.append(request)
-                        self._hangups.notify_all()
+                    await self._hung_up(request)
                     return
+                replied = True
                 body = reply.encoded()
                 headers = [
                     ("content-type", reply.content_type),
@@ -163,10 +178,19 @@ class LoopbackHTTPServer:
                 conn.start_next_cycle()
         except (ConnectionError, h11.ProtocolError) as exc:
             logger.debug("loopback connection ended: %s", exc)
+            if not replied:  # reset, or cut inside a request: gone before its reply
+                await self._hung_up(None)
         finally:
             writer.close()
             with contextlib.suppress(ConnectionError, asyncio.CancelledError):
                 await writer.wait_closed()
+
+    async def _hung_up(self, request: HTTPRequest | None) -> None:
+        async with self._hangups:
+            self.hangups += 1
+            if request is not None:
+                self.dropped.append(request)
+            self._hangups.notify_all()
 
     async def _answer(
         self, conn: h11.Connection, reader: asyncio.StreamReader, request: HTTPRequest

@@ -105,6 +105,14 @@ class ScriptedAPIServer(Generic[R]):
         """
         return await self._http.wait_dropped(count)
 
+    async def wait_hangups(self, count: int = 1) -> int:
+        """Wait until ``count`` connections were closed by their client before their first
+        reply, mid-request or before a whole request arrived; returns how many were.
+
+        Cancellation: safe.
+        """
+        return await self._http.wait_hangups(count)
+
     async def next_request(self) -> RecordedRequest:
         """The next accepted request, in arrival order (waits for it).
 
