@@ -8,6 +8,7 @@ import logging
 from typing import Any
 
 import pytest
+from test_ai_channel import ASK
 from test_ai_external import Reports
 
 from providers.mock_text import MockAIProvider, tool_call
@@ -29,16 +30,6 @@ from voice_hitl import (
     ToolDecision,
     ToolUseEvent,
     VoiceKit,
-)
-
-ASK = AITool(
-    name="AskUserQuestion",
-    description="Ask the user a question and wait for the answer.",
-    parameters={
-        "type": "object",
-        "properties": {"question": {"type": "string"}},
-        "required": ["question"],
-    },
 )
 
 
