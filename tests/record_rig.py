@@ -9,8 +9,9 @@ Realtime or Gemini Live test server with a :class:`CallRecorder` attached.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -232,33 +233,43 @@ def dtmf_tone(key: str, seconds: float = 0.2, rate: int = 24_000) -> np.ndarray[
     return np.round(6000 * wave).astype(np.int16)
 
 
+@contextlib.asynccontextmanager
+async def _recorded_bank(
+    root: Path, *, phone: bool = False, reconnect: ReconnectPolicy = FAST
+) -> AsyncIterator[tuple[RealtimeTestServer, Bank, RealtimeVoiceChannel, CallRecorder]]:
+    """The bank's agent on the OpenAI test server, its calls recorded under ``root``:
+    ``(server, bank, its voice channel, recorder)``; the recorder is closed after the bank."""
+    async with RealtimeTestServer() as server:
+        provider = OpenAIRealtimeProvider(api_key="sk-test", url=server.url, reconnect=reconnect)
+        recorder = CallRecorder(root)
+        bank = Bank(provider, phone=phone)
+        async with bank as voice:
+            recorder.attach(voice)
+            yield server, bank, voice, recorder
+        await recorder.aclose()
+
+
 async def record_twilio(root: Path) -> Path:
     """A Twilio phone call (Media Streams) to the agent on the OpenAI test server: the caller
     confirms a transfer with the keypad (a ``dtmf`` message, heard by the transport)."""
-    async with RealtimeTestServer() as server:
-        provider = OpenAIRealtimeProvider(api_key="sk-test", url=server.url, reconnect=FAST)
-        recorder = CallRecorder(root)
-        bank = Bank(provider, phone=True)
-        async with bank as voice:
-            recorder.attach(voice)
-            phone = PhoneServer(voice)
-            await phone.start()
-            try:
-                async with FakeTwilioCall(phone.url, caller="+15550199") as caller:
-                    conn = await server.next_connection()
-                    await conn.expect("session.update")
-                    (session,) = voice.sessions
-                    call = await conn.function_call("ConfirmAction", {"action": "pay 80"})
-                    await conn.expect("response.create", lambda e: "pay 80" in str(e))
-                    await caller.send_silence(0.1)
-                    await caller.press("1")
-                    await conn.expect_function_call_output(call)
-                    await bank.reports.get()
-                    await caller.hang_up()
-                await session.wait_closed()
-            finally:
-                await phone.aclose()
-        await recorder.aclose()
+    async with _recorded_bank(root, phone=True) as (server, bank, voice, recorder):
+        phone = PhoneServer(voice)
+        await phone.start()
+        try:
+            async with FakeTwilioCall(phone.url, caller="+15550199") as caller:
+                conn = await server.next_connection()
+                await conn.expect("session.update")
+                (session,) = voice.sessions
+                call = await conn.function_call("ConfirmAction", {"action": "pay 80"})
+                await conn.expect("response.create", lambda e: "pay 80" in str(e))
+                await caller.send_silence(0.1)
+                await caller.press("1")
+                await conn.expect_function_call_output(call)
+                await bank.reports.get()
+                await caller.hang_up()
+            await session.wait_closed()
+        finally:
+            await phone.aclose()
     (folder,) = recorder.folders
     return folder
 
@@ -266,27 +277,21 @@ async def record_twilio(root: Path) -> Path:
 async def record_tones(root: Path) -> Path:
     """A call whose caller answers with keypad tones in the audio (no keypad events): the
     responder hears the key in the audio it is sent."""
-    async with RealtimeTestServer() as server:
-        provider = OpenAIRealtimeProvider(api_key="sk-test", url=server.url, reconnect=FAST)
-        recorder = CallRecorder(root)
-        bank = Bank(provider)
-        async with bank as voice:
-            recorder.attach(voice)
-            session = await voice.start_session("branch-7", "caller-1", session_id="tones")
-            conn = await server.next_connection()
-            await conn.expect("session.update")
-            call = await conn.function_call("ConfirmAction", {"action": "pay 80"})
-            await conn.expect("response.create", lambda e: "pay 80" in str(e))
-            tone = dtmf_tone("1")
-            for start in range(0, len(tone), 480):
-                bank.transport.push_caller_audio("tones", tone[start : start + 480])
-            silence = np.zeros(480, dtype=np.int16)
-            for _ in range(10):
-                bank.transport.push_caller_audio("tones", silence)
-            await conn.expect_function_call_output(call)
-            await bank.reports.get()
-            await voice.end_session(session)
-        await recorder.aclose()
+    async with _recorded_bank(root) as (server, bank, voice, recorder):
+        session = await voice.start_session("branch-7", "caller-1", session_id="tones")
+        conn = await server.next_connection()
+        await conn.expect("session.update")
+        call = await conn.function_call("ConfirmAction", {"action": "pay 80"})
+        await conn.expect("response.create", lambda e: "pay 80" in str(e))
+        tone = dtmf_tone("1")
+        for start in range(0, len(tone), 480):
+            bank.transport.push_caller_audio("tones", tone[start : start + 480])
+        silence = np.zeros(480, dtype=np.int16)
+        for _ in range(10):
+            bank.transport.push_caller_audio("tones", silence)
+        await conn.expect_function_call_output(call)
+        await bank.reports.get()
+        await voice.end_session(session)
     (folder,) = recorder.folders
     return folder
 
@@ -364,50 +369,38 @@ async def record_meeting(root: Path) -> Path:
 async def record_reconnect(root: Path) -> Path:
     """A call whose connection drops between two tool calls; the provider reconnects."""
     retry = ReconnectPolicy(max_attempts=3, initial_delay=0.0, max_delay=0.0)
-    async with RealtimeTestServer() as server:
-        provider = OpenAIRealtimeProvider(api_key="sk-test", url=server.url, reconnect=retry)
-        recorder = CallRecorder(root)
-        bank = Bank(provider)
-        async with bank as voice:
-            recorder.attach(voice)
-            session = await voice.start_session("branch-7", "caller-1", session_id="dropped")
-            for account in ("checking", "savings"):
-                conn = await server.next_connection()
-                await conn.expect("session.update")
-                call = await conn.function_call("get_balance", {"account": account})
-                await conn.expect_function_call_output(call)
-                await bank.reports.get()
-                if account == "checking":
-                    await conn.drop()
-            await voice.end_session(session)
-        await recorder.aclose()
+    async with _recorded_bank(root, reconnect=retry) as (server, bank, voice, recorder):
+        session = await voice.start_session("branch-7", "caller-1", session_id="dropped")
+        for account in ("checking", "savings"):
+            conn = await server.next_connection()
+            await conn.expect("session.update")
+            call = await conn.function_call("get_balance", {"account": account})
+            await conn.expect_function_call_output(call)
+            await bank.reports.get()
+            if account == "checking":
+                await conn.drop()
+        await voice.end_session(session)
     (folder,) = recorder.folders
     return folder
 
 
 async def record_shared_room(root: Path) -> list[Path]:
     """Two sessions on one channel in the same room, each with an operator question."""
-    async with RealtimeTestServer() as server:
-        provider = OpenAIRealtimeProvider(api_key="sk-test", url=server.url, reconnect=FAST)
-        recorder = CallRecorder(root)
-        bank = Bank(provider)
-        async with bank as voice:
-            recorder.attach(voice)
-            sessions, conns = [], []
-            for caller in ("caller-1", "caller-2"):
-                sessions.append(await voice.start_session("branch-7", caller, session_id=caller))
-                conns.append(await server.next_connection())
-                await conns[-1].expect("session.update")
-            for conn, fee in zip(conns, ("fee", "charge"), strict=True):
-                question = {"question": f"Operator: waive the {fee}?", "choices": ["yes", "no"]}
-                call = await conn.function_call("AskUserQuestion", question)
-                asked = conn.expect("response.create", lambda e, fee=fee: fee in str(e))
-                await _operator_answers(bank, conn, asked)
-                await conn.expect_function_call_output(call)
-                await bank.reports.get()
-            for session in sessions:
-                await voice.end_session(session)
-        await recorder.aclose()
+    async with _recorded_bank(root) as (server, bank, voice, recorder):
+        sessions, conns = [], []
+        for caller in ("caller-1", "caller-2"):
+            sessions.append(await voice.start_session("branch-7", caller, session_id=caller))
+            conns.append(await server.next_connection())
+            await conns[-1].expect("session.update")
+        for conn, fee in zip(conns, ("fee", "charge"), strict=True):
+            question = {"question": f"Operator: waive the {fee}?", "choices": ["yes", "no"]}
+            call = await conn.function_call("AskUserQuestion", question)
+            asked = conn.expect("response.create", lambda e, fee=fee: fee in str(e))
+            await _operator_answers(bank, conn, asked)
+            await conn.expect_function_call_output(call)
+            await bank.reports.get()
+        for session in sessions:
+            await voice.end_session(session)
     return recorder.folders
 
 
