@@ -27,6 +27,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
 import pytest
 
@@ -402,30 +403,35 @@ def start_sentinel_group(
     return SentinelGroup(master, replica, sentinels, service)
 
 
+class _Throwaway(Protocol):
+    @property
+    def url(self) -> str: ...
+
+    def stop(self) -> None: ...
+
+
+def _throwaway_url(start: Callable[[], _Throwaway], what: str) -> Iterator[str]:
+    """Start a throwaway deployment, yield its URL, stop it (fails under
+    ``VOICE_HITL_REQUIRE_REDIS=1`` when it cannot start, else skips)."""
+    try:
+        rig = start()
+    except (FileNotFoundError, TimeoutError, RuntimeError) as exc:
+        _unavailable(f"no {what}: {exc}")
+        return
+    try:
+        yield rig.url
+    finally:
+        rig.stop()
+
+
 @pytest.fixture(scope="session")
 def redis_cluster_url() -> Iterator[str]:
     """A throwaway 3-master cluster for the session (fails under
     ``VOICE_HITL_REQUIRE_REDIS=1`` when the binaries are missing, else skips)."""
-    try:
-        cluster = start_redis_cluster()
-    except (FileNotFoundError, TimeoutError, RuntimeError) as exc:
-        _unavailable(f"no Redis Cluster: {exc}")
-        return
-    try:
-        yield cluster.url
-    finally:
-        cluster.stop()
+    yield from _throwaway_url(start_redis_cluster, "Redis Cluster")
 
 
 @pytest.fixture(scope="session")
 def redis_sentinel_url() -> Iterator[str]:
     """A throwaway master + replica + 3 sentinels for the session (see above)."""
-    try:
-        group = start_sentinel_group()
-    except (FileNotFoundError, TimeoutError, RuntimeError) as exc:
-        _unavailable(f"no Sentinel group: {exc}")
-        return
-    try:
-        yield group.url
-    finally:
-        group.stop()
+    yield from _throwaway_url(start_sentinel_group, "Sentinel group")
