@@ -32,7 +32,7 @@ import uuid
 from collections.abc import AsyncIterator
 
 import httpx
-from operator_service import serve
+from operator_service import ask, serve
 
 from voice_hitl import HumanInputHandler
 from voice_hitl.board import BoardBridge, RedisBoard
@@ -58,15 +58,6 @@ def figures(samples: list[float]) -> str:
     return f"p50 {statistics.median(ms):.2f} ms  p99 {p99:.2f} ms  max {ms[-1]:.2f} ms"
 
 
-async def ask(handler: HumanInputHandler, n: int) -> str:
-    pending = await handler.create(
-        "AskUserQuestion",
-        {"question": f"Question {n}?", "choices": ["red", "blue"]},
-        room_id="bench",
-        channel_id="phone",
-        timeout=600,
-    )
-    return pending.pending_id
 
 
 async def answer_latency(

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from operator_service import serve
+from operator_service import ask, serve
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from redis_rig import (
@@ -69,15 +69,6 @@ def percentiles(samples: list[float]) -> str:
     return f"p50 {statistics.median(ms):.1f} ms  p99 {p99:.1f} ms"
 
 
-async def ask(handler: HumanInputHandler, n: int) -> str:
-    pending = await handler.create(
-        "AskUserQuestion",
-        {"question": f"Question {n}?", "choices": ["red", "blue"]},
-        room_id="bench",
-        channel_id="phone",
-        timeout=3600,
-    )
-    return pending.pending_id
 
 
 @contextlib.asynccontextmanager
@@ -106,7 +97,7 @@ async def answers(url: str, total: int) -> str:
         httpx.AsyncClient(base_url=one, headers=auth, timeout=30) as first,
         httpx.AsyncClient(base_url=two, headers=auth, timeout=30) as second,
     ):
-        ids = [await ask(bridges[n % 16].handler, n) for n in range(total)]
+        ids = [await ask(bridges[n % 16].handler, n, timeout=3600) for n in range(total)]
         for bridge in bridges:
             await bridge.drain()
         samples: list[float] = []
@@ -148,7 +139,7 @@ async def failover(total: int) -> str:
         ):
             for bridge in bridges:
                 journal.attach(bridge.handler)
-            ids = [await ask(bridges[n % 2].handler, n) for n in range(total)]
+            ids = [await ask(bridges[n % 2].handler, n, timeout=3600) for n in range(total)]
             owner = {rid: bridges[n % 2].handler for n, rid in enumerate(ids)}
             calls = {rid: asyncio.create_task(owner[rid].wait(rid)) for rid in ids}
             for bridge in bridges:

@@ -18,6 +18,8 @@ from collections.abc import AsyncIterator, Sequence
 
 import httpx
 
+from voice_hitl import HumanInputHandler
+
 CLI = "from voice_hitl._cli import main; raise SystemExit(main())"
 
 
@@ -66,3 +68,15 @@ async def serve(
         process.terminate()
         await process.wait()
         os.unlink(file.name)
+
+
+async def ask(handler: HumanInputHandler, n: int, *, timeout: float = 600.0) -> str:
+    """Open question ``n`` (two choices) on ``handler`` in room "bench"; its pending id."""
+    pending = await handler.create(
+        "AskUserQuestion",
+        {"question": f"Question {n}?", "choices": ["red", "blue"]},
+        room_id="bench",
+        channel_id="phone",
+        timeout=timeout,
+    )
+    return pending.pending_id
