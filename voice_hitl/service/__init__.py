@@ -22,22 +22,7 @@ from ._auth import (
     load_operators,
     parse_operators,
 )
-from ._desk import (
-    BeingAnsweredError,
-    BoardRebuildingError,
-    BoardStateLostError,
-    DeskError,
-    ForbiddenError,
-    InvalidError,
-    NotFoundError,
-    NotRecordedError,
-    NotTakenError,
-    OperatorDesk,
-    OutcomeUnknownError,
-    SettledError,
-    ShuttingDownError,
-    UnauthorizedError,
-)
+from ._desk import OperatorDesk
 from ._links import (
     LINK_KEY_ENV,
     AnswerLinks,
@@ -48,6 +33,21 @@ from ._links import (
     LinkUsedError,
 )
 from ._openapi import openapi_document
+from ._refusals import (
+    BeingAnsweredError,
+    BoardRebuildingError,
+    BoardStateLostError,
+    DeskError,
+    ForbiddenError,
+    InvalidError,
+    NotFoundError,
+    NotRecordedError,
+    NotTakenError,
+    OutcomeUnknownError,
+    SettledError,
+    ShuttingDownError,
+    UnauthorizedError,
+)
 from ._webhook_wire import (
     WebhookError,
     WebhookSignatureError,

@@ -26,7 +26,7 @@ from ..board._model import iso
 from ..board._tasks import stop_tasks
 from ..journal import Journal
 from ._auth import Operators
-from ._desk import DeskError, InvalidError, NotFoundError, OperatorDesk
+from ._desk import OperatorDesk
 from ._feed import serve_feed
 from ._http import read_json
 from ._hub import FeedHub
@@ -34,6 +34,7 @@ from ._links import AnswerLinks
 from ._listing import ListingEncoder
 from ._openapi import openapi_document
 from ._reach import reach_routes
+from ._refusals import DeskError, InvalidError, NotFoundError
 from ._sessions import Sessions
 from ._story import journal_board, journal_decisions, place_of, story_of
 from ._webhooks import Webhooks

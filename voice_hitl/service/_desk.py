@@ -25,36 +25,17 @@ from ._refusals import (
     BoardRebuildingError,
     BoardStateLostError,
     DeskError,
-    ForbiddenError,
     InvalidError,
     NotFoundError,
-    NotRecordedError,
     NotTakenError,
     OutcomeUnknownError,
     SettledError,
-    ShuttingDownError,
     UnauthorizedError,
 )
 from ._sessions import SESSION_PREFIX, Sessions
 from ._taken import MAX_KEY, Acknowledgements, claim_and_wait, claim_token
 
-__all__ = [
-    "MAX_REASON",
-    "BoardRebuildingError",
-    "BeingAnsweredError",
-    "BoardStateLostError",
-    "DeskError",
-    "ForbiddenError",
-    "InvalidError",
-    "NotFoundError",
-    "NotRecordedError",
-    "NotTakenError",
-    "OperatorDesk",
-    "OutcomeUnknownError",
-    "SettledError",
-    "ShuttingDownError",
-    "UnauthorizedError",
-]
+__all__ = ["MAX_REASON", "OperatorDesk"]
 
 MAX_REASON = 2000
 

@@ -24,8 +24,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ..board import BoardEscalated, BoardOpened, BoardUnavailableError
 from ..board._tasks import stop_tasks
 from ._auth import Operator
-from ._desk import DeskError, OperatorDesk
+from ._desk import OperatorDesk
 from ._hub import RESYNC, FeedHub
+from ._refusals import DeskError
 from ._rpc import (
     INVALID_REQUEST,
     RpcCall,

@@ -8,7 +8,7 @@ from typing import Any
 from starlette.requests import Request
 
 from .._edge import MAX_BYTES, EdgeError, load_json
-from ._desk import DeskError
+from ._refusals import DeskError
 
 __all__ = ["MAX_BODY", "BadJsonError", "BodyTooLargeError", "read_json"]
 

@@ -23,9 +23,10 @@ from starlette.routing import Route
 from ..board import BoardRequest, BoardUnavailableError
 from ..board._model import iso
 from ._auth import Operator
-from ._desk import DeskError, InvalidError, NotFoundError, OperatorDesk, SettledError
+from ._desk import OperatorDesk
 from ._http import read_json
 from ._links import AnswerLinks, LinkClaim, LinkError
+from ._refusals import DeskError, InvalidError, NotFoundError, SettledError
 from ._webhooks import Webhooks
 
 __all__ = ["reach_routes"]

@@ -17,7 +17,8 @@ from typing import Any
 
 from ..board import BoardEscalated, BoardEvent, BoardOpened, BoardRequest, BoardStatus
 from ..journal import Journal, JournalEntry, JournalUnavailableError
-from ._desk import NotRecordedError, WriteAhead
+from ._desk import WriteAhead
+from ._refusals import NotRecordedError
 
 __all__ = [
     "KEY_ENV",
