@@ -204,13 +204,15 @@ async def one_vote_trial(
     return counted, len(said), others, wrong if unseated else 0
 
 
-async def votes(recognizer: Recognizer, trials: int, unseated: bool = False) -> None:
-    clean = sorted(CONFIRMS.glob("confirm__*__clean__*.flac"))
+async def votes(
+    recognizer: Recognizer, trials: int, unseated: bool = False, folder: Path = CONFIRMS
+) -> None:
+    clean = await asyncio.to_thread(lambda: sorted(folder.glob("confirm__*__clean__*.flac")))
     voices = [over_mulaw(*read_audio(f)) for f in clean]
     rng = random.Random(11)
     pairs = [tuple(rng.sample(range(len(voices)), 2)) for _ in range(trials)]
     print(f"\n1{'b' if unseated else ''}. votes counted of those said ({trials} pairs of "
-          f"{len(voices)} clean confirmations, µ-law, in-memory backend"
+          f"{len(voices)} clean confirmations of {folder.name}, µ-law, in-memory backend"
           f"{', Alice and Bob unseated' if unseated else ''}):")  # fmt: skip
     cases: list[tuple[str, float | None, bool]] = [
         ("4 s apart (each heard alone: the recogniser's own score)", 4.0, False),
@@ -461,6 +463,10 @@ async def held_out(recognizer: Recognizer, voices: Sequence[str]) -> None:
 
 async def main(args: argparse.Namespace) -> None:
     recognizer = await load_recognizer()
+    if args.confirmations is not None:  # sections 1 and 1b alone, on another set
+        await votes(recognizer, 12, folder=args.confirmations)
+        await votes(recognizer, 12, unseated=True, folder=args.confirmations)
+        return
     if args.only in (1, 2, 3) or args.only is None:
         server = await asyncio.to_thread(start_local_janus)
         try:
@@ -491,4 +497,9 @@ if __name__ == "__main__":
         parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
         parser.add_argument("--only", type=int, choices=(1, 2, 3, 4), help="one section")
         parser.add_argument("--quick", action="store_true", help="fewer trials")
+        parser.add_argument(
+            "--confirmations",
+            type=Path,
+            help="run sections 1 and 1b alone on this set's clean confirm__ files",
+        )
         asyncio.run(main(parser.parse_args()))
